@@ -1,0 +1,163 @@
+//! Build-time verification and embedding of the default specs.
+//!
+//! Walks `specs/`, validates `registry.toml`, parses and verifies every spec with the SAME code as
+//! `tunespec verify` (the modules below are the library's own files, included by path), and fails
+//! the build with `file:line:col` messages on any error. Valid specs are written as MLIR bytecode
+//! (pinned emit version) into `OUT_DIR/embedded/` and indexed in `OUT_DIR/index.rs`, which the
+//! library embeds (see `src/registry.rs`).
+//!
+//! `TUNESPEC_SPECS_DIR` points the build at another specs directory (used by the test that proves
+//! an invalid spec fails the build).
+
+#[allow(dead_code)]
+#[path = "src/ir.rs"]
+mod ir;
+#[allow(dead_code)]
+#[path = "src/manifest.rs"]
+mod manifest;
+#[allow(dead_code)]
+#[path = "src/mlir.rs"]
+mod mlir;
+#[allow(dead_code)]
+#[path = "src/problem.rs"]
+mod problem;
+#[allow(dead_code)]
+#[path = "src/verify.rs"]
+mod verify;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    for shared in [
+        "src/ir.rs",
+        "src/manifest.rs",
+        "src/mlir.rs",
+        "src/problem.rs",
+        "src/verify.rs",
+    ] {
+        println!("cargo:rerun-if-changed={shared}");
+    }
+    println!("cargo:rerun-if-env-changed=TUNESPEC_SPECS_DIR");
+    let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let specs_dir = std::env::var_os("TUNESPEC_SPECS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest_dir.join("specs"));
+    // A directory: cargo rescans it, so adding, changing or removing a spec rebuilds.
+    println!("cargo:rerun-if-changed={}", specs_dir.display());
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
+    if let Err(problems) = embed(&specs_dir, &out_dir) {
+        let errors = problems.iter().filter(|p| p.is_error()).count();
+        for problem in &problems {
+            eprintln!("{problem}");
+        }
+        eprintln!("error: {errors} problem(s) in the default specs; the build stops here");
+        std::process::exit(1);
+    }
+}
+
+/// Verifies everything under `specs_dir` and writes the embedded bytecode and index.
+fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> {
+    let manifest_path = specs_dir.join("registry.toml");
+    let manifest_name = "specs/registry.toml";
+    let text = std::fs::read_to_string(&manifest_path).map_err(|error| {
+        vec![problem::Problem::error(
+            problem::codes::IO,
+            format!("cannot read {}: {error}", manifest_path.display()),
+            None,
+        )]
+    })?;
+    let resolved = manifest::load(&text, manifest_name, specs_dir)?;
+
+    let mut problems = Vec::new();
+    let context = mlir::Mlir::new();
+    let embedded_dir = out_dir.join("embedded");
+    let _ = std::fs::remove_dir_all(&embedded_dir);
+    std::fs::create_dir_all(&embedded_dir).expect("OUT_DIR is writable");
+
+    // Every spec file, each verified once even if several targets list it.
+    let mut spec_index: Vec<String> = Vec::new();
+    let mut spec_entries = String::new();
+    for relative in manifest::list_spec_files(specs_dir) {
+        let name = format!("specs/{relative}");
+        let bytes = match std::fs::read(specs_dir.join(&relative)) {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                problems.push(problem::Problem::error(
+                    problem::codes::IO,
+                    format!("cannot read {name}: {error}"),
+                    None,
+                ));
+                continue;
+            }
+        };
+        let verified = verify::verify_bytes(&context, &bytes, &name);
+        let has_errors = verified.has_errors();
+        problems.extend(verified.problems.iter().cloned());
+        if has_errors {
+            continue;
+        }
+        let (Some(module), Some(facts)) = (&verified.module, &verified.facts) else {
+            continue;
+        };
+        let bytecode = match module.to_bytecode() {
+            Ok(bytecode) => bytecode,
+            Err(message) => {
+                problems.push(problem::Problem::error(problem::codes::IO, message, None));
+                continue;
+            }
+        };
+        let file = format!("{relative}bc").replace(".mlirbcbc", ".mlirbc");
+        let destination = embedded_dir.join(&file);
+        std::fs::create_dir_all(destination.parent().expect("has a parent")).expect("writable");
+        std::fs::write(&destination, &bytecode).expect("OUT_DIR is writable");
+        writeln!(
+            spec_entries,
+            "    EmbeddedSpec {{ path: {path:?}, bytecode_file: {file:?}, module_name: {module_name:?}, \
+             source_hash: {source_hash:?}, bytecode_hash: {bytecode_hash:?}, matcher_count: {matchers}, \
+             source_bytes: {source_bytes}, bytecode_bytes: {bytecode_bytes}, merge_ready: {merge_ready} }},",
+            path = name,
+            module_name = facts.module_name.clone().unwrap_or_default(),
+            source_hash = blake3::hash(&bytes).to_hex().to_string(),
+            bytecode_hash = blake3::hash(&bytecode).to_hex().to_string(),
+            matchers = facts.matcher_count,
+            source_bytes = bytes.len(),
+            bytecode_bytes = bytecode.len(),
+            merge_ready = facts.merge_ready,
+        )
+        .expect("write to String");
+        spec_index.push(relative);
+    }
+    if problems.iter().any(problem::Problem::is_error) {
+        return Err(problems);
+    }
+    // Warnings do not fail the build, but they are shown.
+    for problem in &problems {
+        println!("cargo:warning={problem}");
+    }
+
+    let mut targets = String::new();
+    for (name, target) in &resolved.manifest.targets {
+        let specs: Vec<usize> = resolved.target_specs[name]
+            .iter()
+            .filter_map(|relative| spec_index.iter().position(|known| known == relative))
+            .collect();
+        writeln!(
+            targets,
+            "    EmbeddedTarget {{ name: {name:?}, description: {description:?}, aliases: &{aliases:?}, \
+             fallback: {fallback:?}, specs: &{specs:?} }},",
+            description = target.description,
+            aliases = target.aliases,
+            fallback = target.fallback,
+        )
+        .expect("write to String");
+    }
+    let index = format!(
+        "// Generated by build.rs from specs/. Do not edit.\n\
+         pub static SPECS: &[EmbeddedSpec] = &[\n{spec_entries}];\n\
+         pub static TARGETS: &[EmbeddedTarget] = &[\n{targets}];\n\
+         pub static MANIFEST: &str = {text:?};\n"
+    );
+    std::fs::write(out_dir.join("index.rs"), index).expect("OUT_DIR is writable");
+    Ok(())
+}

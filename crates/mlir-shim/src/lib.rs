@@ -1,0 +1,17 @@
+//! Raw bindings to `shim.cpp`: MLIR C++ entry points missing from MLIR's C API.
+//!
+//! Why a separate crate: tunespec's `build.rs` verifies specs with the same code as the CLI, so
+//! it needs these functions too, and a build script can only link native code that a
+//! dependency built before it. Used only by tunespec's `src/mlir.rs`.
+use mlir_sys::{MlirContext, MlirOperation, MlirStringRef};
+
+unsafe extern "C" {
+    /// Enables or disables "see current operation" notes (and the op printing behind them).
+    pub fn tunespecContextSetPrintOpOnDiagnostic(context: MlirContext, enable: bool);
+    /// Parses text or bytecode without verifying; a null operation on parse failure.
+    pub fn tunespecParseUnverified(
+        context: MlirContext,
+        source: MlirStringRef,
+        source_name: MlirStringRef,
+    ) -> MlirOperation;
+}

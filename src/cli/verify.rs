@@ -1,0 +1,252 @@
+//! `tunespec verify [PATH...]`: check specs, report every problem, exit 0/1/2.
+//!
+//! Files are verified in parallel, one MLIR context per worker thread (contexts are not `Send`),
+//! and reported in input order so that output is the same for any worker count.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use super::{tool_error, ExitStatus, Format};
+use crate::diagnostics::{self, Style};
+use crate::manifest;
+use crate::mlir::Mlir;
+use crate::problem::{codes, Problem, Severity};
+use crate::registry::{self, EmbeddedSpec};
+use crate::verify::{self, SpecFacts};
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::EXIT_STATUS_HELP)]
+pub struct Opts {
+    /// Spec files (.mlir, .mlirbc) or directories to walk; none: the embedded registry
+    pub paths: Vec<PathBuf>,
+    /// Output format: human (miette reports) or json (one object per diagnostic per line)
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    /// Treat warnings (e.g. payload-rewriting ops) as errors
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Worker threads (default: available cores)
+    #[arg(short = 'j', long)]
+    pub jobs: Option<usize>,
+    /// Print only problems, no summary line
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// One thing to verify.
+#[derive(Clone, Debug)]
+pub enum Input {
+    File(PathBuf),
+    Embedded(&'static EmbeddedSpec),
+}
+
+impl Input {
+    pub fn name(&self) -> String {
+        match self {
+            Input::File(path) => path.display().to_string(),
+            Input::Embedded(spec) => spec.path.to_string(),
+        }
+    }
+}
+
+/// The outcome for one input.
+#[derive(Clone, Debug)]
+pub struct FileResult {
+    pub name: String,
+    /// The bytes read, for source snippets (empty when unreadable).
+    pub source: Vec<u8>,
+    pub problems: Vec<Problem>,
+    pub facts: Option<SpecFacts>,
+}
+
+impl Opts {
+    pub fn run(self) -> ExitStatus {
+        let inputs = if self.paths.is_empty() {
+            registry::specs().iter().map(Input::Embedded).collect()
+        } else {
+            match collect_inputs(&self.paths) {
+                Ok(inputs) => inputs,
+                Err(message) => {
+                    tool_error(message);
+                    return ExitStatus::Usage;
+                }
+            }
+        };
+        let jobs = self
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1);
+        let results = verify_inputs(&inputs, jobs);
+        self.report(&results)
+    }
+
+    fn report(&self, results: &[FileResult]) -> ExitStatus {
+        let style = Style::detect();
+        let mut errors = 0usize;
+        let mut warnings = 0usize;
+        let mut io_failure = false;
+        let mut out = String::new();
+        for result in results {
+            for problem in &result.problems {
+                let mut problem = problem.clone();
+                if self.deny_warnings && problem.severity == Severity::Warning {
+                    problem.severity = Severity::Error;
+                }
+                match problem.severity {
+                    Severity::Error => errors += 1,
+                    Severity::Warning => warnings += 1,
+                    Severity::Note => {}
+                }
+                io_failure |= problem.code == codes::IO;
+                match self.format {
+                    Format::Json => {
+                        out.push_str(&diagnostics::to_json(&problem).to_string());
+                        out.push('\n');
+                    }
+                    Format::Human => {
+                        out.push_str(&diagnostics::render(&problem, Some(&result.source), style));
+                    }
+                }
+            }
+        }
+        super::emit(&out);
+        if self.format == Format::Human && !self.quiet {
+            let matchers: usize = results
+                .iter()
+                .filter_map(|result| result.facts.as_ref())
+                .map(|facts| facts.matcher_count)
+                .sum();
+            super::emit(&format!(
+                "verified {} file(s), {} matcher(s): {} error(s), {} warning(s)\n",
+                results.len(),
+                matchers,
+                errors,
+                warnings
+            ));
+        }
+        if io_failure {
+            ExitStatus::Usage
+        } else if errors > 0 {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Ok
+        }
+    }
+}
+
+/// Expands paths into spec inputs: files as given, directories walked (spec files only, sorted).
+pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
+    let mut inputs = Vec::new();
+    for path in paths {
+        let metadata = std::fs::metadata(path)
+            .map_err(|error| format!("cannot read {}: {}", path.display(), io_message(&error)))?;
+        if metadata.is_dir() {
+            let files = manifest::list_spec_files(path);
+            if files.is_empty() {
+                return Err(format!(
+                    "{} holds no spec files (.mlir, .mlirbc)",
+                    path.display()
+                ));
+            }
+            inputs.extend(
+                files
+                    .into_iter()
+                    .map(|relative| Input::File(path.join(relative))),
+            );
+        } else {
+            inputs.push(Input::File(path.clone()));
+        }
+    }
+    Ok(inputs)
+}
+
+fn io_message(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => error.to_string(),
+    }
+}
+
+/// Verifies `inputs` on `jobs` threads; results come back in input order.
+pub fn verify_inputs(inputs: &[Input], jobs: usize) -> Vec<FileResult> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<FileResult>>> = Mutex::new(vec![None; inputs.len()]);
+    let progress = progress_bar(inputs.len());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(inputs.len()).max(1) {
+            scope.spawn(|| {
+                let mut mlir: Option<Mlir> = None;
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(input) = inputs.get(index) else {
+                        break;
+                    };
+                    let context = mlir.get_or_insert_with(Mlir::new);
+                    let result = verify_one(context, input);
+                    if let Some(bar) = &progress {
+                        bar.inc(1);
+                    }
+                    results.lock().expect("no panics while locked")[index] = Some(result);
+                }
+            });
+        }
+    });
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    results
+        .into_inner()
+        .expect("no panics while locked")
+        .into_iter()
+        .map(|result| result.expect("every input was verified"))
+        .collect()
+}
+
+fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if len < 16 || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(len as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("verifying {bar:40} {pos}/{len} {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+fn verify_one(mlir: &Mlir, input: &Input) -> FileResult {
+    let name = input.name();
+    let bytes: Vec<u8> = match input {
+        Input::Embedded(spec) => spec.bytecode().to_vec(),
+        Input::File(path) => match read_file(path) {
+            Ok(bytes) => bytes,
+            Err(message) => {
+                return FileResult {
+                    name: name.clone(),
+                    source: Vec::new(),
+                    problems: vec![Problem::error(codes::IO, message, None)],
+                    facts: None,
+                }
+            }
+        },
+    };
+    let verified = verify::verify_bytes(mlir, &bytes, &name);
+    FileResult {
+        name,
+        problems: verified.problems,
+        facts: verified.facts,
+        source: if bytes.starts_with(verify::BYTECODE_MAGIC) {
+            Vec::new()
+        } else {
+            bytes
+        },
+    }
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path)
+        .map_err(|error| format!("cannot read {}: {}", path.display(), io_message(&error)))
+}

@@ -1,0 +1,168 @@
+//! A plain-data snapshot of parsed MLIR: the facts the rules need, with no MLIR handles.
+//!
+//! Why a snapshot: only `mlir.rs` may touch raw MLIR handles (see ARCHITECTURE.md). Converting a
+//! parsed module once into owned Rust values lets the verifier, the linker's analyses and the
+//! tests work on ordinary data that is `Send`, cheap to construct in tests, and cannot dangle.
+//! This file is shared verbatim with `build.rs` through `#[path]`, so it depends on nothing but std.
+
+/// A source position: file name as MLIR recorded it, 1-based line and byte column.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Loc {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl std::fmt::Display for Loc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
+}
+
+/// An attribute value, classified as far as the rules need and printed otherwise.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Attr {
+    Unit,
+    Str(String),
+    /// `@root::@nested::@leaf`, as the list of names.
+    SymbolRef(Vec<String>),
+    Int(i64),
+    Array(Vec<Attr>),
+    Dict(Vec<(String, Attr)>),
+    /// A type attribute, printed.
+    Type(String),
+    /// Anything else, printed as MLIR prints it.
+    Other(String),
+}
+
+impl Attr {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Attr::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_symbol_ref(&self) -> Option<&[String]> {
+        match self {
+            Attr::SymbolRef(path) => Some(path),
+            _ => None,
+        }
+    }
+    pub fn as_array(&self) -> Option<&[Attr]> {
+        match self {
+            Attr::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+    pub fn as_dict(&self) -> Option<&[(String, Attr)]> {
+        match self {
+            Attr::Dict(entries) => Some(entries),
+            _ => None,
+        }
+    }
+    /// Looks up `name` in a dictionary attribute.
+    pub fn dict_get(&self, name: &str) -> Option<&Attr> {
+        self.as_dict()?
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value)
+    }
+}
+
+/// Where an SSA operand comes from, as ids into the snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueRef {
+    /// Argument `index` of the block with id `block`.
+    BlockArg { block: u32, index: u32 },
+    /// Result `index` of the op with id `op`.
+    Result { op: u32, index: u32 },
+    /// A value defined outside the snapshot (cannot happen for a whole module).
+    Unknown,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Op {
+    /// Pre-order index in the snapshot, unique within one [`Module`].
+    pub id: u32,
+    pub name: String,
+    pub loc: Option<Loc>,
+    pub attrs: Vec<(String, Attr)>,
+    pub operands: Vec<ValueRef>,
+    pub operand_types: Vec<String>,
+    pub result_types: Vec<String>,
+    pub regions: Vec<Region>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Region {
+    pub blocks: Vec<Block>,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Block {
+    pub id: u32,
+    pub arg_types: Vec<String>,
+    pub ops: Vec<Op>,
+}
+
+impl Op {
+    pub fn attr(&self, name: &str) -> Option<&Attr> {
+        self.attrs
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value)
+    }
+    pub fn has_attr(&self, name: &str) -> bool {
+        self.attr(name).is_some()
+    }
+    /// The `sym_name` of a symbol op.
+    pub fn sym_name(&self) -> Option<&str> {
+        self.attr("sym_name").and_then(Attr::as_str)
+    }
+    /// The ops of the first block of the first region (a module's or a sequence's body).
+    pub fn body(&self) -> &[Op] {
+        self.regions
+            .first()
+            .and_then(|region| region.blocks.first())
+            .map(|block| block.ops.as_slice())
+            .unwrap_or(&[])
+    }
+    pub fn entry_block(&self) -> Option<&Block> {
+        self.regions
+            .first()
+            .and_then(|region| region.blocks.first())
+    }
+    /// Visits this op and every nested op, parents before children.
+    pub fn walk<'a>(&'a self, visit: &mut dyn FnMut(&'a Op)) {
+        visit(self);
+        for region in &self.regions {
+            for block in &region.blocks {
+                for op in &block.ops {
+                    op.walk(visit);
+                }
+            }
+        }
+    }
+}
+
+/// A parsed top-level operation (normally `builtin.module`) and its snapshot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    pub root: Op,
+}
+
+/// The name of the symbol-name attribute, and the op names the rules care about.
+pub mod names {
+    pub const MODULE: &str = "builtin.module";
+    pub const NAMED_SEQUENCE: &str = "transform.named_sequence";
+    pub const FOREACH_MATCH: &str = "transform.foreach_match";
+    pub const INCLUDE: &str = "transform.include";
+    pub const YIELD: &str = "transform.yield";
+    pub const WITH_NAMED_SEQUENCE: &str = "transform.with_named_sequence";
+    pub const ENTRYPOINT_ATTR: &str = "iree_codegen.tuning_spec_entrypoint";
+    pub const DEFAULT_ENTRYPOINT_ATTR: &str = "iree_codegen.tuning_spec_with_default_entrypoint";
+    pub const KERNEL_CONFIG: &str = "__kernel_config";
+    pub const CONSUMED: &str = "transform.consumed";
+    pub const READONLY: &str = "transform.readonly";
+    pub const ANY_OP: &str = "!transform.any_op";
+}

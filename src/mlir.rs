@@ -1,0 +1,564 @@
+//! The one module that holds raw MLIR handles.
+//!
+//! Everything else in tunespec works on owned Rust values (`ir::Module`, bytes, strings). Keeping
+//! the `unsafe` C-API calls here means one place to audit for lifetimes, null handles and
+//! diagnostics, and lets `build.rs` share the exact parsing code the CLI uses (this file is
+//! included there through `#[path]`, so it uses only `melior`, `mlir-sys` and sibling modules).
+//!
+//! Contexts are not `Send`: create one [`Mlir`] per thread.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::rc::Rc;
+
+use mlir_sys::*;
+
+use crate::ir::{self, Attr, Loc, ValueRef};
+use crate::problem::{codes, Problem, Severity};
+
+/// The bytecode version tunespec writes. Pinned so that output does not change with the MLIR
+/// patch release and stays readable by consumers built on older MLIR (IREE 3.x reads version 6).
+pub const BYTECODE_VERSION: i64 = 6;
+
+/// Notes longer than this are cut: MLIR attaches whole printed ops and payloads to some messages.
+const MAX_NOTE_CHARS: usize = 400;
+
+/// An MLIR context with all dialects registered, unregistered dialects allowed (so IREE's
+/// attributes parse as opaque attributes), threading off, and diagnostics captured.
+pub struct Mlir {
+    context: melior::Context,
+    diagnostics: Rc<RefCell<Vec<Problem>>>,
+}
+
+impl Default for Mlir {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Mlir {
+    pub fn new() -> Self {
+        let registry = melior::dialect::DialectRegistry::new();
+        melior::utility::register_all_dialects(&registry);
+        let context = melior::Context::new_with_registry(&registry, false);
+        context.set_allow_unregistered_dialects(true);
+        // SAFETY: the context is alive; see shim.cpp for why op printing in notes is off.
+        unsafe {
+            tunespec_mlir_shim::tunespecContextSetPrintOpOnDiagnostic(context.to_raw(), false)
+        };
+        let diagnostics: Rc<RefCell<Vec<Problem>>> = Rc::default();
+        let sink = Box::into_raw(Box::new(diagnostics.clone()));
+        // SAFETY: `sink` is owned by the handler and freed by `drop_sink` when the context goes.
+        unsafe {
+            mlirContextAttachDiagnosticHandler(
+                context.to_raw(),
+                Some(collect_diagnostic),
+                sink as *mut c_void,
+                Some(drop_sink),
+            )
+        };
+        Mlir {
+            context,
+            diagnostics,
+        }
+    }
+
+    fn raw(&self) -> MlirContext {
+        self.context.to_raw()
+    }
+
+    fn take_diagnostics(&self) -> Vec<Problem> {
+        std::mem::take(&mut *self.diagnostics.borrow_mut())
+    }
+
+    /// Parses text or bytecode (detected by its magic) into a top-level operation WITHOUT
+    /// running MLIR's verifier: call [`Mlir::verify`] after tunespec's own rules, so that a file
+    /// gets every problem reported, not only the verifier's first.
+    ///
+    /// `source_name` becomes the file name of every location.
+    pub fn parse(&self, bytes: &[u8], source_name: &str) -> Parsed<'_> {
+        self.take_diagnostics();
+        let buffer = AlignedBuffer::new(bytes);
+        let raw = unsafe {
+            tunespec_mlir_shim::tunespecParseUnverified(
+                self.raw(),
+                string_ref(buffer.as_slice()),
+                string_ref(source_name.as_bytes()),
+            )
+        };
+        let mut problems = self.take_diagnostics();
+        let module = if raw.ptr.is_null() {
+            if !problems.iter().any(Problem::is_error) {
+                problems.push(Problem::error(
+                    codes::PARSE,
+                    "MLIR could not parse the input",
+                    Some(Loc {
+                        file: source_name.to_string(),
+                        line: 1,
+                        col: 1,
+                    }),
+                ));
+            }
+            None
+        } else {
+            Some(OwnedOp {
+                raw,
+                _context: PhantomData,
+            })
+        };
+        Parsed { module, problems }
+    }
+
+    /// Runs MLIR's verifier on `op`; returns its diagnostics (empty when it verifies).
+    pub fn verify(&self, op: &OwnedOp<'_>) -> Vec<Problem> {
+        self.take_diagnostics();
+        let ok = unsafe { mlirOperationVerify(op.raw) };
+        let mut problems = self.take_diagnostics();
+        if !ok && !problems.iter().any(Problem::is_error) {
+            problems.push(Problem::error(codes::PARSE, "MLIR verifier failed", None));
+        }
+        problems
+    }
+}
+
+/// The result of [`Mlir::parse`]: the operation when MLIR accepted the input, and every
+/// diagnostic MLIR emitted (warnings included) either way.
+pub struct Parsed<'c> {
+    pub module: Option<OwnedOp<'c>>,
+    pub problems: Vec<Problem>,
+}
+
+/// An owned top-level operation, destroyed on drop.
+pub struct OwnedOp<'c> {
+    raw: MlirOperation,
+    _context: PhantomData<&'c Mlir>,
+}
+
+impl Drop for OwnedOp<'_> {
+    fn drop(&mut self) {
+        unsafe { mlirOperationDestroy(self.raw) }
+    }
+}
+
+impl OwnedOp<'_> {
+    /// Converts the IR into the plain-data snapshot the rules work on.
+    pub fn snapshot(&self) -> ir::Module {
+        let mut builder = SnapshotBuilder::default();
+        let root = unsafe { builder.op(self.raw) };
+        ir::Module { root }
+    }
+
+    /// Writes MLIR bytecode at the pinned [`BYTECODE_VERSION`].
+    pub fn to_bytecode(&self) -> Result<Vec<u8>, String> {
+        let mut out: Vec<u8> = Vec::new();
+        unsafe {
+            let config = mlirBytecodeWriterConfigCreate();
+            mlirBytecodeWriterConfigDesiredEmitVersion(config, BYTECODE_VERSION);
+            let result = mlirOperationWriteBytecodeWithConfig(
+                self.raw,
+                config,
+                Some(append_bytes),
+                &mut out as *mut Vec<u8> as *mut c_void,
+            );
+            mlirBytecodeWriterConfigDestroy(config);
+            if result.value == 0 {
+                return Err(format!(
+                    "MLIR could not write bytecode version {BYTECODE_VERSION}"
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Prints the IR in MLIR's custom assembly form (what `mlir-opt` prints).
+    pub fn print(&self) -> String {
+        let mut out: Vec<u8> = Vec::new();
+        unsafe {
+            mlirOperationPrint(
+                self.raw,
+                Some(append_bytes),
+                &mut out as *mut Vec<u8> as *mut c_void,
+            )
+        };
+        String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+/// A copy of the input that is 64-byte aligned (MLIR requires it for bytecode resource blobs)
+/// and NUL-terminated past its end (MLIR's lexer reads one byte past the buffer).
+struct AlignedBuffer {
+    chunks: Vec<Chunk>,
+    len: usize,
+}
+
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct Chunk([u8; 64]);
+
+impl AlignedBuffer {
+    fn new(bytes: &[u8]) -> Self {
+        let chunk_count = (bytes.len() + 1).div_ceil(64);
+        let mut chunks = vec![Chunk([0; 64]); chunk_count];
+        let storage = unsafe {
+            std::slice::from_raw_parts_mut(chunks.as_mut_ptr() as *mut u8, chunk_count * 64)
+        };
+        storage[..bytes.len()].copy_from_slice(bytes);
+        AlignedBuffer {
+            chunks,
+            len: bytes.len(),
+        }
+    }
+    fn as_slice(&self) -> &[u8] {
+        unsafe { std::slice::from_raw_parts(self.chunks.as_ptr() as *const u8, self.len) }
+    }
+}
+
+fn string_ref(bytes: &[u8]) -> MlirStringRef {
+    MlirStringRef {
+        data: bytes.as_ptr() as *const _,
+        length: bytes.len(),
+    }
+}
+
+/// Reads an `MlirStringRef` without melior's `StringRef::as_str`, which panics on empty strings.
+unsafe fn read_string(value: MlirStringRef) -> String {
+    if value.data.is_null() || value.length == 0 {
+        return String::new();
+    }
+    let bytes = unsafe { std::slice::from_raw_parts(value.data as *const u8, value.length) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+unsafe extern "C" fn append_bytes(chunk: MlirStringRef, user_data: *mut c_void) {
+    let out = unsafe { &mut *(user_data as *mut Vec<u8>) };
+    if !chunk.data.is_null() && chunk.length > 0 {
+        out.extend_from_slice(unsafe {
+            std::slice::from_raw_parts(chunk.data as *const u8, chunk.length)
+        });
+    }
+}
+
+fn print_with(print: impl FnOnce(MlirStringCallback, *mut c_void)) -> String {
+    let mut out: Vec<u8> = Vec::new();
+    print(Some(append_bytes), &mut out as *mut Vec<u8> as *mut c_void);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+unsafe extern "C" fn collect_diagnostic(
+    diagnostic: MlirDiagnostic,
+    user_data: *mut c_void,
+) -> MlirLogicalResult {
+    let sink = unsafe { &*(user_data as *const Rc<RefCell<Vec<Problem>>>) };
+    let problem = unsafe { convert_diagnostic(diagnostic) };
+    let mut sink = sink.borrow_mut();
+    // MLIR emits some warnings twice; keep one.
+    if !sink.contains(&problem) {
+        sink.push(problem);
+    }
+    // Handled: MLIR must not print it to stderr.
+    MlirLogicalResult { value: 1 }
+}
+
+unsafe extern "C" fn drop_sink(user_data: *mut c_void) {
+    drop(unsafe { Box::from_raw(user_data as *mut Rc<RefCell<Vec<Problem>>>) });
+}
+
+/// Finds the first file:line:col inside a location, looking through name, call-site and fused
+/// locations (MLIR wraps locations in those after inlining or fusion).
+unsafe fn location_to_loc(location: MlirLocation) -> Option<Loc> {
+    unsafe {
+        if location.ptr.is_null() {
+            return None;
+        }
+        if mlirLocationIsAFileLineColRange(location) {
+            let file = read_string(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(
+                location,
+            )));
+            let line = mlirLocationFileLineColRangeGetStartLine(location);
+            let col = mlirLocationFileLineColRangeGetStartColumn(location);
+            return Some(Loc {
+                file,
+                line: line.max(0) as u32,
+                col: col.max(0) as u32,
+            });
+        }
+        if mlirLocationIsAName(location) {
+            return location_to_loc(mlirLocationNameGetChildLoc(location));
+        }
+        if mlirLocationIsACallSite(location) {
+            return location_to_loc(mlirLocationCallSiteGetCallee(location));
+        }
+        if mlirLocationIsAFused(location) {
+            let count = mlirLocationFusedGetNumLocations(location);
+            let mut locations = vec![
+                MlirLocation {
+                    ptr: std::ptr::null_mut()
+                };
+                count.max(0) as usize
+            ];
+            mlirLocationFusedGetLocations(location, locations.as_mut_ptr());
+            return locations
+                .into_iter()
+                .find_map(|inner| location_to_loc(inner));
+        }
+        None
+    }
+}
+
+unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Problem {
+    unsafe {
+        let raw_severity = mlirDiagnosticGetSeverity(diagnostic);
+        let severity = if raw_severity == MlirDiagnosticSeverity_MlirDiagnosticError {
+            Severity::Error
+        } else if raw_severity == MlirDiagnosticSeverity_MlirDiagnosticWarning {
+            Severity::Warning
+        } else {
+            Severity::Note
+        };
+        let message = print_with(|callback, data| mlirDiagnosticPrint(diagnostic, callback, data));
+        let loc = location_to_loc(mlirDiagnosticGetLocation(diagnostic));
+        let mut problem = Problem {
+            code: if severity == Severity::Error {
+                codes::PARSE
+            } else {
+                codes::MLIR_WARNING
+            },
+            severity,
+            message: first_line(&message),
+            loc,
+            help: None,
+            related: Vec::new(),
+        };
+        for index in 0..mlirDiagnosticGetNumNotes(diagnostic) {
+            let note = mlirDiagnosticGetNote(diagnostic, index);
+            let text = print_with(|callback, data| mlirDiagnosticPrint(note, callback, data));
+            // "see current operation: <the whole op>" repeats the input; drop it.
+            if text.starts_with("see current operation") {
+                continue;
+            }
+            if let Some(note_loc) = location_to_loc(mlirDiagnosticGetLocation(note)) {
+                problem.related.push((note_loc, first_line(&text)));
+            } else if problem.help.is_none() {
+                problem.help = Some(first_line(&text));
+            }
+        }
+        problem
+    }
+}
+
+/// Keeps a message to its first line and a bounded length, so that a diagnostic never carries a
+/// whole printed payload.
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("").trim_end();
+    if line.chars().count() > MAX_NOTE_CHARS {
+        let cut: String = line.chars().take(MAX_NOTE_CHARS).collect();
+        format!("{cut}...")
+    } else {
+        line.to_string()
+    }
+}
+
+/// Builds an `ir::Op` tree, numbering ops and blocks in pre-order and caching printed types and
+/// file names (both are uniqued by MLIR, so their pointers are stable keys).
+#[derive(Default)]
+struct SnapshotBuilder {
+    next_op: u32,
+    next_block: u32,
+    op_ids: HashMap<*mut c_void, u32>,
+    block_ids: HashMap<*mut c_void, u32>,
+    types: HashMap<*const c_void, String>,
+    files: HashMap<*const c_void, String>,
+}
+
+impl SnapshotBuilder {
+    unsafe fn op(&mut self, op: MlirOperation) -> ir::Op {
+        unsafe {
+            let id = self.next_op;
+            self.next_op += 1;
+            self.op_ids.insert(op.ptr, id);
+            let name = read_string(mlirIdentifierStr(mlirOperationGetName(op)));
+            let loc = self.loc(mlirOperationGetLocation(op));
+            let attr_count = mlirOperationGetNumAttributes(op);
+            let mut attrs = Vec::with_capacity(attr_count as usize);
+            for index in 0..attr_count {
+                let named = mlirOperationGetAttribute(op, index);
+                attrs.push((
+                    read_string(mlirIdentifierStr(named.name)),
+                    self.attr(named.attribute),
+                ));
+            }
+            let operand_count = mlirOperationGetNumOperands(op);
+            let mut operands = Vec::with_capacity(operand_count as usize);
+            let mut operand_types = Vec::with_capacity(operand_count as usize);
+            for index in 0..operand_count {
+                let value = mlirOperationGetOperand(op, index);
+                operands.push(self.value_ref(value));
+                operand_types.push(self.type_string(mlirValueGetType(value)));
+            }
+            let result_count = mlirOperationGetNumResults(op);
+            let mut result_types = Vec::with_capacity(result_count as usize);
+            for index in 0..result_count {
+                let value = mlirOperationGetResult(op, index);
+                result_types.push(self.type_string(mlirValueGetType(value)));
+            }
+            let region_count = mlirOperationGetNumRegions(op);
+            let mut regions = Vec::with_capacity(region_count as usize);
+            for index in 0..region_count {
+                regions.push(self.region(mlirOperationGetRegion(op, index)));
+            }
+            ir::Op {
+                id,
+                name,
+                loc,
+                attrs,
+                operands,
+                operand_types,
+                result_types,
+                regions,
+            }
+        }
+    }
+
+    unsafe fn region(&mut self, region: MlirRegion) -> ir::Region {
+        unsafe {
+            let mut blocks = Vec::new();
+            let mut block = mlirRegionGetFirstBlock(region);
+            while !block.ptr.is_null() {
+                let id = self.next_block;
+                self.next_block += 1;
+                self.block_ids.insert(block.ptr, id);
+                let arg_count = mlirBlockGetNumArguments(block);
+                let mut arg_types = Vec::with_capacity(arg_count as usize);
+                for index in 0..arg_count {
+                    arg_types.push(
+                        self.type_string(mlirValueGetType(mlirBlockGetArgument(block, index))),
+                    );
+                }
+                let mut ops = Vec::new();
+                let mut op = mlirBlockGetFirstOperation(block);
+                while !op.ptr.is_null() {
+                    ops.push(self.op(op));
+                    op = mlirOperationGetNextInBlock(op);
+                }
+                blocks.push(ir::Block { id, arg_types, ops });
+                block = mlirBlockGetNextInRegion(block);
+            }
+            ir::Region { blocks }
+        }
+    }
+
+    unsafe fn value_ref(&mut self, value: MlirValue) -> ValueRef {
+        unsafe {
+            if mlirValueIsABlockArgument(value) {
+                let owner = mlirBlockArgumentGetOwner(value);
+                match self.block_ids.get(&owner.ptr) {
+                    Some(&block) => ValueRef::BlockArg {
+                        block,
+                        index: mlirBlockArgumentGetArgNumber(value) as u32,
+                    },
+                    None => ValueRef::Unknown,
+                }
+            } else if mlirValueIsAOpResult(value) {
+                let owner = mlirOpResultGetOwner(value);
+                match self.op_ids.get(&owner.ptr) {
+                    Some(&op) => ValueRef::Result {
+                        op,
+                        index: mlirOpResultGetResultNumber(value) as u32,
+                    },
+                    None => ValueRef::Unknown,
+                }
+            } else {
+                ValueRef::Unknown
+            }
+        }
+    }
+
+    unsafe fn type_string(&mut self, ty: MlirType) -> String {
+        self.types
+            .entry(ty.ptr)
+            .or_insert_with(|| {
+                print_with(|callback, data| unsafe { mlirTypePrint(ty, callback, data) })
+            })
+            .clone()
+    }
+
+    unsafe fn loc(&mut self, location: MlirLocation) -> Option<Loc> {
+        unsafe {
+            if !location.ptr.is_null() && mlirLocationIsAFileLineColRange(location) {
+                let identifier = mlirLocationFileLineColRangeGetFilename(location);
+                let file = self
+                    .files
+                    .entry(identifier.ptr)
+                    .or_insert_with(|| read_string(mlirIdentifierStr(identifier)))
+                    .clone();
+                return Some(Loc {
+                    file,
+                    line: mlirLocationFileLineColRangeGetStartLine(location).max(0) as u32,
+                    col: mlirLocationFileLineColRangeGetStartColumn(location).max(0) as u32,
+                });
+            }
+            location_to_loc(location)
+        }
+    }
+
+    unsafe fn attr(&mut self, attr: MlirAttribute) -> Attr {
+        unsafe {
+            if mlirAttributeIsAUnit(attr) {
+                Attr::Unit
+            } else if mlirAttributeIsAString(attr) {
+                Attr::Str(read_string(mlirStringAttrGetValue(attr)))
+            } else if mlirAttributeIsAFlatSymbolRef(attr) {
+                Attr::SymbolRef(vec![read_string(mlirFlatSymbolRefAttrGetValue(attr))])
+            } else if mlirAttributeIsASymbolRef(attr) {
+                let mut path = vec![read_string(mlirSymbolRefAttrGetRootReference(attr))];
+                for index in 0..mlirSymbolRefAttrGetNumNestedReferences(attr) {
+                    let nested = mlirSymbolRefAttrGetNestedReference(attr, index);
+                    path.push(read_string(mlirFlatSymbolRefAttrGetValue(nested)));
+                }
+                Attr::SymbolRef(path)
+            } else if mlirAttributeIsAInteger(attr) && self.is_narrow_integer(attr) {
+                Attr::Int(mlirIntegerAttrGetValueInt(attr))
+            } else if mlirAttributeIsAArray(attr) {
+                let count = mlirArrayAttrGetNumElements(attr);
+                Attr::Array(
+                    (0..count)
+                        .map(|index| self.attr(mlirArrayAttrGetElement(attr, index)))
+                        .collect(),
+                )
+            } else if mlirAttributeIsADictionary(attr) {
+                let count = mlirDictionaryAttrGetNumElements(attr);
+                Attr::Dict(
+                    (0..count)
+                        .map(|index| {
+                            let named = mlirDictionaryAttrGetElement(attr, index);
+                            (
+                                read_string(mlirIdentifierStr(named.name)),
+                                self.attr(named.attribute),
+                            )
+                        })
+                        .collect(),
+                )
+            } else if mlirAttributeIsAType(attr) {
+                Attr::Type(self.type_string(mlirTypeAttrGetValue(attr)))
+            } else {
+                Attr::Other(print_with(|callback, data| {
+                    mlirAttributePrint(attr, callback, data)
+                }))
+            }
+        }
+    }
+
+    /// `mlirIntegerAttrGetValueInt` is only meaningful for signless integers and index of at most
+    /// 64 bits; anything else is kept printed.
+    unsafe fn is_narrow_integer(&self, attr: MlirAttribute) -> bool {
+        unsafe {
+            let ty = mlirAttributeGetType(attr);
+            mlirTypeIsAIndex(ty)
+                || (mlirTypeIsAInteger(ty)
+                    && mlirIntegerTypeIsSignless(ty)
+                    && mlirIntegerTypeGetWidth(ty) <= 64)
+        }
+    }
+}

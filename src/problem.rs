@@ -1,0 +1,116 @@
+//! One problem found in an input: a stable code, a severity, a message, a location and help.
+//!
+//! Why separate from rendering: the verifier runs inside `build.rs` too (shared through `#[path]`),
+//! where there is no terminal and no miette. A `Problem` is plain data; `diagnostics.rs` turns it
+//! into a miette report with a source snippet or into the documented JSON form.
+
+use crate::ir::Loc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// Stable code, e.g. `tunespec::verify::missing-entrypoint` (documented in ARCHITECTURE.md).
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub loc: Option<Loc>,
+    pub help: Option<String>,
+    /// Secondary locations with a label ("first defined here").
+    pub related: Vec<(Loc, String)>,
+}
+
+impl Problem {
+    pub fn error(code: &'static str, message: impl Into<String>, loc: Option<Loc>) -> Self {
+        Problem {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            loc,
+            help: None,
+            related: Vec::new(),
+        }
+    }
+    pub fn warning(code: &'static str, message: impl Into<String>, loc: Option<Loc>) -> Self {
+        Problem {
+            severity: Severity::Warning,
+            ..Problem::error(code, message, loc)
+        }
+    }
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+    pub fn with_related(mut self, loc: Loc, label: impl Into<String>) -> Self {
+        self.related.push((loc, label.into()));
+        self
+    }
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// `file:line:col: severity: message [code]`, the one-line form used by build.rs and logs.
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(loc) = &self.loc {
+            write!(f, "{loc}: ")?;
+        }
+        write!(
+            f,
+            "{}: {} [{}]",
+            self.severity.as_str(),
+            self.message,
+            self.code
+        )?;
+        for (loc, label) in &self.related {
+            write!(f, "\n  {loc}: note: {label}")?;
+        }
+        if let Some(help) = &self.help {
+            write!(f, "\n  help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The stable diagnostic codes. Adding one is fine; renaming one breaks users' CI filters.
+pub mod codes {
+    pub const IO: &str = "tunespec::io";
+    pub const PARSE: &str = "tunespec::parse";
+    pub const MLIR_WARNING: &str = "tunespec::mlir::warning";
+    pub const EMPTY: &str = "tunespec::verify::empty";
+    pub const INVALID_UTF8: &str = "tunespec::verify::invalid-utf8";
+    pub const NUL_BYTE: &str = "tunespec::verify::nul-byte";
+    pub const TRUNCATED_BYTECODE: &str = "tunespec::verify::bad-bytecode";
+    pub const TOO_LARGE: &str = "tunespec::verify::too-large";
+    pub const NOT_A_LIBRARY: &str = "tunespec::verify::not-a-library";
+    pub const PAYLOAD_NOT_SPEC: &str = "tunespec::verify::payload-not-spec";
+    pub const MISSING_ENTRYPOINT: &str = "tunespec::verify::missing-entrypoint";
+    pub const ENTRYPOINT_ATTR: &str = "tunespec::verify::entrypoint-attr";
+    pub const ENTRYPOINT_SIGNATURE: &str = "tunespec::verify::entrypoint-signature";
+    pub const DEFAULT_ENTRYPOINT: &str = "tunespec::verify::default-entrypoint";
+    pub const UNKNOWN_SYMBOL: &str = "tunespec::verify::unknown-symbol";
+    pub const MATCHER_SIGNATURE: &str = "tunespec::verify::matcher-signature";
+    pub const ACTION_SIGNATURE: &str = "tunespec::verify::action-signature";
+    pub const MATCHER_ACTION_MISMATCH: &str = "tunespec::verify::matcher-action-mismatch";
+    pub const ENTRY_EFFECT: &str = "tunespec::verify::entry-effect";
+    pub const UNSAFE_OP: &str = "tunespec::verify::unsafe-op";
+    pub const DUPLICATE_PAIR: &str = "tunespec::verify::duplicate-matcher";
+    pub const NO_SPECS: &str = "tunespec::verify::no-specs";
+    pub const MANIFEST: &str = "tunespec::registry::manifest";
+}
