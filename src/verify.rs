@@ -117,9 +117,11 @@ pub fn sort_problems(problems: &mut [Problem]) {
     });
 }
 
-/// Two problems say the same thing at the same place (tunespec's rule and MLIR's verifier).
-fn same_finding(a: &Problem, b: &Problem) -> bool {
-    a.code == b.code && a.loc == b.loc && a.code != codes::PARSE && a.code != codes::MLIR_WARNING
+/// MLIR's verifier says what a tunespec rule already said: the same stable code, which MLIR's
+/// messages only get when tunespec knows their meaning. tunespec's version is kept (it points
+/// at the definition at fault and says how to fix it).
+fn same_finding(known: &Problem, mlir: &Problem) -> bool {
+    known.code == mlir.code && mlir.code != codes::PARSE && mlir.code != codes::MLIR_WARNING
 }
 
 /// Byte-level checks. Returns the problems and whether the bytes are worth handing to MLIR.
@@ -228,6 +230,21 @@ fn classify_mlir_problem(mut problem: Problem) -> Problem {
             "unresolved action symbol",
             codes::UNKNOWN_SYMBOL,
             "define the action as a transform.named_sequence in this module",
+        ),
+        (
+            "does not expect matcher symbol to consume",
+            codes::MATCHER_SIGNATURE,
+            "a matcher only inspects the payload; mark its argument {transform.readonly}",
+        ),
+        (
+            "mismatching number of matcher results and action arguments",
+            codes::MATCHER_ACTION_MISMATCH,
+            "a matcher must yield, in order, one value of each kind its action takes",
+        ),
+        (
+            "does not reference a named transform sequence",
+            codes::UNKNOWN_SYMBOL,
+            "define the callee as a transform.named_sequence in this module",
         ),
         (
             "is consumed in the body but is not marked as such",

@@ -1,0 +1,8 @@
+//! The integration tests, in one binary: MLIR links statically into every test binary, so one
+//! binary instead of many saves minutes of linking and gigabytes of disk.
+
+mod build_check;
+mod cli;
+mod differential;
+mod reference;
+mod rules;
