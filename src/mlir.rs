@@ -278,10 +278,11 @@ unsafe fn location_to_loc(location: MlirLocation) -> Option<Loc> {
             )));
             let line = mlirLocationFileLineColRangeGetStartLine(location);
             let col = mlirLocationFileLineColRangeGetStartColumn(location);
+            // The implicit module around top-level ops sits at line 0, column 0.
             return Some(Loc {
                 file,
-                line: line.max(0) as u32,
-                col: col.max(0) as u32,
+                line: line.max(1) as u32,
+                col: col.max(1) as u32,
             });
         }
         if mlirLocationIsAName(location) {
@@ -495,8 +496,8 @@ impl SnapshotBuilder {
                     .clone();
                 return Some(Loc {
                     file,
-                    line: mlirLocationFileLineColRangeGetStartLine(location).max(0) as u32,
-                    col: mlirLocationFileLineColRangeGetStartColumn(location).max(0) as u32,
+                    line: mlirLocationFileLineColRangeGetStartLine(location).max(1) as u32,
+                    col: mlirLocationFileLineColRangeGetStartColumn(location).max(1) as u32,
                 });
             }
             location_to_loc(location)

@@ -25,7 +25,10 @@ pub fn mlir_opt() -> Option<PathBuf> {
     let candidate = std::env::var_os("TUNESPEC_MLIR_OPT")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/lib/llvm-22/bin/mlir-opt"));
-    require("mlir-opt (mlir-22-tools)", candidate.is_file().then_some(candidate))
+    require(
+        "mlir-opt (mlir-22-tools)",
+        candidate.is_file().then_some(candidate),
+    )
 }
 
 pub fn iree_opt() -> Option<PathBuf> {

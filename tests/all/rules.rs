@@ -107,10 +107,7 @@ fn comment_only_file() {
 
 #[test]
 fn nul_byte_is_located() {
-    check_bytes(
-        b"module {\n  \0\n}\n",
-        &[(codes::NUL_BYTE, "NUL byte", 2)],
-    );
+    check_bytes(b"module {\n  \0\n}\n", &[(codes::NUL_BYTE, "NUL byte", 2)]);
 }
 
 #[test]
@@ -132,8 +129,17 @@ fn syntax_error_is_located() {
 fn truncated_bytecode() {
     let mlir = Mlir::new();
     let parsed = mlir.parse(spec(ACTION, MATCHER, ENTRY).as_bytes(), "case.mlir");
-    let bytecode = parsed.module.expect("parses").to_bytecode().expect("writes");
-    for cut in [5, bytecode.len() / 3, bytecode.len() / 2, bytecode.len() - 1] {
+    let bytecode = parsed
+        .module
+        .expect("parses")
+        .to_bytecode()
+        .expect("writes");
+    for cut in [
+        5,
+        bytecode.len() / 3,
+        bytecode.len() / 2,
+        bytecode.len() - 1,
+    ] {
         let verified = verify_bytes(&mlir, &bytecode[..cut], "case.mlirbc");
         assert!(verified.has_errors(), "cut at {cut} must fail");
         assert!(
@@ -151,7 +157,18 @@ fn truncated_bytecode() {
 fn payload_at_top_level_is_not_a_library() {
     check(
         "func.func @f() {\n  return\n}\n",
-        &[(codes::NOT_A_LIBRARY, "top-level operation is 'func.func'", 1)],
+        &[
+            (
+                codes::PAYLOAD_NOT_SPEC,
+                "is a payload (it holds 'func.func')",
+                1,
+            ),
+            (
+                codes::NOT_A_LIBRARY,
+                "Module without the 'transform.with_named_sequence'",
+                1,
+            ),
+        ],
     );
 }
 
@@ -326,11 +343,18 @@ fn foreach_match_flags_are_refused() {
 
 #[test]
 fn unknown_matcher_and_action_are_all_reported() {
-    let entry = ENTRY.replace("@match_mm -> @apply", "@match_mx -> @apply, @match_mm -> @aply");
+    let entry = ENTRY.replace(
+        "@match_mm -> @apply",
+        "@match_mx -> @apply, @match_mm -> @aply",
+    );
     check(
         &spec(ACTION, MATCHER, &entry),
         &[
-            (codes::UNKNOWN_SYMBOL, "unresolved matcher symbol @match_mx", 12),
+            (
+                codes::UNKNOWN_SYMBOL,
+                "unresolved matcher symbol @match_mx",
+                12,
+            ),
             (codes::UNKNOWN_SYMBOL, "unresolved action symbol @aply", 12),
         ],
     );
@@ -390,7 +414,10 @@ fn matcher_yields_what_action_takes() {
 #[test]
 fn duplicate_matcher_is_reported_not_a_crash() {
     // mlir-opt 22 overflows its stack verifying this; tunespec must report it.
-    let entry = ENTRY.replace("@match_mm -> @apply", "@match_mm -> @apply, @match_mm -> @apply");
+    let entry = ENTRY.replace(
+        "@match_mm -> @apply",
+        "@match_mm -> @apply, @match_mm -> @apply",
+    );
     let mlir = Mlir::new();
     let verified = verify_bytes(&mlir, spec(ACTION, MATCHER, &entry).as_bytes(), "case.mlir");
     assert!(verified
@@ -413,7 +440,11 @@ fn include_target_must_resolve() {
         + 1;
     check(
         &verified_lines,
-        &[(codes::UNKNOWN_SYMBOL, "unresolved include target symbol @helper", line)],
+        &[(
+            codes::UNKNOWN_SYMBOL,
+            "unresolved include target symbol @helper",
+            line,
+        )],
     );
 }
 
@@ -436,9 +467,12 @@ fn consumed_entry_argument_never_consumed_warns() {
     let mlir = Mlir::new();
     let verified = verify_bytes(&mlir, text.as_bytes(), "case.mlir");
     assert!(!verified.has_errors(), "{:?}", verified.problems);
-    assert!(verified.problems.iter().any(|p| p.code == codes::ENTRY_EFFECT
-        && p.severity == tunespec::problem::Severity::Warning
-        && p.message.contains("nothing in its body consumes it")));
+    assert!(verified
+        .problems
+        .iter()
+        .any(|p| p.code == codes::ENTRY_EFFECT
+            && p.severity == tunespec::problem::Severity::Warning
+            && p.message.contains("nothing in its body consumes it")));
 }
 
 #[test]
@@ -452,7 +486,8 @@ fn payload_rewriting_op_warns() {
     let verified = verify_bytes(&mlir, text.as_bytes(), "case.mlir");
     assert!(
         verified.problems.iter().any(|p| p.code == codes::UNSAFE_OP
-            && p.message.contains("'transform.structured.tile_using_for' rewrites the payload")
+            && p.message
+                .contains("'transform.structured.tile_using_for' rewrites the payload")
             && p.loc.as_ref().is_some_and(|loc| loc.line == 4)),
         "{:#?}",
         verified.problems
@@ -470,7 +505,8 @@ fn consuming_action_warns() {
     assert!(verified
         .problems
         .iter()
-        .any(|p| p.code == codes::ACTION_SIGNATURE && p.message.contains("action @apply consumes argument #0")));
+        .any(|p| p.code == codes::ACTION_SIGNATURE
+            && p.message.contains("action @apply consumes argument #0")));
 }
 
 #[test]
@@ -507,13 +543,27 @@ fn every_problem_in_a_file_is_reported() {
     // Three independent problems in one file: all three are reported, not only the first.
     let matcher = MATCHER.replace("{transform.readonly}) -> (", "{transform.consumed}) -> (");
     let entry = ENTRY
-        .replace("@match_mm -> @apply", "@match_mm -> @apply, @nope -> @apply")
+        .replace(
+            "@match_mm -> @apply",
+            "@match_mm -> @apply, @nope -> @apply",
+        )
         .replace("{transform.consumed}", "{transform.readonly}");
     let mlir = Mlir::new();
-    let verified = verify_bytes(&mlir, spec(ACTION, &matcher, &entry).as_bytes(), "case.mlir");
+    let verified = verify_bytes(
+        &mlir,
+        spec(ACTION, &matcher, &entry).as_bytes(),
+        "case.mlir",
+    );
     let codes_found: Vec<&str> = verified.problems.iter().map(|p| p.code).collect();
-    for code in [codes::MATCHER_SIGNATURE, codes::UNKNOWN_SYMBOL, codes::ENTRY_EFFECT] {
-        assert!(codes_found.contains(&code), "{code} missing from {codes_found:?}");
+    for code in [
+        codes::MATCHER_SIGNATURE,
+        codes::UNKNOWN_SYMBOL,
+        codes::ENTRY_EFFECT,
+    ] {
+        assert!(
+            codes_found.contains(&code),
+            "{code} missing from {codes_found:?}"
+        );
     }
 }
 
@@ -527,12 +577,12 @@ fn function_type_splitting() {
             vec!["!transform.any_op".into(), "!transform.op<\"a,b\">".into()]
         ))
     );
-    assert_eq!(
-        split_function_type("() -> ()"),
-        Some((vec![], vec![]))
-    );
+    assert_eq!(split_function_type("() -> ()"), Some((vec![], vec![])));
     assert_eq!(
         split_function_type("(!transform.any_op) -> !transform.any_op"),
-        Some((vec!["!transform.any_op".into()], vec!["!transform.any_op".into()]))
+        Some((
+            vec!["!transform.any_op".into()],
+            vec!["!transform.any_op".into()]
+        ))
     );
 }

@@ -21,13 +21,15 @@ void tunespecContextSetPrintOpOnDiagnostic(MlirContext context, bool enable) {
 
 // Parses text or bytecode WITHOUT running the verifier, so that tunespec's own rules can see IR
 // that MLIR's verifier would reject and report every problem, not only the verifier's first.
+// Top-level ops other than one module are wrapped in an implicit module, exactly as mlir-opt
+// does, so that tunespec accepts and rejects the same inputs as the reference tool.
 MlirOperation tunespecParseUnverified(MlirContext context, MlirStringRef source,
                                       MlirStringRef sourceName) {
   mlir::ParserConfig config(unwrap(context), /*verifyAfterParse=*/false);
-  mlir::OwningOpRef<mlir::Operation *> op = mlir::parseSourceString(
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(
       unwrap(source), config, unwrap(sourceName));
-  if (!op)
+  if (!module)
     return MlirOperation{nullptr};
-  return wrap(op.release());
+  return wrap(module.release().getOperation());
 }
 }
