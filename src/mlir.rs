@@ -297,7 +297,7 @@ unsafe fn location_to_loc(location: MlirLocation) -> Option<Loc> {
                 MlirLocation {
                     ptr: std::ptr::null_mut()
                 };
-                count.max(0) as usize
+                count as usize
             ];
             mlirLocationFusedGetLocations(location, locations.as_mut_ptr());
             return locations

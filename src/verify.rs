@@ -237,6 +237,11 @@ fn classify_mlir_problem(mut problem: Problem) -> Problem {
             "a matcher only inspects the payload; mark its argument {transform.readonly}",
         ),
         (
+            "is used more than once, only the first match will apply",
+            codes::DUPLICATE_PAIR,
+            "only its first occurrence can ever fire; remove the others",
+        ),
+        (
             "mismatching number of matcher results and action arguments",
             codes::MATCHER_ACTION_MISMATCH,
             "a matcher must yield, in order, one value of each kind its action takes",

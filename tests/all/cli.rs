@@ -1,1 +1,288 @@
+//! Golden CLI tests: fixed width, no colour. `SNAPSHOTS=overwrite cargo test` rewrites the
+//! files under `tests/all/snapshots/` (review the diff before committing).
 
+use std::path::Path;
+
+use snapbox::cmd::Command;
+
+use crate::reference::repo_root;
+
+fn tunespec() -> Command {
+    Command::new(snapbox::cmd::cargo_bin!("tunespec"))
+        .current_dir(repo_root())
+        .env("NO_COLOR", "1")
+        .env("TUNESPEC_TERM_WIDTH", "100")
+}
+
+fn fixture(path: &str) -> String {
+    format!("tests/fixtures/specs/{path}")
+}
+
+#[test]
+fn cli_definition_is_consistent() {
+    use clap::CommandFactory;
+    tunespec::cli::Cli::command().debug_assert();
+}
+
+#[test]
+fn verify_good_fixtures() {
+    tunespec()
+        .args(["verify", &fixture("good")])
+        .assert()
+        .code(0)
+        .stdout_eq(snapbox::file!["snapshots/verify_good.stdout"]);
+}
+
+#[test]
+fn verify_reports_every_problem_in_a_file() {
+    tunespec()
+        .args(["verify", &fixture("bad/several_problems.mlir")])
+        .assert()
+        .code(1)
+        .stdout_eq(snapbox::file!["snapshots/verify_several_problems.stdout"]);
+}
+
+#[test]
+fn verify_json_lines() {
+    tunespec()
+        .args(["verify", "--format", "json", &fixture("bad")])
+        .assert()
+        .code(1)
+        .stdout_eq(snapbox::file!["snapshots/verify_bad.jsonl"]);
+}
+
+#[test]
+fn verify_json_is_one_valid_object_per_line_with_the_documented_fields() {
+    let output = tunespec()
+        .args(["verify", "--format", "json", &fixture("bad")])
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(stdout.lines().count() >= 7);
+    for line in stdout.lines() {
+        let value: serde_json::Value =
+            serde_json::from_str(line).expect("one JSON object per line");
+        for field in [
+            "version", "severity", "code", "message", "file", "line", "column", "help", "related",
+        ] {
+            assert!(value.get(field).is_some(), "{field} missing in {line}");
+        }
+        assert_eq!(value["version"], 1);
+    }
+}
+
+#[test]
+fn verify_output_does_not_depend_on_worker_count() {
+    let run = |jobs: &str| {
+        tunespec()
+            .args([
+                "verify",
+                "-j",
+                jobs,
+                &fixture("bad"),
+                &fixture("good"),
+                "specs",
+            ])
+            .output()
+            .expect("runs")
+    };
+    let one = run("1");
+    let two = run("2");
+    let eight = run("8");
+    assert_eq!(one.status.code(), Some(1));
+    assert_eq!(one.stdout, two.stdout);
+    assert_eq!(one.stdout, eight.stdout);
+}
+
+#[test]
+fn verify_embedded_registry() {
+    tunespec()
+        .args(["verify"])
+        .assert()
+        .code(0)
+        .stdout_eq("verified 12 file(s), 96 matcher(s): 0 error(s), 0 warning(s)\n");
+}
+
+#[test]
+fn verify_missing_file_is_a_usage_error() {
+    tunespec()
+        .args(["verify", "no/such/spec.mlir"])
+        .assert()
+        .code(2)
+        .stderr_eq("tunespec: error: cannot read no/such/spec.mlir: no such file or directory\n");
+}
+
+#[test]
+fn verify_directory_without_specs_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not a spec").unwrap();
+    let output = tunespec()
+        .args(["verify"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("holds no spec files (.mlir, .mlirbc)")
+    );
+}
+
+/// Runs `verify --format json` on one file and returns (exit code, codes reported).
+fn codes_for(path: &Path) -> (i32, Vec<String>) {
+    let output = tunespec()
+        .args(["verify", "--format", "json"])
+        .arg(path)
+        .output()
+        .expect("runs");
+    let codes = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).expect("json");
+            value["code"].as_str().unwrap().to_string()
+        })
+        .collect();
+    (output.status.code().expect("no signal"), codes)
+}
+
+#[test]
+fn bad_inputs_get_a_code_and_exit_one_never_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read(repo_root().join(fixture("good/one_matcher.mlir"))).unwrap();
+    // Bytecode of a good spec, written by tunespec's own writer, then truncated.
+    let mlir = tunespec::mlir::Mlir::new();
+    let bytecode = mlir
+        .parse(&good, "one_matcher.mlir")
+        .module
+        .unwrap()
+        .to_bytecode()
+        .unwrap();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty.mlir", Vec::new(), "tunespec::verify::empty"),
+        (
+            "comments.mlir",
+            b"// nothing here\n".to_vec(),
+            "tunespec::verify::empty",
+        ),
+        (
+            "garbage.mlirbc",
+            (0..=255u8).cycle().take(4096).collect(),
+            "tunespec::verify::nul-byte",
+        ),
+        (
+            "latin1.mlir",
+            b"module {\n  \"x.y\"() {s = \"caf\xE9\"} : () -> ()\n}\n".to_vec(),
+            "tunespec::verify::invalid-utf8",
+        ),
+        (
+            "truncated.mlirbc",
+            bytecode[..bytecode.len() / 2].to_vec(),
+            "tunespec::verify::bad-bytecode",
+        ),
+        (
+            "magic_only.mlirbc",
+            b"ML\xEFR".to_vec(),
+            "tunespec::verify::bad-bytecode",
+        ),
+        (
+            "payload.mlir",
+            std::fs::read(repo_root().join(fixture("bad/payload.mlir"))).unwrap(),
+            "tunespec::verify::payload-not-spec",
+        ),
+    ];
+    for (name, bytes, code) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let (exit, codes) = codes_for(&path);
+        assert_eq!(exit, 1, "{name}: {codes:?}");
+        assert!(
+            codes.iter().any(|c| c == code),
+            "{name}: expected {code}, got {codes:?}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name} was modified");
+    }
+    // The untruncated bytecode verifies.
+    let path = dir.path().join("good.mlirbc");
+    std::fs::write(&path, &bytecode).unwrap();
+    assert_eq!(codes_for(&path), (0, vec![]));
+}
+
+#[test]
+fn a_50_mb_spec_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = std::fs::read_to_string(repo_root().join(fixture("good/one_matcher.mlir"))).unwrap();
+    // Pad the spec with a large comment-free payload: one matcher per ~2 KB, renamed uniquely.
+    let matcher_start = one.find("  transform.named_sequence @match_mmt").unwrap();
+    let matcher_end = one
+        .find("  transform.named_sequence @__kernel_config")
+        .unwrap();
+    let matcher = &one[matcher_start..matcher_end];
+    let mut text = String::with_capacity(52 << 20);
+    text.push_str(&one[..matcher_end]);
+    let mut count = 0;
+    while text.len() < 50 << 20 {
+        text.push_str(
+            &matcher.replace("@match_mmt_f16_2048x4096x4096", &format!("@extra_{count}")),
+        );
+        count += 1;
+    }
+    text.push_str(&one[matcher_end..]);
+    let path = dir.path().join("big.mlir");
+    std::fs::write(&path, &text).unwrap();
+    assert!(std::fs::metadata(&path).unwrap().len() >= 50 << 20);
+    let (exit, codes) = codes_for(&path);
+    assert_eq!((exit, codes), (0, vec![]));
+}
+
+#[test]
+fn deny_warnings_turns_warnings_into_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo_root().join(fixture("good/one_matcher.mlir")))
+        .unwrap()
+        .replace(
+            "    transform.annotate %op",
+            "    transform.apply_patterns to %op {\n    } : !transform.any_op\n    transform.annotate %op",
+        );
+    let path = dir.path().join("rewrites.mlir");
+    std::fs::write(&path, text).unwrap();
+    let plain = tunespec()
+        .args(["verify", "-q"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(plain.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&plain.stdout).contains("rewrites the payload"));
+    let strict = tunespec()
+        .args(["verify", "-q", "--deny-warnings"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(strict.status.code(), Some(1));
+}
+
+#[test]
+fn targets_lists_the_registry() {
+    tunespec()
+        .args(["targets"])
+        .assert()
+        .code(0)
+        .stdout_eq(snapbox::file!["snapshots/targets.stdout"]);
+}
+
+#[test]
+fn show_prints_a_target_by_alias() {
+    let output = tunespec().args(["show", "MI300X"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("// ----- specs/gfx942/llama2_f16.mlir (8 matchers)"));
+    assert!(text.contains("module @gfx942_llama2_f16 attributes"));
+    assert!(text.contains("#iree_gpu.mma_layout<MFMA_F32"));
+}
+
+#[test]
+fn show_unknown_target_suggests_the_nearest() {
+    tunespec()
+        .args(["show", "gfx943"])
+        .assert()
+        .code(2)
+        .stderr_eq("tunespec: error: unknown target 'gfx943' (did you mean gfx942, gfx950?)\n");
+}

@@ -213,11 +213,9 @@ fn entrypoint_attribute_must_be_unit() {
 
 #[test]
 fn entrypoint_must_return_and_take_one_any_op() {
-    let text = format!(
-        "module attributes {{transform.with_named_sequence}} {{\n  transform.named_sequence @entry(%a: !transform.any_op {{transform.readonly}}, %b: !transform.any_op {{transform.readonly}}) attributes {{iree_codegen.tuning_spec_entrypoint}} {{\n    transform.yield\n  }}\n}}\n"
-    );
+    let text = "module attributes {transform.with_named_sequence} {\n  transform.named_sequence @entry(%a: !transform.any_op {transform.readonly}, %b: !transform.any_op {transform.readonly}) attributes {iree_codegen.tuning_spec_entrypoint} {\n    transform.yield\n  }\n}\n";
     check(
-        &text,
+        text,
         &[
             (
                 codes::ENTRYPOINT_SIGNATURE,
