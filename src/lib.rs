@@ -3,6 +3,26 @@
 //! See ARCHITECTURE.md for the code map. Data flows one way: the CLI resolves a target in the
 //! registry, specs load and verify, then link, cache, attach and apply. Nothing below the CLI
 //! prints or exits; everything returns values and [`problem::Problem`]s.
+//!
+//! ```
+//! use tunespec::{mlir::Mlir, registry, verify};
+//!
+//! // The embedded registry resolves SKU aliases, case-insensitively.
+//! let target = registry::find_target("MI300X").expect("gfx942 is a default target");
+//! assert_eq!(target.name, "gfx942");
+//!
+//! // Every embedded spec verifies with the same rules `tunespec verify` applies.
+//! let mlir = Mlir::new(); // one MLIR context per thread
+//! for spec in target.specs() {
+//!     let verified = verify::verify_bytes(&mlir, spec.bytecode(), spec.path);
+//!     assert!(verified.problems.is_empty());
+//!     assert_eq!(verified.facts.unwrap().matcher_count, spec.matcher_count);
+//! }
+//!
+//! // A file that is not a spec gets located problems with stable codes.
+//! let verified = verify::verify_bytes(&mlir, b"func.func @f() { return }", "payload.mlir");
+//! assert!(verified.problems.iter().any(|p| p.code == "tunespec::verify::payload-not-spec"));
+//! ```
 
 pub mod cli;
 pub mod diagnostics;
