@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+pub mod link;
 pub mod show;
 pub mod targets;
 pub mod verify;
@@ -42,6 +43,8 @@ pub struct Cli {
 pub enum Command {
     /// Verify tuning specs (files, directories, or the embedded registry)
     Verify(verify::Opts),
+    /// Link default and user specs into one library (first match wins)
+    Link(link::Opts),
     /// List the embedded registry's targets and specs
     Targets(targets::Opts),
     /// Print a target's embedded specs as MLIR text
@@ -59,6 +62,7 @@ pub enum Format {
 pub fn run(cli: Cli) -> ExitStatus {
     match cli.command {
         Command::Verify(opts) => opts.run(),
+        Command::Link(opts) => opts.run(),
         Command::Targets(opts) => opts.run(),
         Command::Show(opts) => opts.run(),
     }

@@ -34,6 +34,15 @@ impl Style {
             .unwrap_or(100);
         Style { color, width }
     }
+
+    /// The same for reports written to stderr (when stdout carries an output).
+    pub fn detect_stderr() -> Self {
+        use std::io::IsTerminal;
+        Style {
+            color: std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+            ..Self::detect()
+        }
+    }
 }
 
 /// Renders one problem with a snippet of `source` when the problem points into it.

@@ -27,8 +27,10 @@
 pub mod cli;
 pub mod diagnostics;
 pub mod ir;
+pub mod link;
 pub mod manifest;
 pub mod mlir;
+pub mod output;
 pub mod problem;
 pub mod registry;
 pub mod verify;

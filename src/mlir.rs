@@ -563,3 +563,120 @@ impl SnapshotBuilder {
         }
     }
 }
+
+/// Editing operations the linker needs. They work on top-level symbols of a module, by name, so
+/// that callers never see an operation handle.
+impl OwnedOp<'_> {
+    /// Top-level ops of the (first block of the) body, in order.
+    fn body_ops(&self) -> Vec<MlirOperation> {
+        let mut ops = Vec::new();
+        unsafe {
+            if mlirOperationGetNumRegions(self.raw) == 0 {
+                return ops;
+            }
+            let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(self.raw, 0));
+            if block.ptr.is_null() {
+                return ops;
+            }
+            let mut op = mlirBlockGetFirstOperation(block);
+            while !op.ptr.is_null() {
+                ops.push(op);
+                op = mlirOperationGetNextInBlock(op);
+            }
+        }
+        ops
+    }
+
+    fn symbol_name_of(op: MlirOperation) -> Option<String> {
+        unsafe {
+            let attr = mlirOperationGetAttributeByName(op, string_ref(b"sym_name"));
+            if attr.ptr.is_null() || !mlirAttributeIsAString(attr) {
+                return None;
+            }
+            Some(read_string(mlirStringAttrGetValue(attr)))
+        }
+    }
+
+    fn set_symbol_name_of(op: MlirOperation, name: &str) {
+        unsafe {
+            let context = mlirOperationGetContext(op);
+            let attr = mlirStringAttrGet(context, string_ref(name.as_bytes()));
+            mlirOperationSetAttributeByName(op, string_ref(b"sym_name"), attr);
+        }
+    }
+
+    /// Sets `sym_name` on this operation itself (a module nested into a linked library).
+    pub fn set_symbol_name(&self, name: &str) {
+        Self::set_symbol_name_of(self.raw, name);
+    }
+
+    /// Renames top-level symbols and rewrites every use inside this module: symbol references
+    /// in any attribute of any nested op (foreach_match lists, include callees, nested
+    /// references, user attributes). Renames go through unique temporary names first, so that
+    /// chains and swaps (`a -> a_0` while `a_0 -> a_1`) cannot capture each other's uses.
+    pub fn rename_symbols(&self, renames: &[(String, String)]) -> Result<(), String> {
+        let ops = self.body_ops();
+        let find = |name: &str| {
+            ops.iter()
+                .copied()
+                .find(|&op| Self::symbol_name_of(op).as_deref() == Some(name))
+        };
+        let mut staged = Vec::with_capacity(renames.len());
+        for (index, (old, new)) in renames.iter().enumerate() {
+            let op = find(old).ok_or_else(|| format!("no top-level symbol @{old} to rename"))?;
+            let temporary = format!("__tunespec_rename_{index}");
+            self.replace_uses(old, &temporary)?;
+            Self::set_symbol_name_of(op, &temporary);
+            staged.push((op, temporary, new));
+        }
+        for (op, temporary, new) in staged {
+            self.replace_uses(&temporary, new)?;
+            Self::set_symbol_name_of(op, new);
+        }
+        Ok(())
+    }
+
+    fn replace_uses(&self, old: &str, new: &str) -> Result<(), String> {
+        let result = unsafe {
+            mlirSymbolTableReplaceAllSymbolUses(
+                string_ref(old.as_bytes()),
+                string_ref(new.as_bytes()),
+                self.raw,
+            )
+        };
+        if result.value == 0 {
+            return Err(format!("MLIR could not rewrite the uses of @{old}"));
+        }
+        Ok(())
+    }
+
+    /// Clones the top-level ops of `source` named in `names` (in `source`'s order) into this
+    /// module, before its last top-level op (the entry point).
+    pub fn insert_symbol_clones(&self, source: &OwnedOp<'_>, names: &[String]) {
+        let anchor = self.body_ops().last().copied();
+        for op in source.body_ops() {
+            if Self::symbol_name_of(op).is_some_and(|name| names.contains(&name)) {
+                self.insert_before(anchor, unsafe { mlirOperationClone(op) });
+            }
+        }
+    }
+
+    /// Clones all of `source` (a module) into this module as a nested op named `name`, before
+    /// this module's last top-level op.
+    pub fn insert_nested_clone(&self, source: &OwnedOp<'_>, name: &str) {
+        let anchor = self.body_ops().last().copied();
+        let clone = unsafe { mlirOperationClone(source.raw) };
+        Self::set_symbol_name_of(clone, name);
+        self.insert_before(anchor, clone);
+    }
+
+    fn insert_before(&self, anchor: Option<MlirOperation>, op: MlirOperation) {
+        unsafe {
+            let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(self.raw, 0));
+            match anchor {
+                Some(anchor) => mlirBlockInsertOwnedOperationBefore(block, anchor, op),
+                None => mlirBlockAppendOwnedOperation(block, op),
+            }
+        }
+    }
+}

@@ -92,3 +92,25 @@ pub fn nearest_targets(name: &str) -> Vec<&'static str> {
     scored.sort();
     scored.into_iter().take(3).map(|(_, known)| known).collect()
 }
+
+/// A target and its fallback chain, most specific first. Unknown names are an error that names
+/// the nearest known ones.
+pub fn resolve_chain(name: &str) -> Result<Vec<&'static EmbeddedTarget>, String> {
+    let Some(mut target) = find_target(name) else {
+        let nearest = nearest_targets(name);
+        return Err(if nearest.is_empty() {
+            format!("unknown target '{name}'")
+        } else {
+            format!("unknown target '{name}' (did you mean {}?)", nearest.join(", "))
+        });
+    };
+    let mut chain = vec![target];
+    while let Some(next) = target.fallback.and_then(find_target) {
+        if chain.iter().any(|seen| seen.name == next.name) {
+            break;
+        }
+        chain.push(next);
+        target = next;
+    }
+    Ok(chain)
+}

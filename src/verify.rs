@@ -435,9 +435,12 @@ fn is_tuning_safe(name: &str) -> bool {
     PREFIXES.iter().any(|prefix| name.starts_with(prefix)) || EXACT.contains(&name)
 }
 
-/// Ops that are only data-carrying helpers inside matchers (e.g. the match.structured body).
-fn is_payload_op(name: &str) -> bool {
-    !(name.starts_with("transform.") || name == names::MODULE)
+/// A top-level op that makes the file a payload rather than a library: a function with a body
+/// or an executable. Other non-transform symbols (a `memref.global` table, a `func.func`
+/// declaration) may legitimately sit in a transform library.
+fn is_payload_op(op: &Op) -> bool {
+    let has_body = op.regions.iter().any(|region| !region.blocks.is_empty());
+    (op.name.ends_with(".func") && has_body) || op.name == "hal.executable"
 }
 
 /// Applies every rule to a parsed module. Pure: no MLIR, no I/O.
@@ -471,7 +474,7 @@ pub fn check_module(module: &ir::Module) -> (SpecFacts, Vec<Problem>) {
         ));
         return (facts, problems);
     }
-    if let Some(payload_op) = body.iter().find(|op| is_payload_op(&op.name)) {
+    if let Some(payload_op) = body.iter().find(|op| is_payload_op(op)) {
         problems.push(
             Problem::error(
                 codes::PAYLOAD_NOT_SPEC,

@@ -1,0 +1,582 @@
+//! Linking: turn an ordered list of specs into ONE transform library, first match wins.
+//!
+//! Semantics follow IREE's LinkTuningSpecs where they are sound, and fix its defects:
+//! - merge path: merge-ready specs (`tuning_spec_with_default_entrypoint`) contribute their named
+//!   sequences and their matcher -> action pairs to one `foreach_match`, in priority order;
+//! - include path: other specs stay nested modules, called with
+//!   `transform.include @mod::@entry failures(suppress)`, in order. Unlike pairs of one
+//!   `foreach_match`, an included spec runs on every op even when an earlier spec matched it;
+//! - renaming: a clash keeps the first name and renames later ones `name_k` (smallest k not used
+//!   by any input symbol or earlier rename, as IREE does), and EVERY use is rewritten through
+//!   MLIR's symbol-use rewriting (IREE only rewrites `foreach_match` lists, so a renamed helper
+//!   called through `include` binds to another spec's symbol; that cannot happen here);
+//! - the entry argument is marked by what the linked body does with it, so readonly and consumed
+//!   inputs mix (IREE refuses);
+//! - matchers that can never fire (a structurally identical matcher precedes them) are reported,
+//!   and dropped with `dedupe`.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::ir::{self, names, Attr, Loc, Op, ValueRef};
+use crate::mlir::{Mlir, OwnedOp};
+use crate::problem::Problem;
+use crate::verify::{self, SpecFacts};
+
+/// Link diagnostics codes.
+pub mod codes {
+    pub const DUPLICATE_INPUT: &str = "tunespec::link::duplicate-input";
+    pub const SHADOWED: &str = "tunespec::link::shadowed-matcher";
+    pub const INCLUDE_SEMANTICS: &str = "tunespec::link::include-semantics";
+    pub const ENTRY_SIGNATURE: &str = "tunespec::link::entry-signature";
+    pub const INTERNAL: &str = "tunespec::link::internal";
+}
+
+/// Where a spec came from; kept for reports (and, later, cache keys).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Default { target: String },
+}
+
+/// One spec to link, in priority order.
+#[derive(Clone, Debug)]
+pub struct LinkInput {
+    /// Display name, also the file name in locations (path, or `specs/...` for embedded specs).
+    pub name: String,
+    pub bytes: Vec<u8>,
+    pub role: Role,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkOptions {
+    /// Drop pairs whose matcher can never fire.
+    pub dedupe: bool,
+}
+
+/// One matcher -> action pair of the linked `foreach_match`, with where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkedPair {
+    pub matcher: String,
+    pub action: String,
+    /// Index into the inputs.
+    pub input: usize,
+    pub matcher_loc: Option<Loc>,
+}
+
+/// The result of a link.
+pub struct Linked<'c> {
+    pub module: OwnedOp<'c>,
+    pub pairs: Vec<LinkedPair>,
+    /// Inputs linked by include, by index.
+    pub included: Vec<usize>,
+    /// Warnings and notes (errors make [`link`] fail instead).
+    pub problems: Vec<Problem>,
+    pub merge_ready: bool,
+}
+
+/// One verified input and its plan.
+struct Prepared<'c> {
+    index: usize,
+    module: OwnedOp<'c>,
+    snapshot: ir::Module,
+    facts: SpecFacts,
+    /// Top-level symbol names in order (merge path: all but the entry point).
+    symbols: Vec<String>,
+    renames: Vec<(String, String)>,
+    /// Name of the nested module (include path).
+    nested_name: Option<String>,
+}
+
+impl Prepared<'_> {
+    /// The linked name of a top-level symbol, or of the root of a nested path `a::b`.
+    fn renamed(&self, path: &str) -> String {
+        let (root, rest) = path.split_once("::").map_or((path, None), |(root, rest)| (root, Some(rest)));
+        let root = self
+            .renames
+            .iter()
+            .find(|(old, _)| old == root)
+            .map_or(root, |(_, new)| new.as_str());
+        match rest {
+            Some(rest) => format!("{root}::{rest}"),
+            None => root.to_string(),
+        }
+    }
+}
+
+/// Links `inputs` (highest priority first). Fails with every problem found in any input.
+pub fn link<'c>(
+    mlir: &'c Mlir,
+    inputs: &[LinkInput],
+    options: LinkOptions,
+) -> Result<Linked<'c>, Vec<Problem>> {
+    let mut problems = Vec::new();
+    let mut prepared: Vec<Prepared<'c>> = Vec::new();
+    let mut seen_hashes: HashMap<blake3::Hash, usize> = HashMap::new();
+    let mut failed = false;
+    for (index, input) in inputs.iter().enumerate() {
+        let hash = blake3::hash(&input.bytes);
+        if let Some(&first) = seen_hashes.get(&hash) {
+            problems.push(
+                Problem::warning(
+                    codes::DUPLICATE_INPUT,
+                    format!(
+                        "{} has the same content as {}; it is linked once",
+                        input.name, inputs[first].name
+                    ),
+                    None,
+                )
+                .with_help("each of its pairs would be shadowed by the first copy"),
+            );
+            continue;
+        }
+        seen_hashes.insert(hash, index);
+        let verified = verify::verify_bytes(mlir, &input.bytes, &input.name);
+        failed |= verified.has_errors();
+        problems.extend(verified.problems.iter().cloned());
+        if let (Some(module), Some(snapshot), Some(facts)) =
+            (verified.module, verified.snapshot, verified.facts)
+        {
+            if verified.problems.iter().any(Problem::is_error) {
+                continue;
+            }
+            prepared.push(Prepared {
+                index,
+                module,
+                snapshot,
+                facts,
+                symbols: Vec::new(),
+                renames: Vec::new(),
+                nested_name: None,
+            });
+        }
+    }
+    if failed {
+        return Err(problems);
+    }
+
+    plan_names(&mut prepared, inputs);
+    for spec in &prepared {
+        if !spec.renames.is_empty() {
+            spec.module.rename_symbols(&spec.renames).map_err(|message| {
+                vec![Problem::error(codes::INTERNAL, message, None)]
+            })?;
+        }
+    }
+
+    // Segments in priority order: runs of merged pairs, and includes.
+    let mut segments: Vec<Segment> = Vec::new();
+    let mut pairs: Vec<LinkedPair> = Vec::new();
+    let mut fingerprints: Vec<(String, LinkedPair)> = Vec::new();
+    let mut included = Vec::new();
+    for spec in &prepared {
+        if spec.facts.merge_ready {
+            let run_start = pairs.len();
+            for (matcher, action) in entry_pairs(&spec.snapshot) {
+                let matcher_op = top_level(&spec.snapshot, &matcher);
+                let pair = LinkedPair {
+                    matcher: spec.renamed(&matcher),
+                    action: spec.renamed(&action),
+                    input: spec.index,
+                    matcher_loc: matcher_op.and_then(|op| op.loc.clone()),
+                };
+                if let Some(op) = matcher_op {
+                    let print = fingerprint(op, &|name| spec.renamed(name));
+                    if let Some((_, earlier)) = fingerprints.iter().find(|(seen, _)| *seen == print) {
+                        let mut problem = Problem::warning(
+                            codes::SHADOWED,
+                            format!(
+                                "matcher @{} ({}) can never fire: the earlier matcher @{} ({}) is structurally identical",
+                                pair.matcher,
+                                inputs[pair.input].name,
+                                earlier.matcher,
+                                inputs[earlier.input].name
+                            ),
+                            pair.matcher_loc.clone(),
+                        )
+                        .with_help(if options.dedupe {
+                            "dropped (--dedupe)"
+                        } else {
+                            "remove it, or link with --dedupe to drop it"
+                        });
+                        if let Some(loc) = &earlier.matcher_loc {
+                            problem = problem.with_related(loc.clone(), "this matcher wins");
+                        }
+                        problems.push(problem);
+                        if options.dedupe {
+                            continue;
+                        }
+                    } else {
+                        fingerprints.push((print, pair.clone()));
+                    }
+                }
+                pairs.push(pair);
+            }
+            match segments.last_mut() {
+                Some(Segment::Merged(range)) => range.end = pairs.len(),
+                _ => segments.push(Segment::Merged(run_start..pairs.len())),
+            }
+        } else {
+            let entry = spec
+                .facts
+                .entry_point
+                .clone()
+                .unwrap_or_else(|| names::KERNEL_CONFIG.to_string());
+            let signature_ok = spec
+                .snapshot
+                .root
+                .body()
+                .iter()
+                .filter_map(verify::Sequence::from_op)
+                .find(|sequence| sequence.name == entry)
+                .is_some_and(|sequence| {
+                    sequence.inputs == [names::ANY_OP] && sequence.results == [names::ANY_OP]
+                });
+            if !signature_ok {
+                return Err(vec![Problem::error(
+                    codes::ENTRY_SIGNATURE,
+                    format!(
+                        "entry point @{entry} of {} must take and return one !transform.any_op to be linked by include",
+                        inputs[spec.index].name
+                    ),
+                    spec.snapshot.root.loc.clone(),
+                )]);
+            }
+            included.push(spec.index);
+            segments.push(Segment::Include {
+                module: spec.nested_name.clone().expect("planned"),
+                entry,
+                consumed: spec.facts.entry_consumed,
+            });
+        }
+    }
+    if !included.is_empty() && prepared.len() > 1 {
+        problems.push(
+            Problem::warning(
+                codes::INCLUDE_SEMANTICS,
+                format!(
+                    "{} spec(s) are not merge-ready and are linked by include: their actions run even on ops an earlier spec already matched",
+                    included.len()
+                ),
+                None,
+            )
+            .with_help(format!(
+                "make them merge-ready (`iree_codegen.tuning_spec_with_default_entrypoint`, one foreach_match) for first-match-wins: {}",
+                included
+                    .iter()
+                    .map(|&index| inputs[index].name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        );
+    }
+
+    let merge_ready = included.is_empty() && !pairs.is_empty();
+    let skeleton = skeleton_text(&segments, &pairs, merge_ready);
+    let parsed = mlir.parse(skeleton.as_bytes(), "<linked>");
+    let module = parsed.module.ok_or_else(|| {
+        let mut errors = parsed.problems.clone();
+        errors.push(Problem::error(
+            codes::INTERNAL,
+            "the linked entry point does not parse",
+            None,
+        ));
+        errors
+    })?;
+    for spec in &prepared {
+        match &spec.nested_name {
+            None => {
+                let symbols: Vec<String> = spec.symbols.iter().map(|s| spec.renamed(s)).collect();
+                module.insert_symbol_clones(&spec.module, &symbols);
+            }
+            Some(name) => module.insert_nested_clone(&spec.module, name),
+        }
+    }
+
+    // The result must itself verify: same rules as any input.
+    let snapshot = module.snapshot();
+    let (_, mut rule_problems) = verify::check_module(&snapshot);
+    rule_problems.extend(mlir.verify(&module));
+    let errors: Vec<Problem> = rule_problems.into_iter().filter(Problem::is_error).collect();
+    if !errors.is_empty() {
+        let mut report = errors;
+        report.push(Problem::error(
+            codes::INTERNAL,
+            "the linked library does not verify (a tunespec bug: please report it with the inputs)",
+            None,
+        ));
+        return Err(report);
+    }
+    Ok(Linked {
+        module,
+        pairs,
+        included,
+        problems,
+        merge_ready,
+    })
+}
+
+enum Segment {
+    Merged(std::ops::Range<usize>),
+    Include {
+        module: String,
+        entry: String,
+        consumed: bool,
+    },
+}
+
+/// Decides every input's symbol names in the linked module.
+fn plan_names(prepared: &mut [Prepared<'_>], inputs: &[LinkInput]) {
+    // Every name any input defines at top level is off limits for `name_k`, as in IREE, plus the
+    // linked entry point.
+    let mut original: BTreeSet<String> = BTreeSet::new();
+    original.insert(names::KERNEL_CONFIG.to_string());
+    for spec in prepared.iter_mut() {
+        let entry = spec.facts.entry_point.clone();
+        if spec.facts.merge_ready {
+            spec.symbols = spec
+                .snapshot
+                .root
+                .body()
+                .iter()
+                .filter_map(|op| op.sym_name().map(str::to_string))
+                .filter(|name| Some(name) != entry.as_ref())
+                .collect();
+        } else {
+            let name = spec
+                .facts
+                .module_name
+                .clone()
+                .unwrap_or_else(|| module_name_from_path(&inputs[spec.index].name));
+            spec.symbols = vec![name];
+        }
+        original.extend(spec.symbols.iter().cloned());
+    }
+    let mut taken: BTreeSet<String> = BTreeSet::new();
+    taken.insert(names::KERNEL_CONFIG.to_string());
+    for spec in prepared.iter_mut() {
+        let mut renames = Vec::new();
+        let mut final_names = Vec::new();
+        for name in &spec.symbols {
+            let new = if taken.contains(name) {
+                (0..)
+                    .map(|k| format!("{name}_{k}"))
+                    .find(|candidate| !original.contains(candidate) && !taken.contains(candidate))
+                    .expect("an unused suffix exists")
+            } else {
+                name.clone()
+            };
+            taken.insert(new.clone());
+            if &new != name {
+                renames.push((name.clone(), new.clone()));
+            }
+            final_names.push(new);
+        }
+        if spec.facts.merge_ready {
+            spec.renames = renames;
+        } else {
+            spec.nested_name = final_names.into_iter().next();
+            spec.symbols.clear();
+        }
+    }
+}
+
+/// A symbol name for a spec module that has none: its file stem, made an identifier.
+fn module_name_from_path(path: &str) -> String {
+    let stem = std::path::Path::new(path)
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut name: String = stem
+        .chars()
+        .map(|ch| if ch.is_ascii_alphanumeric() || ch == '_' { ch } else { '_' })
+        .collect();
+    if name.is_empty() || name.starts_with(|ch: char| ch.is_ascii_digit()) {
+        name.insert_str(0, "spec_");
+    }
+    name
+}
+
+/// The matcher -> action pairs of a merge-ready spec's entry `foreach_match`, by name.
+pub fn entry_pairs(snapshot: &ir::Module) -> Vec<(String, String)> {
+    let Some(entry) = snapshot
+        .root
+        .body()
+        .iter()
+        .find(|op| op.sym_name() == Some(names::KERNEL_CONFIG))
+    else {
+        return Vec::new();
+    };
+    let Some(foreach) = entry.body().iter().find(|op| op.name == names::FOREACH_MATCH) else {
+        return Vec::new();
+    };
+    let list = |name: &str| -> Vec<String> {
+        foreach
+            .attr(name)
+            .and_then(Attr::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(Attr::as_symbol_ref)
+            .map(|path| path.join("::"))
+            .collect()
+    };
+    list("matchers").into_iter().zip(list("actions")).collect()
+}
+
+fn top_level<'a>(snapshot: &'a ir::Module, name: &str) -> Option<&'a Op> {
+    snapshot
+        .root
+        .body()
+        .iter()
+        .find(|op| op.sym_name() == Some(name))
+}
+
+/// A canonical text of an op tree with its own symbol name left out and SSA ids made relative,
+/// so that two matchers written alike in different specs print the same. Symbol references are
+/// mapped through `rename` (the names they will have in the linked module).
+pub fn fingerprint(op: &Op, rename: &dyn Fn(&str) -> String) -> String {
+    fn attr_text(attr: &Attr, rename: &dyn Fn(&str) -> String, out: &mut String) {
+        match attr {
+            Attr::SymbolRef(path) => {
+                out.push('@');
+                out.push_str(&rename(&path[0]));
+                for part in &path[1..] {
+                    out.push_str("::@");
+                    out.push_str(part);
+                }
+            }
+            Attr::Array(items) => {
+                out.push('[');
+                for item in items {
+                    attr_text(item, rename, out);
+                    out.push(',');
+                }
+                out.push(']');
+            }
+            Attr::Dict(entries) => {
+                out.push('{');
+                for (key, value) in entries {
+                    out.push_str(key);
+                    out.push('=');
+                    attr_text(value, rename, out);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+            other => out.push_str(&format!("{other:?}")),
+        }
+    }
+    fn walk(op: &Op, base_op: u32, base_block: u32, rename: &dyn Fn(&str) -> String, out: &mut String, top: bool) {
+        out.push_str(&op.name);
+        out.push('(');
+        for operand in &op.operands {
+            match operand {
+                ValueRef::BlockArg { block, index } => {
+                    out.push_str(&format!("b{}.{index},", block.wrapping_sub(base_block)))
+                }
+                ValueRef::Result { op, index } => {
+                    out.push_str(&format!("r{}.{index},", op.wrapping_sub(base_op)))
+                }
+                ValueRef::Unknown => out.push_str("?,"),
+            }
+        }
+        out.push_str("){");
+        for (key, value) in &op.attrs {
+            if top && key == "sym_name" {
+                continue;
+            }
+            out.push_str(key);
+            out.push('=');
+            attr_text(value, rename, out);
+            out.push(';');
+        }
+        out.push_str("}->");
+        out.push_str(&op.result_types.join(","));
+        for region in &op.regions {
+            out.push('[');
+            for block in &region.blocks {
+                out.push_str(&format!("^{}({})", block.id.wrapping_sub(base_block), block.arg_types.join(",")));
+                for inner in &block.ops {
+                    walk(inner, base_op, base_block, rename, out, false);
+                    out.push(';');
+                }
+            }
+            out.push(']');
+        }
+    }
+    let base_block = op
+        .regions
+        .first()
+        .and_then(|region| region.blocks.first())
+        .map_or(0, |block| block.id);
+    let mut out = String::new();
+    walk(op, op.id, base_block, rename, &mut out, true);
+    out
+}
+
+/// `@name`, quoted when it is not a bare identifier.
+fn symbol_text(name: &str) -> String {
+    let bare = name
+        .chars()
+        .next()
+        .is_some_and(|ch| ch.is_ascii_alphabetic() || ch == '_')
+        && name
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '_' | '$' | '.'));
+    if bare {
+        format!("@{name}")
+    } else {
+        format!("@\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
+fn ref_text(path: &str) -> String {
+    path.split("::").map(symbol_text).collect::<Vec<_>>().join("::")
+}
+
+/// The linked module with only its entry point; input symbols are cloned in before it.
+fn skeleton_text(segments: &[Segment], pairs: &[LinkedPair], merge_ready: bool) -> String {
+    let mut body = String::new();
+    let mut handle = "%arg0".to_string();
+    let mut consumed = false;
+    for (index, segment) in segments.iter().enumerate() {
+        let result = format!("%h{index}");
+        match segment {
+            Segment::Merged(range) if range.is_empty() => continue,
+            Segment::Merged(range) => {
+                consumed = true;
+                body.push_str(&format!("    {result} = transform.foreach_match in {handle}\n"));
+                let lines: Vec<String> = pairs[range.clone()]
+                    .iter()
+                    .map(|pair| format!("        {} -> {}", ref_text(&pair.matcher), ref_text(&pair.action)))
+                    .collect();
+                body.push_str(&lines.join(",\n"));
+                body.push_str("\n      : (!transform.any_op) -> !transform.any_op\n");
+            }
+            Segment::Include {
+                module,
+                entry,
+                consumed: callee_consumes,
+            } => {
+                consumed |= *callee_consumes;
+                body.push_str(&format!(
+                    "    {result} = transform.include {}::{} failures(suppress) ({handle}) : (!transform.any_op) -> !transform.any_op\n",
+                    symbol_text(module),
+                    symbol_text(entry)
+                ));
+            }
+        }
+        handle = result;
+    }
+    body.push_str(&format!("    transform.yield {handle} : !transform.any_op\n"));
+    let effect = if consumed { names::CONSUMED } else { names::READONLY };
+    let module_attrs = if merge_ready {
+        format!("{}, {}", names::WITH_NAMED_SEQUENCE, names::DEFAULT_ENTRYPOINT_ATTR)
+    } else {
+        names::WITH_NAMED_SEQUENCE.to_string()
+    };
+    format!(
+        "module @iree_linked_tuning_spec attributes {{{module_attrs}}} {{\n  transform.named_sequence @{}(%arg0: !transform.any_op {{{effect}}}) -> !transform.any_op attributes {{{}}} {{\n{body}  }}\n}}\n",
+        names::KERNEL_CONFIG,
+        names::ENTRYPOINT_ATTR
+    )
+}
