@@ -90,7 +90,9 @@ struct Prepared<'c> {
 impl Prepared<'_> {
     /// The linked name of a top-level symbol, or of the root of a nested path `a::b`.
     fn renamed(&self, path: &str) -> String {
-        let (root, rest) = path.split_once("::").map_or((path, None), |(root, rest)| (root, Some(rest)));
+        let (root, rest) = path
+            .split_once("::")
+            .map_or((path, None), |(root, rest)| (root, Some(rest)));
         let root = self
             .renames
             .iter()
@@ -157,9 +159,9 @@ pub fn link<'c>(
     plan_names(&mut prepared, inputs);
     for spec in &prepared {
         if !spec.renames.is_empty() {
-            spec.module.rename_symbols(&spec.renames).map_err(|message| {
-                vec![Problem::error(codes::INTERNAL, message, None)]
-            })?;
+            spec.module
+                .rename_symbols(&spec.renames)
+                .map_err(|message| vec![Problem::error(codes::INTERNAL, message, None)])?;
         }
     }
 
@@ -180,8 +182,9 @@ pub fn link<'c>(
                     matcher_loc: matcher_op.and_then(|op| op.loc.clone()),
                 };
                 if let Some(op) = matcher_op {
-                    let print = fingerprint(op, &|name| spec.renamed(name));
-                    if let Some((_, earlier)) = fingerprints.iter().find(|(seen, _)| *seen == print) {
+                    let print = fingerprint(op, &|name| top_level(&spec.snapshot, name));
+                    if let Some((_, earlier)) = fingerprints.iter().find(|(seen, _)| *seen == print)
+                    {
                         let mut problem = Problem::warning(
                             codes::SHADOWED,
                             format!(
@@ -296,7 +299,10 @@ pub fn link<'c>(
     let snapshot = module.snapshot();
     let (_, mut rule_problems) = verify::check_module(&snapshot);
     rule_problems.extend(mlir.verify(&module));
-    let errors: Vec<Problem> = rule_problems.into_iter().filter(Problem::is_error).collect();
+    let errors: Vec<Problem> = rule_problems
+        .into_iter()
+        .filter(Problem::is_error)
+        .collect();
     if !errors.is_empty() {
         let mut report = errors;
         report.push(Problem::error(
@@ -388,7 +394,13 @@ fn module_name_from_path(path: &str) -> String {
         .unwrap_or_default();
     let mut name: String = stem
         .chars()
-        .map(|ch| if ch.is_ascii_alphanumeric() || ch == '_' { ch } else { '_' })
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || ch == '_' {
+                ch
+            } else {
+                '_'
+            }
+        })
         .collect();
     if name.is_empty() || name.starts_with(|ch: char| ch.is_ascii_digit()) {
         name.insert_str(0, "spec_");
@@ -406,7 +418,11 @@ pub fn entry_pairs(snapshot: &ir::Module) -> Vec<(String, String)> {
     else {
         return Vec::new();
     };
-    let Some(foreach) = entry.body().iter().find(|op| op.name == names::FOREACH_MATCH) else {
+    let Some(foreach) = entry
+        .body()
+        .iter()
+        .find(|op| op.name == names::FOREACH_MATCH)
+    else {
         return Vec::new();
     };
     let list = |name: &str| -> Vec<String> {
@@ -431,86 +447,109 @@ fn top_level<'a>(snapshot: &'a ir::Module, name: &str) -> Option<&'a Op> {
 }
 
 /// A canonical text of an op tree with its own symbol name left out and SSA ids made relative,
-/// so that two matchers written alike in different specs print the same. Symbol references are
-/// mapped through `rename` (the names they will have in the linked module).
-pub fn fingerprint(op: &Op, rename: &dyn Fn(&str) -> String) -> String {
-    fn attr_text(attr: &Attr, rename: &dyn Fn(&str) -> String, out: &mut String) {
-        match attr {
-            Attr::SymbolRef(path) => {
-                out.push('@');
-                out.push_str(&rename(&path[0]));
-                for part in &path[1..] {
-                    out.push_str("::@");
-                    out.push_str(part);
+/// so that two matchers written alike in different specs print the same. A symbol reference to
+/// another top-level op of the same spec prints as that op's own canonical text (so helpers
+/// with different names but equal bodies compare equal); other references print by name.
+pub fn fingerprint<'a>(op: &'a Op, resolve: &dyn Fn(&str) -> Option<&'a Op>) -> String {
+    /// Bounds helper-of-helper expansion (and breaks reference cycles).
+    const MAX_DEPTH: usize = 4;
+    struct Printer<'r, 'a> {
+        resolve: &'r dyn Fn(&str) -> Option<&'a Op>,
+        out: String,
+    }
+    impl<'a> Printer<'_, 'a> {
+        fn attr(&mut self, attr: &Attr, depth: usize) {
+            match attr {
+                Attr::SymbolRef(path) if path.len() == 1 && depth < MAX_DEPTH => {
+                    match (self.resolve)(&path[0]) {
+                        Some(target) => {
+                            self.out.push('{');
+                            self.root(target, depth + 1);
+                            self.out.push('}');
+                        }
+                        None => self.out.push_str(&format!("@{}", path[0])),
+                    }
                 }
-            }
-            Attr::Array(items) => {
-                out.push('[');
-                for item in items {
-                    attr_text(item, rename, out);
-                    out.push(',');
+                Attr::SymbolRef(path) => self.out.push_str(&format!("@{}", path.join("::@"))),
+                Attr::Array(items) => {
+                    self.out.push('[');
+                    for item in items {
+                        self.attr(item, depth);
+                        self.out.push(',');
+                    }
+                    self.out.push(']');
                 }
-                out.push(']');
-            }
-            Attr::Dict(entries) => {
-                out.push('{');
-                for (key, value) in entries {
-                    out.push_str(key);
-                    out.push('=');
-                    attr_text(value, rename, out);
-                    out.push(',');
+                Attr::Dict(entries) => {
+                    self.out.push('{');
+                    for (key, value) in entries {
+                        self.out.push_str(key);
+                        self.out.push('=');
+                        self.attr(value, depth);
+                        self.out.push(',');
+                    }
+                    self.out.push('}');
                 }
-                out.push('}');
+                other => self.out.push_str(&format!("{other:?}")),
             }
-            other => out.push_str(&format!("{other:?}")),
+        }
+        fn root(&mut self, op: &Op, depth: usize) {
+            let base_block = op
+                .regions
+                .first()
+                .and_then(|region| region.blocks.first())
+                .map_or(0, |block| block.id);
+            self.op(op, op.id, base_block, depth, true);
+        }
+        fn op(&mut self, op: &Op, base_op: u32, base_block: u32, depth: usize, top: bool) {
+            self.out.push_str(&op.name);
+            self.out.push('(');
+            for operand in &op.operands {
+                let text = match operand {
+                    ValueRef::BlockArg { block, index } => {
+                        format!("b{}.{index},", block.wrapping_sub(base_block))
+                    }
+                    ValueRef::Result { op, index } => {
+                        format!("r{}.{index},", op.wrapping_sub(base_op))
+                    }
+                    ValueRef::Unknown => "?,".to_string(),
+                };
+                self.out.push_str(&text);
+            }
+            self.out.push_str("){");
+            for (key, value) in &op.attrs {
+                if top && key == "sym_name" {
+                    continue;
+                }
+                self.out.push_str(key);
+                self.out.push('=');
+                self.attr(value, depth);
+                self.out.push(';');
+            }
+            self.out.push_str("}->");
+            self.out.push_str(&op.result_types.join(","));
+            for region in &op.regions {
+                self.out.push('[');
+                for block in &region.blocks {
+                    self.out.push_str(&format!(
+                        "^{}({})",
+                        block.id.wrapping_sub(base_block),
+                        block.arg_types.join(",")
+                    ));
+                    for inner in &block.ops {
+                        self.op(inner, base_op, base_block, depth, false);
+                        self.out.push(';');
+                    }
+                }
+                self.out.push(']');
+            }
         }
     }
-    fn walk(op: &Op, base_op: u32, base_block: u32, rename: &dyn Fn(&str) -> String, out: &mut String, top: bool) {
-        out.push_str(&op.name);
-        out.push('(');
-        for operand in &op.operands {
-            match operand {
-                ValueRef::BlockArg { block, index } => {
-                    out.push_str(&format!("b{}.{index},", block.wrapping_sub(base_block)))
-                }
-                ValueRef::Result { op, index } => {
-                    out.push_str(&format!("r{}.{index},", op.wrapping_sub(base_op)))
-                }
-                ValueRef::Unknown => out.push_str("?,"),
-            }
-        }
-        out.push_str("){");
-        for (key, value) in &op.attrs {
-            if top && key == "sym_name" {
-                continue;
-            }
-            out.push_str(key);
-            out.push('=');
-            attr_text(value, rename, out);
-            out.push(';');
-        }
-        out.push_str("}->");
-        out.push_str(&op.result_types.join(","));
-        for region in &op.regions {
-            out.push('[');
-            for block in &region.blocks {
-                out.push_str(&format!("^{}({})", block.id.wrapping_sub(base_block), block.arg_types.join(",")));
-                for inner in &block.ops {
-                    walk(inner, base_op, base_block, rename, out, false);
-                    out.push(';');
-                }
-            }
-            out.push(']');
-        }
-    }
-    let base_block = op
-        .regions
-        .first()
-        .and_then(|region| region.blocks.first())
-        .map_or(0, |block| block.id);
-    let mut out = String::new();
-    walk(op, op.id, base_block, rename, &mut out, true);
-    out
+    let mut printer = Printer {
+        resolve,
+        out: String::new(),
+    };
+    printer.root(op, 0);
+    printer.out
 }
 
 /// `@name`, quoted when it is not a bare identifier.
@@ -530,7 +569,10 @@ fn symbol_text(name: &str) -> String {
 }
 
 fn ref_text(path: &str) -> String {
-    path.split("::").map(symbol_text).collect::<Vec<_>>().join("::")
+    path.split("::")
+        .map(symbol_text)
+        .collect::<Vec<_>>()
+        .join("::")
 }
 
 /// The linked module with only its entry point; input symbols are cloned in before it.
@@ -544,10 +586,18 @@ fn skeleton_text(segments: &[Segment], pairs: &[LinkedPair], merge_ready: bool) 
             Segment::Merged(range) if range.is_empty() => continue,
             Segment::Merged(range) => {
                 consumed = true;
-                body.push_str(&format!("    {result} = transform.foreach_match in {handle}\n"));
+                body.push_str(&format!(
+                    "    {result} = transform.foreach_match in {handle}\n"
+                ));
                 let lines: Vec<String> = pairs[range.clone()]
                     .iter()
-                    .map(|pair| format!("        {} -> {}", ref_text(&pair.matcher), ref_text(&pair.action)))
+                    .map(|pair| {
+                        format!(
+                            "        {} -> {}",
+                            ref_text(&pair.matcher),
+                            ref_text(&pair.action)
+                        )
+                    })
                     .collect();
                 body.push_str(&lines.join(",\n"));
                 body.push_str("\n      : (!transform.any_op) -> !transform.any_op\n");
@@ -567,10 +617,20 @@ fn skeleton_text(segments: &[Segment], pairs: &[LinkedPair], merge_ready: bool) 
         }
         handle = result;
     }
-    body.push_str(&format!("    transform.yield {handle} : !transform.any_op\n"));
-    let effect = if consumed { names::CONSUMED } else { names::READONLY };
+    body.push_str(&format!(
+        "    transform.yield {handle} : !transform.any_op\n"
+    ));
+    let effect = if consumed {
+        names::CONSUMED
+    } else {
+        names::READONLY
+    };
     let module_attrs = if merge_ready {
-        format!("{}, {}", names::WITH_NAMED_SEQUENCE, names::DEFAULT_ENTRYPOINT_ATTR)
+        format!(
+            "{}, {}",
+            names::WITH_NAMED_SEQUENCE,
+            names::DEFAULT_ENTRYPOINT_ATTR
+        )
     } else {
         names::WITH_NAMED_SEQUENCE.to_string()
     };

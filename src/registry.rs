@@ -101,7 +101,10 @@ pub fn resolve_chain(name: &str) -> Result<Vec<&'static EmbeddedTarget>, String>
         return Err(if nearest.is_empty() {
             format!("unknown target '{name}'")
         } else {
-            format!("unknown target '{name}' (did you mean {}?)", nearest.join(", "))
+            format!(
+                "unknown target '{name}' (did you mean {}?)",
+                nearest.join(", ")
+            )
         });
     };
     let mut chain = vec![target];

@@ -45,7 +45,13 @@ impl Opts {
         };
         let mlir = Mlir::new();
         let style = Style::detect_stderr();
-        let linked = match link::link(&mlir, &inputs, LinkOptions { dedupe: self.dedupe }) {
+        let linked = match link::link(
+            &mlir,
+            &inputs,
+            LinkOptions {
+                dedupe: self.dedupe,
+            },
+        ) {
             Ok(linked) => linked,
             Err(problems) => {
                 report(&problems, &inputs, style);

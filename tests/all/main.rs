@@ -4,5 +4,6 @@
 mod build_check;
 mod cli;
 mod differential;
+mod link;
 mod reference;
 mod rules;
