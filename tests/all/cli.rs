@@ -286,3 +286,128 @@ fn show_unknown_target_suggests_the_nearest() {
         .code(2)
         .stderr_eq("tunespec: error: unknown target 'gfx943' (did you mean gfx942, gfx950?)\n");
 }
+
+#[test]
+fn link_writes_atomically_and_deterministically() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("linked.mlir");
+    let run = || {
+        tunespec()
+            .args([
+                "link",
+                "--target",
+                "mi300x",
+                "--spec",
+                &fixture("good/one_matcher.mlir"),
+                "-o",
+            ])
+            .arg(&out)
+            .assert()
+            .code(0);
+        std::fs::read(&out).unwrap()
+    };
+    let first = run();
+    let second = run();
+    assert_eq!(first, second);
+    let text = String::from_utf8(first).unwrap();
+    assert!(text.starts_with("module @iree_linked_tuning_spec attributes {iree_codegen.tuning_spec_with_default_entrypoint, transform.with_named_sequence}"));
+    // User spec first: its matcher leads the list; the defaults follow (16 pairs).
+    let list_start = text.find("transform.foreach_match in").unwrap();
+    let list = &text[list_start..];
+    assert!(
+        list.find("@match_mmt_f16_2048x4096x4096").unwrap()
+            < list.find("@match_matmul_1x4096x11008").unwrap()
+    );
+    assert_eq!(list.matches(" -> @").count(), 17);
+    // No temporary files left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .collect();
+    assert_eq!(leftovers.len(), 1);
+}
+
+#[test]
+fn link_bytecode_output_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("linked.mlirbc");
+    tunespec()
+        .args(["link", "--target", "gfx950", "--emit", "mlirbc", "-o"])
+        .arg(&out)
+        .assert()
+        .code(0);
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(bytes.starts_with(b"ML\xEFR"));
+    tunespec().args(["verify", "-q"]).arg(&out).assert().code(0);
+}
+
+#[test]
+fn link_refuses_bad_specs_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("linked.mlir");
+    let output = tunespec()
+        .args([
+            "link",
+            "--no-default",
+            "--spec",
+            &fixture("bad/several_problems.mlir"),
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("unresolved matcher symbol @nosuch"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("tests/fixtures/specs/bad/several_problems.mlir:13:10"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn link_usage_errors() {
+    tunespec()
+        .args(["link", "--target", "gfx943"])
+        .assert()
+        .code(2)
+        .stderr_eq("tunespec: error: unknown target 'gfx943' (did you mean gfx942, gfx950?)\n");
+    tunespec()
+        .args(["link"])
+        .assert()
+        .code(2)
+        .stderr_eq("tunespec: error: --target is required unless --no-default is given\n");
+    tunespec()
+        .args(["link", "--no-default", "-o", "/nonexistent-dir/out.mlir"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn link_reports_shadowed_matchers_and_dedupes() {
+    let spec = fixture("good/gfx942_llama2_f16.mlir");
+    let output = tunespec()
+        .args(["link", "--target", "gfx942", "--spec", &spec, "-o", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The fixture is a copy of a default spec: the default's 8 matchers are shadowed by it.
+    assert_eq!(
+        stderr.matches("tunespec::link::shadowed-matcher").count(),
+        8,
+        "{stderr}"
+    );
+    let deduped = tunespec()
+        .args([
+            "link", "--target", "gfx942", "--dedupe", "--spec", &spec, "-o", "-",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(deduped.stdout).unwrap();
+    assert_eq!(text.matches(" -> @").count(), 16);
+}
