@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+pub mod apply;
 pub mod link;
 pub mod show;
 pub mod targets;
@@ -45,6 +46,16 @@ pub enum Command {
     Verify(verify::Opts),
     /// Link default and user specs into one library (first match wins)
     Link(link::Opts),
+    /// Attach a linked library to a payload (iree_codegen.tuning_spec_mlirbc)
+    Attach(apply::AttachOpts),
+    /// Print the library attached to a payload
+    Extract(apply::ExtractOpts),
+    /// Materialize configs: run @__kernel_config on each function of a payload
+    Apply(apply::ApplyOpts),
+    /// Show what configured each candidate op of a payload, and from which spec line
+    Explain(apply::ExplainOpts),
+    /// List matchers that never fire across a corpus of payloads
+    Coverage(apply::CoverageOpts),
     /// List the embedded registry's targets and specs
     Targets(targets::Opts),
     /// Print a target's embedded specs as MLIR text
@@ -63,6 +74,11 @@ pub fn run(cli: Cli) -> ExitStatus {
     match cli.command {
         Command::Verify(opts) => opts.run(),
         Command::Link(opts) => opts.run(),
+        Command::Attach(opts) => opts.run(),
+        Command::Extract(opts) => opts.run(),
+        Command::Apply(opts) => opts.run(),
+        Command::Explain(opts) => opts.run(),
+        Command::Coverage(opts) => opts.run(),
         Command::Targets(opts) => opts.run(),
         Command::Show(opts) => opts.run(),
     }

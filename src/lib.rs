@@ -24,6 +24,7 @@
 //! assert!(verified.problems.iter().any(|p| p.code == "tunespec::verify::payload-not-spec"));
 //! ```
 
+pub mod apply;
 pub mod cli;
 pub mod diagnostics;
 pub mod ir;

@@ -69,7 +69,7 @@ impl Mlir {
         self.context.to_raw()
     }
 
-    fn take_diagnostics(&self) -> Vec<Problem> {
+    pub(crate) fn take_diagnostics(&self) -> Vec<Problem> {
         std::mem::take(&mut *self.diagnostics.borrow_mut())
     }
 
@@ -148,6 +148,13 @@ impl OwnedOp<'_> {
         let mut builder = SnapshotBuilder::default();
         let root = unsafe { builder.op(self.raw) };
         ir::Module { root }
+    }
+
+    /// The printed IR followed by a newline: byte-identical to what `mlir-opt` writes.
+    pub fn print_file(&self) -> String {
+        let mut text = self.print();
+        text.push('\n');
+        text
     }
 
     /// Writes MLIR bytecode at the pinned [`BYTECODE_VERSION`].
@@ -676,6 +683,282 @@ impl OwnedOp<'_> {
             match anchor {
                 Some(anchor) => mlirBlockInsertOwnedOperationBefore(block, anchor, op),
                 None => mlirBlockAppendOwnedOperation(block, op),
+            }
+        }
+    }
+}
+
+/// How a byte blob is stored as an attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlobForm {
+    /// `dense<"0x...">` : vector<N x i8> (IREE's default form).
+    Dense,
+    /// `dense_resource<name>` with the bytes in the file's `dialect_resources` section.
+    Resource,
+}
+
+unsafe extern "C" fn free_blob(
+    _user_data: *mut c_void,
+    data: *const c_void,
+    size: usize,
+    _align: usize,
+) {
+    // SAFETY: `data` is the leaked `Box<[u8]>` of length `size` made in `set_blob_attr`.
+    drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(data as *mut u8, size)) });
+}
+
+/// Payload-side operations: carrying a library as an attribute, and applying a library.
+impl OwnedOp<'_> {
+    /// Sets attribute `name` on this op to `bytes` as an i8 vector blob.
+    pub fn set_blob_attr(&self, name: &str, bytes: &[u8], form: BlobForm) -> Result<(), String> {
+        if bytes.is_empty() {
+            return Err("cannot attach an empty blob".into());
+        }
+        unsafe {
+            let context = mlirOperationGetContext(self.raw);
+            let i8_type = mlirIntegerTypeGet(context, 8);
+            let shape = [bytes.len() as i64];
+            let vector = mlirVectorTypeGet(1, shape.as_ptr(), i8_type);
+            let attr = match form {
+                BlobForm::Dense => mlirDenseElementsAttrRawBufferGet(
+                    vector,
+                    bytes.len(),
+                    bytes.as_ptr() as *const c_void,
+                ),
+                BlobForm::Resource => {
+                    let owned: Box<[u8]> = bytes.into();
+                    let length = owned.len();
+                    let data = Box::into_raw(owned) as *mut u8 as *mut c_void;
+                    mlirUnmanagedDenseResourceElementsAttrGet(
+                        vector,
+                        string_ref(b"tunespec_tuning_spec"),
+                        data,
+                        length,
+                        1,
+                        false,
+                        Some(free_blob),
+                        std::ptr::null_mut(),
+                    )
+                }
+            };
+            if attr.ptr.is_null() {
+                return Err("MLIR could not build the blob attribute".into());
+            }
+            mlirOperationSetAttributeByName(self.raw, string_ref(name.as_bytes()), attr);
+        }
+        Ok(())
+    }
+
+    /// Finds attribute `name` on this op or, failing that, on the first nested op that carries
+    /// it (pre-order). Returns the op's name and the bytes, or an error when the attribute is
+    /// there but holds no bytes.
+    pub fn find_blob_attr(&self, name: &str) -> Option<Result<(String, Vec<u8>), String>> {
+        fn search(op: MlirOperation, name: &str) -> Option<(MlirOperation, MlirAttribute)> {
+            unsafe {
+                let attr = mlirOperationGetAttributeByName(op, string_ref(name.as_bytes()));
+                if !attr.ptr.is_null() {
+                    return Some((op, attr));
+                }
+                for index in 0..mlirOperationGetNumRegions(op) {
+                    let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
+                    while !block.ptr.is_null() {
+                        let mut child = mlirBlockGetFirstOperation(block);
+                        while !child.ptr.is_null() {
+                            if let Some(found) = search(child, name) {
+                                return Some(found);
+                            }
+                            child = mlirOperationGetNextInBlock(child);
+                        }
+                        block = mlirBlockGetNextInRegion(block);
+                    }
+                }
+                None
+            }
+        }
+        let (op, attr) = search(self.raw, name)?;
+        let op_name = unsafe { read_string(mlirIdentifierStr(mlirOperationGetName(op))) };
+        let mut data: *const std::ffi::c_char = std::ptr::null();
+        let mut length: isize = 0;
+        let ok =
+            unsafe { tunespec_mlir_shim::tunespecAttributeBytes(attr, &mut data, &mut length) };
+        if !ok || data.is_null() || length <= 0 {
+            return Some(Err(format!(
+                "attribute '{name}' on '{op_name}' holds no bytes (expected dense<\"0x...\"> : vector<N x i8>, a dense_resource blob or a string)"
+            )));
+        }
+        let bytes =
+            unsafe { std::slice::from_raw_parts(data as *const u8, length as usize) }.to_vec();
+        Some(Ok((op_name, bytes)))
+    }
+
+    /// Removes attribute `name` from this op and every nested op.
+    pub fn remove_attr_everywhere(&self, name: &str) {
+        fn strip(op: MlirOperation, name: &str) {
+            unsafe {
+                mlirOperationRemoveAttributeByName(op, string_ref(name.as_bytes()));
+                for index in 0..mlirOperationGetNumRegions(op) {
+                    let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
+                    while !block.ptr.is_null() {
+                        let mut child = mlirBlockGetFirstOperation(block);
+                        while !child.ptr.is_null() {
+                            strip(child, name);
+                            child = mlirOperationGetNextInBlock(child);
+                        }
+                        block = mlirBlockGetNextInRegion(block);
+                    }
+                }
+            }
+        }
+        strip(self.raw, name);
+    }
+
+    /// Applies `library`'s named sequence `entry` to every function-like op of this payload
+    /// (ops named `*.func` with a body, as IREE applies a tuning spec per function), or to the
+    /// payload root when it holds none. Returns the interpreter's diagnostics; `Err` when it
+    /// failed.
+    pub fn apply_library(
+        &self,
+        mlir: &Mlir,
+        library: &OwnedOp<'_>,
+        entry: &str,
+    ) -> Result<Vec<Problem>, Vec<Problem>> {
+        let Some(entry_op) = library
+            .body_ops()
+            .into_iter()
+            .find(|&op| Self::symbol_name_of(op).as_deref() == Some(entry))
+        else {
+            return Err(vec![Problem::error(
+                codes::MISSING_ENTRYPOINT,
+                format!("the library has no named sequence '@{entry}'"),
+                None,
+            )]);
+        };
+        let mut roots = Vec::new();
+        collect_functions(self.raw, &mut roots);
+        if roots.is_empty() {
+            roots.push(self.raw);
+        }
+        mlir.take_diagnostics();
+        let mut failed = false;
+        unsafe {
+            let options = mlirTransformOptionsCreate();
+            for root in roots {
+                let result = mlirTransformApplyNamedSequence(root, entry_op, library.raw, options);
+                failed |= result.value == 0;
+            }
+            mlirTransformOptionsDestroy(options);
+        }
+        let problems = mlir.take_diagnostics();
+        if failed {
+            let mut problems = problems;
+            if !problems.iter().any(Problem::is_error) {
+                problems.push(Problem::error(
+                    codes::PARSE,
+                    "the transform interpreter failed",
+                    None,
+                ));
+            }
+            Err(problems)
+        } else {
+            Ok(problems)
+        }
+    }
+
+    /// Replaces the `actions` list of the `foreach_match` ops in named sequence `entry`.
+    /// Used to instrument a library for `explain` (each action wrapped to record its pair).
+    pub fn set_foreach_actions(&self, entry: &str, actions: &[String]) -> Result<(), String> {
+        let entry_op = self
+            .body_ops()
+            .into_iter()
+            .find(|&op| Self::symbol_name_of(op).as_deref() == Some(entry))
+            .ok_or_else(|| format!("no named sequence '@{entry}'"))?;
+        unsafe {
+            let context = mlirOperationGetContext(self.raw);
+            let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(entry_op, 0));
+            let mut op = mlirBlockGetFirstOperation(block);
+            let mut offset = 0;
+            while !op.ptr.is_null() {
+                let name = read_string(mlirIdentifierStr(mlirOperationGetName(op)));
+                if name == crate::ir::names::FOREACH_MATCH {
+                    let current = mlirOperationGetAttributeByName(op, string_ref(b"actions"));
+                    let count = mlirArrayAttrGetNumElements(current) as usize;
+                    let slice = actions
+                        .get(offset..offset + count)
+                        .ok_or("fewer actions given than the foreach_match ops list")?;
+                    let refs: Vec<MlirAttribute> = slice
+                        .iter()
+                        .map(|action| {
+                            mlirFlatSymbolRefAttrGet(context, string_ref(action.as_bytes()))
+                        })
+                        .collect();
+                    let array = mlirArrayAttrGet(context, refs.len() as isize, refs.as_ptr());
+                    mlirOperationSetAttributeByName(op, string_ref(b"actions"), array);
+                    offset += count;
+                }
+                op = mlirOperationGetNextInBlock(op);
+            }
+        }
+        Ok(())
+    }
+
+    /// Static loop ranges of every linalg op, by snapshot op id (pre-order index).
+    pub fn linalg_loop_ranges(&self) -> HashMap<u32, Vec<i64>> {
+        fn walk(op: MlirOperation, next: &mut u32, out: &mut HashMap<u32, Vec<i64>>) {
+            let id = *next;
+            *next += 1;
+            let mut buffer = [0i64; 16];
+            let count = unsafe {
+                tunespec_mlir_shim::tunespecLinalgLoopRanges(
+                    op,
+                    buffer.as_mut_ptr(),
+                    buffer.len() as isize,
+                )
+            };
+            if count >= 0 {
+                out.insert(id, buffer[..(count as usize).min(buffer.len())].to_vec());
+            }
+            unsafe {
+                for index in 0..mlirOperationGetNumRegions(op) {
+                    let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
+                    while !block.ptr.is_null() {
+                        let mut child = mlirBlockGetFirstOperation(block);
+                        while !child.ptr.is_null() {
+                            walk(child, next, out);
+                            child = mlirOperationGetNextInBlock(child);
+                        }
+                        block = mlirBlockGetNextInRegion(block);
+                    }
+                }
+            }
+        }
+        let mut out = HashMap::new();
+        let mut next = 0;
+        walk(self.raw, &mut next, &mut out);
+        out
+    }
+}
+
+/// Function-like ops (`*.func` with a body), not looking inside them.
+fn collect_functions(op: MlirOperation, out: &mut Vec<MlirOperation>) {
+    unsafe {
+        for index in 0..mlirOperationGetNumRegions(op) {
+            let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
+            while !block.ptr.is_null() {
+                let mut child = mlirBlockGetFirstOperation(block);
+                while !child.ptr.is_null() {
+                    let name = read_string(mlirIdentifierStr(mlirOperationGetName(child)));
+                    let has_body = mlirOperationGetNumRegions(child) > 0
+                        && !mlirRegionGetFirstBlock(mlirOperationGetRegion(child, 0))
+                            .ptr
+                            .is_null();
+                    if name.ends_with(".func") && has_body {
+                        out.push(child);
+                    } else {
+                        collect_functions(child, out);
+                    }
+                    child = mlirOperationGetNextInBlock(child);
+                }
+                block = mlirBlockGetNextInRegion(block);
             }
         }
     }

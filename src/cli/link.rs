@@ -60,7 +60,7 @@ impl Opts {
         };
         report(&linked.problems, &inputs, style);
         let bytes = match self.emit {
-            Emit::Mlir => linked.module.print().into_bytes(),
+            Emit::Mlir => linked.module.print_file().into_bytes(),
             Emit::Mlirbc => match linked.module.to_bytecode() {
                 Ok(bytes) => bytes,
                 Err(message) => {

@@ -3,7 +3,7 @@
 //! Why a separate crate: tunespec's `build.rs` verifies specs with the same code as the CLI, so
 //! it needs these functions too, and a build script can only link native code that a
 //! dependency built before it. Used only by tunespec's `src/mlir.rs`.
-use mlir_sys::{MlirContext, MlirOperation, MlirStringRef};
+use mlir_sys::{MlirAttribute, MlirContext, MlirOperation, MlirStringRef};
 
 unsafe extern "C" {
     /// Enables or disables "see current operation" notes (and the op printing behind them).
@@ -14,4 +14,16 @@ unsafe extern "C" {
         source: MlirStringRef,
         source_name: MlirStringRef,
     ) -> MlirOperation;
+    /// The bytes of a dense elements, dense_resource or string attribute; false otherwise.
+    pub fn tunespecAttributeBytes(
+        attribute: MlirAttribute,
+        data: *mut *const std::ffi::c_char,
+        length: *mut isize,
+    ) -> bool;
+    /// Static loop ranges of a linalg op (dynamic: i64::MIN); -1 if not a LinalgOp.
+    pub fn tunespecLinalgLoopRanges(
+        operation: MlirOperation,
+        out: *mut i64,
+        capacity: isize,
+    ) -> isize;
 }

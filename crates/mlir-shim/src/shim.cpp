@@ -6,6 +6,9 @@
 #include "mlir-c/IR.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -31,5 +34,49 @@ MlirOperation tunespecParseUnverified(MlirContext context, MlirStringRef source,
   if (!module)
     return MlirOperation{nullptr};
   return wrap(module.release().getOperation());
+}
+
+// The bytes an attribute carries: the raw data of a dense elements attribute (i8 vector or
+// tensor), the blob of a dense_resource attribute, or a string attribute's value. These are the
+// three forms IREE's reader accepts for `iree_codegen.tuning_spec_mlirbc`. Returns false for
+// any other attribute, or a dense_resource whose blob is missing (e.g. elided).
+bool tunespecAttributeBytes(MlirAttribute attribute, const char **data, intptr_t *length) {
+  mlir::Attribute attr = unwrap(attribute);
+  if (auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(attr)) {
+    if (dense.isSplat() && dense.getNumElements() != 1)
+      return false;  // a splat stores one element; the caller wants every byte
+    llvm::ArrayRef<char> raw = dense.getRawData();
+    *data = raw.data();
+    *length = static_cast<intptr_t>(raw.size());
+    return true;
+  }
+  if (auto resource = llvm::dyn_cast<mlir::DenseResourceElementsAttr>(attr)) {
+    mlir::AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return false;
+    llvm::ArrayRef<char> raw = blob->getData();
+    *data = raw.data();
+    *length = static_cast<intptr_t>(raw.size());
+    return true;
+  }
+  if (auto string = llvm::dyn_cast<mlir::StringAttr>(attr)) {
+    *data = string.getValue().data();
+    *length = static_cast<intptr_t>(string.getValue().size());
+    return true;
+  }
+  return false;
+}
+
+// The static loop ranges of a linalg structured op (dynamic ones as INT64_MIN, like
+// ShapedType::kDynamic). Returns the number of loops, or -1 when the op is not a LinalgOp.
+// Writes at most `capacity` values.
+intptr_t tunespecLinalgLoopRanges(MlirOperation operation, int64_t *out, intptr_t capacity) {
+  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(unwrap(operation));
+  if (!linalgOp)
+    return -1;
+  llvm::SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  for (intptr_t i = 0; i < static_cast<intptr_t>(ranges.size()) && i < capacity; ++i)
+    out[i] = ranges[i];
+  return static_cast<intptr_t>(ranges.size());
 }
 }

@@ -1,0 +1,441 @@
+//! Carrying a library on the payload and materializing configs: attach, extract, apply,
+//! explain, coverage.
+//!
+//! The library travels as MLIR bytecode in an attribute of the payload's top-level module
+//! (IREE's `iree_codegen.tuning_spec_mlirbc`), so walks and rewrites of the payload never visit
+//! it. `apply` runs `@__kernel_config` with MLIR's transform interpreter on each function, as
+//! IREE's config materialization does. `explain` runs an instrumented copy of the library in
+//! which every action is wrapped to record which matcher -> action pair fired, so it reports the
+//! exact matcher (and its spec file:line) that configured each op.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::ir::{self, names, Attr, Loc, Op};
+use crate::mlir::{BlobForm, Mlir, OwnedOp};
+use crate::problem::{Problem, Severity};
+use crate::verify::{self, handle_kind, HandleKind, Sequence};
+
+/// IREE's attribute name for the attached library.
+pub const ATTR_NAME: &str = "iree_codegen.tuning_spec_mlirbc";
+
+/// The attribute `explain` uses to tag ops with the index of the pair that fired.
+const EXPLAIN_ATTR: &str = "tunespec.explain";
+
+/// Diagnostic codes of this stage.
+pub mod codes {
+    pub const PAYLOAD: &str = "tunespec::apply::payload";
+    pub const NOT_A_PAYLOAD: &str = "tunespec::apply::not-a-payload";
+    pub const NO_LIBRARY: &str = "tunespec::apply::no-library";
+    pub const CORRUPT_LIBRARY: &str = "tunespec::apply::corrupt-library";
+    pub const INTERPRETER: &str = "tunespec::apply::interpreter";
+}
+
+/// Parses a payload. Unregistered dialects are accepted (generic form); MLIR's verifier errors
+/// and a payload that is really a transform library are refused.
+pub fn parse_payload<'c>(
+    mlir: &'c Mlir,
+    bytes: &[u8],
+    name: &str,
+) -> Result<OwnedOp<'c>, Vec<Problem>> {
+    let (mut problems, parseable) = verify::byte_checks(bytes, name);
+    problems.retain(|problem| problem.code != crate::problem::codes::INVALID_UTF8);
+    if !parseable {
+        return Err(problems);
+    }
+    let parsed = mlir.parse(bytes, name);
+    let Some(module) = parsed.module else {
+        return Err(relabel(parsed.problems, codes::PAYLOAD));
+    };
+    let errors: Vec<Problem> = mlir
+        .verify(&module)
+        .into_iter()
+        .filter(Problem::is_error)
+        .collect();
+    if !errors.is_empty() {
+        return Err(relabel(errors, codes::PAYLOAD));
+    }
+    let snapshot = module.snapshot();
+    if snapshot.root.has_attr(names::WITH_NAMED_SEQUENCE) {
+        return Err(vec![Problem::error(
+            codes::NOT_A_PAYLOAD,
+            "this file is a transform library (it has 'transform.with_named_sequence'), not a payload",
+            snapshot.root.loc.clone(),
+        )
+        .with_help("pass libraries with --spec; the payload is the IR to configure")]);
+    }
+    Ok(module)
+}
+
+fn relabel(problems: Vec<Problem>, code: &'static str) -> Vec<Problem> {
+    problems
+        .into_iter()
+        .map(|mut problem| {
+            if problem.severity == Severity::Error {
+                problem.code = code;
+            }
+            problem
+        })
+        .collect()
+}
+
+/// Sets the library (bytecode) on the payload's top-level module.
+pub fn attach(
+    payload: &OwnedOp<'_>,
+    library_bytecode: &[u8],
+    attr: &str,
+    form: BlobForm,
+) -> Result<(), Vec<Problem>> {
+    payload
+        .set_blob_attr(attr, library_bytecode, form)
+        .map_err(|message| vec![Problem::error(codes::PAYLOAD, message, None)])
+}
+
+/// The attached library's bytes, found on the module or the first nested op that carries it,
+/// checked to be a transform library.
+pub fn extract(
+    mlir: &Mlir,
+    payload: &OwnedOp<'_>,
+    attr: &str,
+    payload_name: &str,
+) -> Result<Vec<u8>, Vec<Problem>> {
+    let bytes = match payload.find_blob_attr(attr) {
+        None => {
+            return Err(vec![Problem::error(
+                codes::NO_LIBRARY,
+                format!("{payload_name} carries no '{attr}' attribute"),
+                None,
+            )
+            .with_help(
+                "attach one with `tunespec attach`, or give --target/--spec to link one",
+            )])
+        }
+        Some(Err(message)) => {
+            return Err(vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)])
+        }
+        Some(Ok((_, bytes))) => bytes,
+    };
+    let verified = verify::verify_bytes(mlir, &bytes, &format!("{payload_name}[{attr}]"));
+    if verified.module.is_none()
+        || verified
+            .problems
+            .iter()
+            .any(|p| p.code == crate::problem::codes::NOT_A_LIBRARY)
+    {
+        let mut problems = vec![Problem::error(
+            codes::CORRUPT_LIBRARY,
+            format!("the '{attr}' attribute of {payload_name} does not hold a transform library"),
+            None,
+        )
+        .with_help("re-attach it with `tunespec attach`")];
+        problems.extend(verified.problems);
+        return Err(problems);
+    }
+    Ok(bytes)
+}
+
+/// Applies `library` to `payload` (in place) and removes the attached attribute unless
+/// `keep_attr`. Interpreter failures come back as located problems.
+pub fn apply(
+    mlir: &Mlir,
+    payload: &OwnedOp<'_>,
+    library: &OwnedOp<'_>,
+    attr: &str,
+    keep_attr: bool,
+) -> Result<Vec<Problem>, Vec<Problem>> {
+    let result = payload
+        .apply_library(mlir, library, names::KERNEL_CONFIG)
+        .map_err(|problems| relabel(problems, codes::INTERPRETER))?;
+    if !keep_attr {
+        payload.remove_attr_everywhere(attr);
+    }
+    Ok(result)
+}
+
+/// One matcher -> action pair of a library, in priority order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairInfo {
+    pub matcher: String,
+    pub action: String,
+    pub matcher_loc: Option<Loc>,
+}
+
+/// One candidate payload op and what configured it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExplainRow {
+    pub op: String,
+    pub loc: Option<Loc>,
+    /// Static loop ranges (None: not a linalg op; dynamic extents are `?`).
+    pub loops: Option<Vec<i64>>,
+    pub element_types: Vec<String>,
+    /// Index into [`Explanation::pairs`] of the pair whose action ran last on this op.
+    pub pair: Option<usize>,
+    /// Attributes the library added or changed on the op: (name, printed value).
+    pub config: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Explanation {
+    pub pairs: Vec<PairInfo>,
+    pub rows: Vec<ExplainRow>,
+    /// Pairs that could not be instrumented (their action's first argument is not an op).
+    pub uninstrumented: Vec<usize>,
+}
+
+/// The pairs of every `foreach_match` in the library's entry point, in order.
+pub fn library_pairs(library: &ir::Module) -> Vec<PairInfo> {
+    let root = &library.root;
+    let Some(entry) = root
+        .body()
+        .iter()
+        .find(|op| op.sym_name() == Some(names::KERNEL_CONFIG))
+    else {
+        return Vec::new();
+    };
+    let symbols = verify::SymbolTable::new(root);
+    let mut pairs = Vec::new();
+    for op in entry
+        .body()
+        .iter()
+        .filter(|op| op.name == names::FOREACH_MATCH)
+    {
+        let refs = |name: &str| -> Vec<Vec<String>> {
+            op.attr(name)
+                .and_then(Attr::as_array)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(|attr| attr.as_symbol_ref().map(<[String]>::to_vec))
+                .collect()
+        };
+        for (matcher, action) in refs("matchers").into_iter().zip(refs("actions")) {
+            pairs.push(PairInfo {
+                matcher_loc: symbols.resolve(&matcher).and_then(|op| op.loc.clone()),
+                matcher: matcher.join("::"),
+                action: action.join("::"),
+            });
+        }
+    }
+    pairs
+}
+
+/// Runs an instrumented copy of `library_bytecode` on a fresh parse of the payload and reports
+/// every candidate op (linalg ops and ops the library touched) with the pair that configured it.
+pub fn explain(
+    mlir: &Mlir,
+    payload_bytes: &[u8],
+    payload_name: &str,
+    library_bytecode: &[u8],
+    attr: &str,
+) -> Result<Explanation, Vec<Problem>> {
+    let library = mlir
+        .parse(library_bytecode, "<library>")
+        .module
+        .ok_or_else(|| {
+            vec![Problem::error(
+                codes::CORRUPT_LIBRARY,
+                "the library does not parse",
+                None,
+            )]
+        })?;
+    let library_snapshot = library.snapshot();
+    let pairs = library_pairs(&library_snapshot);
+    let (wrappers, actions, uninstrumented) = instrumentation(&library_snapshot, &pairs);
+    if !pairs.is_empty() {
+        let parsed = mlir.parse(wrappers.as_bytes(), "<explain>");
+        let wrapper_module = parsed.module.ok_or_else(|| {
+            let mut problems = parsed.problems;
+            problems.push(Problem::error(
+                codes::INTERPRETER,
+                "internal: explain wrappers do not parse",
+                None,
+            ));
+            problems
+        })?;
+        let wrapper_names: Vec<String> = (0..pairs.len()).map(wrapper_name).collect();
+        library.insert_symbol_clones(&wrapper_module, &wrapper_names);
+        library
+            .set_foreach_actions(names::KERNEL_CONFIG, &actions)
+            .map_err(|message| vec![Problem::error(codes::INTERPRETER, message, None)])?;
+    }
+    let payload = parse_payload(mlir, payload_bytes, payload_name)?;
+    let before = payload.snapshot();
+    apply(mlir, &payload, &library, attr, true)?;
+    let after = payload.snapshot();
+    let loops = payload.linalg_loop_ranges();
+
+    let mut before_ops: BTreeMap<u32, &Op> = BTreeMap::new();
+    before.root.walk(&mut |op| {
+        before_ops.insert(op.id, op);
+    });
+    let mut rows = Vec::new();
+    after.root.walk(&mut |op| {
+        let pair = match op.attr(EXPLAIN_ATTR) {
+            Some(Attr::Int(index)) => usize::try_from(*index).ok(),
+            _ => None,
+        };
+        let is_candidate = loops.contains_key(&op.id) || pair.is_some();
+        if !is_candidate {
+            return;
+        }
+        // Ops keep their pre-order ids: annotating adds attributes, never ops.
+        let old = before_ops.get(&op.id).copied();
+        let config = op
+            .attrs
+            .iter()
+            .filter(|(name, _)| name != EXPLAIN_ATTR)
+            .filter(|(name, value)| old.and_then(|old| old.attr(name)) != Some(value))
+            .map(|(name, value)| (name.clone(), attr_text(value)))
+            .collect();
+        rows.push(ExplainRow {
+            op: op.name.clone(),
+            loc: op.loc.clone(),
+            loops: loops.get(&op.id).cloned(),
+            element_types: op.operand_types.iter().map(|ty| element_type(ty)).collect(),
+            pair,
+            config,
+        });
+    });
+    Ok(Explanation {
+        pairs,
+        rows,
+        uninstrumented,
+    })
+}
+
+fn wrapper_name(index: usize) -> String {
+    format!("__tunespec_explain_{index}")
+}
+
+/// Wrapper actions (text of a module) that tag the op with the pair index and then run the
+/// original action; returns the text, the new actions list, and the pairs left as they were.
+fn instrumentation(library: &ir::Module, pairs: &[PairInfo]) -> (String, Vec<String>, Vec<usize>) {
+    let symbols = verify::SymbolTable::new(&library.root);
+    let mut text = String::from("module attributes {transform.with_named_sequence} {\n");
+    let mut actions = Vec::with_capacity(pairs.len());
+    let mut uninstrumented = Vec::new();
+    for (index, pair) in pairs.iter().enumerate() {
+        let path: Vec<String> = pair.action.split("::").map(str::to_string).collect();
+        let action = symbols.resolve(&path).and_then(Sequence::from_op);
+        let usable = action.as_ref().is_some_and(|action| {
+            action
+                .inputs
+                .first()
+                .is_some_and(|ty| handle_kind(ty) == HandleKind::Op)
+        });
+        let Some(action) = action.filter(|_| usable) else {
+            uninstrumented.push(index);
+            actions.push(pair.action.clone());
+            // A wrapper is still emitted (unused) so that every wrapper name exists.
+            text.push_str(&format!(
+                "  transform.named_sequence @{}(%a: !transform.any_op {{transform.readonly}}) {{\n    transform.yield\n  }}\n",
+                wrapper_name(index)
+            ));
+            continue;
+        };
+        let args: Vec<String> = (0..action.inputs.len()).map(|i| format!("%a{i}")).collect();
+        let params: Vec<String> = action
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, ty)| {
+                let effect = match action.arg_effects.get(i).copied().flatten() {
+                    Some(true) => names::CONSUMED,
+                    _ => names::READONLY,
+                };
+                format!("%a{i}: {ty} {{{effect}}}")
+            })
+            .collect();
+        let results = if action.results.is_empty() {
+            "()".to_string()
+        } else {
+            format!("({})", action.results.join(", "))
+        };
+        let callee = path
+            .iter()
+            .map(|name| format!("@{name}"))
+            .collect::<Vec<_>>()
+            .join("::");
+        text.push_str(&format!(
+            "  transform.named_sequence @{wrapper}({params}) {{\n    %tag = transform.param.constant {index} : i64 -> !transform.any_param\n    transform.annotate %a0 \"{EXPLAIN_ATTR}\" = %tag : {ty0}, !transform.any_param\n    {results_bind}transform.include {callee} failures(propagate) ({args}) : ({types}) -> {results}\n    transform.yield\n  }}\n",
+            wrapper = wrapper_name(index),
+            params = params.join(", "),
+            ty0 = action.inputs[0],
+            results_bind = if action.results.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "{} = ",
+                    (0..action.results.len()).map(|i| format!("%r{i}")).collect::<Vec<_>>().join(", ")
+                )
+            },
+            args = args.join(", "),
+            types = action.inputs.join(", "),
+        ));
+        actions.push(wrapper_name(index));
+    }
+    text.push_str("}\n");
+    (text, actions, uninstrumented)
+}
+
+/// The element type of a shaped type (`tensor<4x8xf16>` -> `f16`), or the type itself.
+pub fn element_type(ty: &str) -> String {
+    for prefix in ["tensor<", "memref<", "vector<"] {
+        if let Some(inner) = ty
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix('>'))
+        {
+            let inner = inner.split(", ").next().unwrap_or(inner);
+            return inner.rsplit('x').next().unwrap_or(inner).to_string();
+        }
+    }
+    ty.to_string()
+}
+
+fn attr_text(attr: &Attr) -> String {
+    match attr {
+        Attr::Other(text) | Attr::Type(text) => text.clone(),
+        Attr::Str(text) => format!("{text:?}"),
+        Attr::Int(value) => value.to_string(),
+        Attr::Unit => "unit".to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// A short form of a config: IREE's pipeline, workgroup tiles and MMA kind when present.
+pub fn short_config(text: &str) -> String {
+    let grab = |key: &str, stop: char| -> Option<String> {
+        let start = text.find(key)? + key.len();
+        let rest = &text[start..];
+        let end = rest.find(stop)?;
+        Some(rest[..end + usize::from(stop == ']')].to_string())
+    };
+    let mut parts = Vec::new();
+    if let Some(pipeline) = grab("pipeline<", '>') {
+        parts.push(pipeline);
+    } else if let Some(pipeline) = grab("pipeline = ", ' ') {
+        parts.push(pipeline);
+    }
+    if let Some(workgroup) = grab("workgroup = ", ']') {
+        parts.push(format!("wg={}", workgroup.replace(' ', "")));
+    }
+    if let Some(mma) = grab("mma_layout<", '>') {
+        parts.push(mma);
+    }
+    if parts.is_empty() {
+        let compact: String = text.chars().take(60).collect();
+        if text.chars().count() > 60 {
+            format!("{compact}...")
+        } else {
+            compact
+        }
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// Which pairs fired across several explanations of the same library (for `coverage`).
+pub fn fired_pairs(explanations: &[Explanation]) -> BTreeSet<usize> {
+    explanations
+        .iter()
+        .flat_map(|explanation| explanation.rows.iter().filter_map(|row| row.pair))
+        .collect()
+}

@@ -1,0 +1,544 @@
+//! `tunespec attach | extract | apply | explain | coverage`: the library on the payload, and
+//! config materialization with an account of what configured each op.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use super::{tool_error, ExitStatus, Format};
+use crate::apply::{self, Explanation, ATTR_NAME};
+use crate::diagnostics::{self, Style};
+use crate::link::{self, LinkOptions};
+use crate::mlir::{BlobForm, Mlir};
+use crate::output::{write_output, Emit};
+use crate::problem::Problem;
+
+/// Where the library comes from when it is linked (not taken from the payload).
+#[derive(Debug, Clone, clap::Args)]
+pub struct LibraryArgs {
+    /// Target (architecture, SKU or alias) whose default specs are linked after the user's
+    #[arg(long, short)]
+    pub target: Option<String>,
+    /// User spec file or directory (repeatable; highest priority first)
+    #[arg(long = "spec", short = 's')]
+    pub specs: Vec<PathBuf>,
+    /// Link only the user specs
+    #[arg(long)]
+    pub no_default: bool,
+}
+
+impl LibraryArgs {
+    fn given(&self) -> bool {
+        self.target.is_some() || !self.specs.is_empty() || self.no_default
+    }
+
+    /// Links the library and returns it as bytecode; prints link warnings to stderr.
+    fn link(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
+        let opts = super::link::Opts {
+            target: self.target.clone(),
+            specs: self.specs.clone(),
+            no_default: self.no_default,
+            output: PathBuf::from("-"),
+            emit: Emit::Mlirbc,
+            dedupe: false,
+        };
+        let inputs = opts.inputs().map_err(|message| {
+            tool_error(message);
+            ExitStatus::Usage
+        })?;
+        match link::link(mlir, &inputs, LinkOptions::default()) {
+            Ok(linked) => {
+                report(&linked.problems, None);
+                linked.module.to_bytecode().map_err(|message| {
+                    tool_error(message);
+                    ExitStatus::Usage
+                })
+            }
+            Err(problems) => {
+                report(&problems, None);
+                Err(ExitStatus::Problems)
+            }
+        }
+    }
+}
+
+fn report(problems: &[Problem], source: Option<&[u8]>) {
+    let style = Style::detect_stderr();
+    for problem in problems {
+        eprint!("{}", diagnostics::render(problem, source, style));
+    }
+}
+
+/// Reads an input file, as a usage error when it cannot be read.
+fn read(path: &PathBuf) -> Result<Vec<u8>, ExitStatus> {
+    std::fs::read(path).map_err(|error| {
+        tool_error(format!("cannot read {}: {error}", path.display()));
+        ExitStatus::Usage
+    })
+}
+
+/// Problems in inputs: exit 1 (2 when the problem is an I/O one).
+fn fail(problems: Vec<Problem>, source: &[u8]) -> ExitStatus {
+    report(&problems, Some(source));
+    ExitStatus::Problems
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Blob {
+    /// `dense<"0x..."> : vector<N x i8>` (IREE's default)
+    #[default]
+    Dense,
+    /// `dense_resource<...>` with the bytes in the file's resource section
+    Resource,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::EXIT_STATUS_HELP)]
+pub struct AttachOpts {
+    #[command(flatten)]
+    pub library: LibraryArgs,
+    /// The payload (MLIR text or bytecode)
+    pub payload: PathBuf,
+    /// Output file, or `-` for stdout (written atomically)
+    #[arg(long, short, default_value = "-")]
+    pub output: PathBuf,
+    /// Attribute that carries the library
+    #[arg(long, default_value = ATTR_NAME)]
+    pub attr: String,
+    /// How the bytes are stored
+    #[arg(long, value_enum, default_value_t)]
+    pub blob: Blob,
+}
+
+impl AttachOpts {
+    pub fn run(self) -> ExitStatus {
+        let mlir = Mlir::new();
+        let payload_bytes = match read(&self.payload) {
+            Ok(bytes) => bytes,
+            Err(status) => return status,
+        };
+        let name = self.payload.display().to_string();
+        let payload = match apply::parse_payload(&mlir, &payload_bytes, &name) {
+            Ok(payload) => payload,
+            Err(problems) => return fail(problems, &payload_bytes),
+        };
+        let library = match self.library.link(&mlir) {
+            Ok(library) => library,
+            Err(status) => return status,
+        };
+        let form = match self.blob {
+            Blob::Dense => BlobForm::Dense,
+            Blob::Resource => BlobForm::Resource,
+        };
+        if let Err(problems) = apply::attach(&payload, &library, &self.attr, form) {
+            return fail(problems, &payload_bytes);
+        }
+        match write_output(&self.output, payload.print_file().as_bytes()) {
+            Ok(()) => ExitStatus::Ok,
+            Err(message) => {
+                tool_error(message);
+                ExitStatus::Usage
+            }
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::EXIT_STATUS_HELP)]
+pub struct ExtractOpts {
+    /// The payload carrying a library
+    pub payload: PathBuf,
+    /// Output file, or `-` for stdout (written atomically)
+    #[arg(long, short, default_value = "-")]
+    pub output: PathBuf,
+    /// Output form
+    #[arg(long, value_enum, default_value_t)]
+    pub emit: Emit,
+    /// Attribute that carries the library
+    #[arg(long, default_value = ATTR_NAME)]
+    pub attr: String,
+}
+
+impl ExtractOpts {
+    pub fn run(self) -> ExitStatus {
+        let mlir = Mlir::new();
+        let payload_bytes = match read(&self.payload) {
+            Ok(bytes) => bytes,
+            Err(status) => return status,
+        };
+        let name = self.payload.display().to_string();
+        let payload = match apply::parse_payload(&mlir, &payload_bytes, &name) {
+            Ok(payload) => payload,
+            Err(problems) => return fail(problems, &payload_bytes),
+        };
+        let library = match apply::extract(&mlir, &payload, &self.attr, &name) {
+            Ok(library) => library,
+            Err(problems) => return fail(problems, &payload_bytes),
+        };
+        let bytes = match self.emit {
+            Emit::Mlirbc => library,
+            Emit::Mlir => match mlir.parse(&library, "<library>").module {
+                Some(module) => module.print_file().into_bytes(),
+                None => return fail(vec![], &payload_bytes),
+            },
+        };
+        match write_output(&self.output, &bytes) {
+            Ok(()) => ExitStatus::Ok,
+            Err(message) => {
+                tool_error(message);
+                ExitStatus::Usage
+            }
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::EXIT_STATUS_HELP)]
+pub struct ApplyOpts {
+    #[command(flatten)]
+    pub library: LibraryArgs,
+    /// The payload
+    pub payload: PathBuf,
+    /// Output file, or `-` for stdout (written atomically)
+    #[arg(long, short, default_value = "-")]
+    pub output: PathBuf,
+    /// Keep the library attribute on the payload
+    #[arg(long)]
+    pub keep_attr: bool,
+    /// Attribute that carries the library
+    #[arg(long, default_value = ATTR_NAME)]
+    pub attr: String,
+    /// Also print (to stderr) what configured each candidate op
+    #[arg(long)]
+    pub explain: bool,
+    /// Format of the explanation
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// The library to apply: the one attached to the payload, or one linked from `args` when given
+/// (or when none is attached).
+fn library_for(
+    mlir: &Mlir,
+    args: &LibraryArgs,
+    payload_bytes: &[u8],
+    name: &str,
+    attr: &str,
+) -> Result<Vec<u8>, ExitStatus> {
+    if args.given() {
+        return args.link(mlir);
+    }
+    let payload = apply::parse_payload(mlir, payload_bytes, name)
+        .map_err(|problems| fail(problems, payload_bytes))?;
+    apply::extract(mlir, &payload, attr, name).map_err(|problems| fail(problems, payload_bytes))
+}
+
+impl ApplyOpts {
+    pub fn run(self) -> ExitStatus {
+        let mlir = Mlir::new();
+        let payload_bytes = match read(&self.payload) {
+            Ok(bytes) => bytes,
+            Err(status) => return status,
+        };
+        let name = self.payload.display().to_string();
+        let library_bytes =
+            match library_for(&mlir, &self.library, &payload_bytes, &name, &self.attr) {
+                Ok(bytes) => bytes,
+                Err(status) => return status,
+            };
+        let payload = match apply::parse_payload(&mlir, &payload_bytes, &name) {
+            Ok(payload) => payload,
+            Err(problems) => return fail(problems, &payload_bytes),
+        };
+        let Some(library) = mlir.parse(&library_bytes, "<library>").module else {
+            return fail(
+                vec![Problem::error(
+                    apply::codes::CORRUPT_LIBRARY,
+                    "the library does not parse",
+                    None,
+                )],
+                &payload_bytes,
+            );
+        };
+        match apply::apply(&mlir, &payload, &library, &self.attr, self.keep_attr) {
+            Ok(problems) => report(&problems, Some(&payload_bytes)),
+            Err(problems) => return fail(problems, &payload_bytes),
+        }
+        if let Err(message) = write_output(&self.output, payload.print_file().as_bytes()) {
+            tool_error(message);
+            return ExitStatus::Usage;
+        }
+        if self.explain {
+            match apply::explain(&mlir, &payload_bytes, &name, &library_bytes, &self.attr) {
+                Ok(explanation) => {
+                    let text = render_explanation(&explanation, self.format);
+                    eprint!("{text}");
+                }
+                Err(problems) => return fail(problems, &payload_bytes),
+            }
+        }
+        ExitStatus::Ok
+    }
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::EXIT_STATUS_HELP)]
+pub struct ExplainOpts {
+    #[command(flatten)]
+    pub library: LibraryArgs,
+    /// The payload
+    pub payload: PathBuf,
+    /// Attribute that carries the library
+    #[arg(long, default_value = ATTR_NAME)]
+    pub attr: String,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+impl ExplainOpts {
+    pub fn run(self) -> ExitStatus {
+        let mlir = Mlir::new();
+        let payload_bytes = match read(&self.payload) {
+            Ok(bytes) => bytes,
+            Err(status) => return status,
+        };
+        let name = self.payload.display().to_string();
+        let library_bytes =
+            match library_for(&mlir, &self.library, &payload_bytes, &name, &self.attr) {
+                Ok(bytes) => bytes,
+                Err(status) => return status,
+            };
+        match apply::explain(&mlir, &payload_bytes, &name, &library_bytes, &self.attr) {
+            Ok(explanation) => {
+                super::emit(&render_explanation(&explanation, self.format));
+                ExitStatus::Ok
+            }
+            Err(problems) => fail(problems, &payload_bytes),
+        }
+    }
+}
+
+fn loops_text(loops: &Option<Vec<i64>>) -> String {
+    match loops {
+        None => "-".to_string(),
+        Some(loops) => loops
+            .iter()
+            .map(|&extent| {
+                if extent < 0 {
+                    "?".to_string()
+                } else {
+                    extent.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("x"),
+    }
+}
+
+fn loc_text(loc: &Option<crate::ir::Loc>) -> String {
+    loc.as_ref()
+        .map_or_else(|| "-".to_string(), ToString::to_string)
+}
+
+/// The explanation as a table (one row per candidate op) or as one JSON document.
+pub fn render_explanation(explanation: &Explanation, format: Format) -> String {
+    let pair_of = |row: &apply::ExplainRow| row.pair.and_then(|index| explanation.pairs.get(index));
+    match format {
+        Format::Json => {
+            let ops: Vec<_> = explanation
+                .rows
+                .iter()
+                .map(|row| {
+                    let pair = pair_of(row);
+                    json!({
+                        "op": row.op,
+                        "location": row.loc.as_ref().map(ToString::to_string),
+                        "loops": row.loops,
+                        "element_types": row.element_types,
+                        "matcher": pair.map(|p| p.matcher.clone()),
+                        "action": pair.map(|p| p.action.clone()),
+                        "matcher_location": pair.and_then(|p| p.matcher_loc.as_ref().map(ToString::to_string)),
+                        "config": row.config.iter().map(|(name, value)| json!({"name": name, "value": value})).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            let matched = explanation
+                .rows
+                .iter()
+                .filter(|row| row.pair.is_some())
+                .count();
+            format!(
+                "{}\n",
+                json!({
+                    "version": 1,
+                    "ops": ops,
+                    "matched": matched,
+                    "unmatched": explanation.rows.len() - matched,
+                    "pairs": explanation.pairs.len(),
+                })
+            )
+        }
+        Format::Human => {
+            let mut rows: Vec<[String; 6]> = vec![[
+                "op".into(),
+                "location".into(),
+                "loops".into(),
+                "types".into(),
+                "matcher (spec)".into(),
+                "config".into(),
+            ]];
+            for row in &explanation.rows {
+                let pair = pair_of(row);
+                let config = row
+                    .config
+                    .iter()
+                    .map(|(name, value)| {
+                        if name == "compilation_info" {
+                            apply::short_config(value)
+                        } else {
+                            format!("{name}={}", apply::short_config(value))
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                rows.push([
+                    row.op.clone(),
+                    loc_text(&row.loc),
+                    loops_text(&row.loops),
+                    row.element_types.join(","),
+                    pair.map_or_else(
+                        || "(no match)".to_string(),
+                        |p| format!("@{} ({})", p.matcher, loc_text(&p.matcher_loc)),
+                    ),
+                    if config.is_empty() {
+                        "-".into()
+                    } else {
+                        config
+                    },
+                ]);
+            }
+            let widths: Vec<usize> = (0..6)
+                .map(|column| {
+                    rows.iter()
+                        .map(|row| row[column].chars().count())
+                        .max()
+                        .unwrap_or(0)
+                })
+                .collect();
+            let mut out = String::new();
+            for row in &rows {
+                let line: Vec<String> = row
+                    .iter()
+                    .zip(&widths)
+                    .enumerate()
+                    .map(|(column, (cell, width))| {
+                        if column == 5 {
+                            cell.clone()
+                        } else {
+                            format!("{cell:<width$}")
+                        }
+                    })
+                    .collect();
+                out.push_str(line.join("  ").trim_end());
+                out.push('\n');
+            }
+            let matched = explanation
+                .rows
+                .iter()
+                .filter(|row| row.pair.is_some())
+                .count();
+            out.push_str(&format!(
+                "{matched} of {} candidate op(s) configured by {} matcher(s)\n",
+                explanation.rows.len(),
+                explanation.pairs.len()
+            ));
+            out
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::EXIT_STATUS_HELP)]
+pub struct CoverageOpts {
+    #[command(flatten)]
+    pub library: LibraryArgs,
+    /// Payloads (a corpus)
+    #[arg(required = true)]
+    pub payloads: Vec<PathBuf>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+impl CoverageOpts {
+    pub fn run(self) -> ExitStatus {
+        let mlir = Mlir::new();
+        let library_bytes = match self.library.link(&mlir) {
+            Ok(bytes) => bytes,
+            Err(status) => return status,
+        };
+        let mut explanations = Vec::new();
+        for path in &self.payloads {
+            let bytes = match read(path) {
+                Ok(bytes) => bytes,
+                Err(status) => return status,
+            };
+            match apply::explain(
+                &mlir,
+                &bytes,
+                &path.display().to_string(),
+                &library_bytes,
+                ATTR_NAME,
+            ) {
+                Ok(explanation) => explanations.push(explanation),
+                Err(problems) => return fail(problems, &bytes),
+            }
+        }
+        let fired = apply::fired_pairs(&explanations);
+        let pairs = explanations
+            .first()
+            .map(|e| e.pairs.clone())
+            .unwrap_or_default();
+        let dead: Vec<(usize, &apply::PairInfo)> = pairs
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| !fired.contains(index))
+            .collect();
+        match self.format {
+            Format::Json => super::emit(&format!(
+                "{}\n",
+                json!({
+                    "version": 1,
+                    "payloads": self.payloads.len(),
+                    "matchers": pairs.len(),
+                    "fired": fired.len(),
+                    "never_fired": dead.iter().map(|(_, pair)| json!({
+                        "matcher": pair.matcher,
+                        "action": pair.action,
+                        "location": pair.matcher_loc.as_ref().map(ToString::to_string),
+                    })).collect::<Vec<_>>(),
+                })
+            )),
+            Format::Human => {
+                let mut out = String::new();
+                for (_, pair) in &dead {
+                    out.push_str(&format!(
+                        "never fired: @{} ({})\n",
+                        pair.matcher,
+                        loc_text(&pair.matcher_loc)
+                    ));
+                }
+                out.push_str(&format!(
+                    "{} of {} matcher(s) fired across {} payload(s); {} never fired\n",
+                    fired.len(),
+                    pairs.len(),
+                    self.payloads.len(),
+                    dead.len()
+                ));
+                super::emit(&out);
+            }
+        }
+        ExitStatus::Ok
+    }
+}
