@@ -21,7 +21,11 @@ func.func @decoder_layer(%x: tensor<2048x5120xf16>, %wq: tensor<5120x5120xf16>, 
   %scores = linalg.batch_matmul ins(%q, %kt : tensor<40x2048x128xf16>, tensor<40x128x2048xf16>) outs(%scores_acc : tensor<40x2048x2048xf32>) -> tensor<40x2048x2048xf32>
   // softmax stand-in (elementwise; no spec matches it)
   %probs_init = tensor.empty() : tensor<40x2048x2048xf32>
-  %probs = linalg.exp ins(%scores : tensor<40x2048x2048xf32>) outs(%probs_init : tensor<40x2048x2048xf32>) -> tensor<40x2048x2048xf32>
+  %probs = linalg.generic {indexing_maps = [affine_map<(b, m, n) -> (b, m, n)>, affine_map<(b, m, n) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%scores : tensor<40x2048x2048xf32>) outs(%probs_init : tensor<40x2048x2048xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  } -> tensor<40x2048x2048xf32>
   %probs_h_init = tensor.empty() : tensor<40x2048x2048xf16>
   %probs_h = arith.truncf %probs : tensor<40x2048x2048xf32> to tensor<40x2048x2048xf16>
   // attention * V: 40x2048x128x2048

@@ -21,7 +21,11 @@ func.func @decoder_layer(%x: tensor<4096x4096xf16>, %wq: tensor<4096x4096xf16>, 
   %scores = linalg.batch_matmul ins(%q, %kt : tensor<32x4096x128xf16>, tensor<32x128x4096xf16>) outs(%scores_acc : tensor<32x4096x4096xf32>) -> tensor<32x4096x4096xf32>
   // softmax stand-in (elementwise; no spec matches it)
   %probs_init = tensor.empty() : tensor<32x4096x4096xf32>
-  %probs = linalg.exp ins(%scores : tensor<32x4096x4096xf32>) outs(%probs_init : tensor<32x4096x4096xf32>) -> tensor<32x4096x4096xf32>
+  %probs = linalg.generic {indexing_maps = [affine_map<(b, m, n) -> (b, m, n)>, affine_map<(b, m, n) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%scores : tensor<32x4096x4096xf32>) outs(%probs_init : tensor<32x4096x4096xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  } -> tensor<32x4096x4096xf32>
   %probs_h_init = tensor.empty() : tensor<32x4096x4096xf16>
   %probs_h = arith.truncf %probs : tensor<32x4096x4096xf32> to tensor<32x4096x4096xf16>
   // attention * V: 32x4096x128x4096

@@ -1,6 +1,7 @@
 //! The integration tests, in one binary: MLIR links statically into every test binary, so one
 //! binary instead of many saves minutes of linking and gigabytes of disk.
 
+mod apply;
 mod build_check;
 mod cli;
 mod differential;

@@ -1,0 +1,367 @@
+//! attach / extract / apply / explain / coverage, checked against the reference tools:
+//! `apply` must give exactly the payload `mlir-opt --transform-interpreter` gives with the same
+//! library, and IREE's own materialization must accept what tunespec attaches.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::reference::{iree_opt, mlir_opt, repo_root};
+
+fn tunespec() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tunespec"));
+    command.current_dir(repo_root()).env("NO_COLOR", "1");
+    command
+}
+
+fn run(command: &mut Command) -> Output {
+    let output = command.output().expect("command runs");
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}",
+        tail(&String::from_utf8_lossy(&output.stderr))
+    );
+    output
+}
+
+/// The end of a long message: MLIR tools can print whole payloads.
+fn tail(text: &str) -> String {
+    let start = text.len().saturating_sub(2000);
+    let start = (start..text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    text[start..].to_string()
+}
+
+fn payloads() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["examples", "tests/fixtures/payloads"] {
+        for entry in std::fs::read_dir(repo_root().join(dir)).expect("payload dir") {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "mlir") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 6, "{files:?}");
+    files
+}
+
+fn link_library(dir: &Path, target: &str, emit: &str) -> PathBuf {
+    let path = dir.join(format!("{target}.{emit}"));
+    run(tunespec()
+        .args(["link", "--target", target, "--emit", emit, "-o"])
+        .arg(&path));
+    path
+}
+
+#[test]
+fn apply_equals_mlir_opt_transform_interpreter_on_every_payload() {
+    let Some(mlir_opt) = mlir_opt() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    for target in ["gfx942", "gfx950", "sm_90"] {
+        let library = link_library(dir.path(), target, "mlir");
+        for payload in payloads() {
+            let ours = run(tunespec()
+                .args(["apply", "--no-default", "--spec"])
+                .arg(&library)
+                .arg(&payload))
+            .stdout;
+            let theirs = run(Command::new(&mlir_opt)
+                .arg("--allow-unregistered-dialect")
+                .arg(format!(
+                    "--transform-preload-library=transform-library-paths={}",
+                    library.display()
+                ))
+                .arg("--transform-interpreter=entry-point=__kernel_config")
+                .arg(&payload))
+            .stdout;
+            assert!(
+                ours == theirs,
+                "{target} on {}: output differs from mlir-opt",
+                payload.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn attach_then_extract_round_trips_the_library_bytecode() {
+    let Some(mlir_opt) = mlir_opt() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let library = link_library(dir.path(), "gfx942", "mlirbc");
+    let payload = repo_root().join("examples/llama2_7b_f16_prefill_4096.mlir");
+    for blob in ["dense", "resource"] {
+        let attached = dir.path().join(format!("attached-{blob}.mlir"));
+        run(tunespec()
+            .args(["attach", "--target", "gfx942", "--blob", blob, "-o"])
+            .arg(&attached)
+            .arg(&payload));
+        let text = std::fs::read_to_string(&attached).unwrap();
+        assert!(
+            text.contains("iree_codegen.tuning_spec_mlirbc = dense"),
+            "{blob}"
+        );
+        run(Command::new(&mlir_opt)
+            .arg("--allow-unregistered-dialect")
+            .arg(&attached)
+            .arg("-o")
+            .arg("/dev/null"));
+        let extracted = dir.path().join(format!("extracted-{blob}.mlirbc"));
+        run(tunespec()
+            .args(["extract", "--emit", "mlirbc", "-o"])
+            .arg(&extracted)
+            .arg(&attached));
+        assert_eq!(
+            std::fs::read(&extracted).unwrap(),
+            std::fs::read(&library).unwrap(),
+            "{blob}"
+        );
+        // Applying the attached library equals applying the linked one, and removes the attribute.
+        let from_attached = run(tunespec().arg("apply").arg(&attached)).stdout;
+        let from_target = run(tunespec()
+            .args(["apply", "--target", "gfx942"])
+            .arg(&payload))
+        .stdout;
+        assert!(
+            from_attached == from_target,
+            "{blob}: apply of the attached library differs"
+        );
+        assert!(!String::from_utf8_lossy(&from_attached).contains("tuning_spec_mlirbc"));
+    }
+}
+
+#[test]
+fn extract_reports_a_missing_or_corrupt_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = repo_root().join("examples/llama2_7b_f16_decode.mlir");
+    let output = tunespec().arg("extract").arg(&payload).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("tunespec::apply::no-library"));
+    // A blob that is not a library.
+    let text = std::fs::read_to_string(&payload).unwrap();
+    let corrupt = dir.path().join("corrupt.mlir");
+    std::fs::write(
+        &corrupt,
+        format!("module attributes {{iree_codegen.tuning_spec_mlirbc = dense<[77, 76, 1, 2, 3]> : vector<5xi8>}} {{\n{text}}}\n"),
+    )
+    .unwrap();
+    let output = tunespec().arg("extract").arg(&corrupt).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("tunespec::apply::corrupt-library"));
+}
+
+#[test]
+fn explain_names_the_matcher_and_spec_line_for_every_op() {
+    let output = run(tunespec()
+        .args(["explain", "--target", "gfx942", "--format", "json"])
+        .arg("tests/fixtures/payloads/llama2_f16_decoder.mlir"));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let ops = report["ops"].as_array().unwrap();
+    // The payload's ops are tagged by the spec author with the matcher expected to fire
+    // ("tunespec.expect"); every candidate op must agree with that tag.
+    let payload = std::fs::read_to_string(
+        repo_root().join("tests/fixtures/payloads/llama2_f16_decoder.mlir"),
+    )
+    .unwrap();
+    let expected: Vec<&str> = payload
+        .lines()
+        .filter_map(|line| line.split("tunespec.expect = \"").nth(1))
+        .map(|rest| rest.split('"').next().unwrap())
+        .collect();
+    let linalg_ops: Vec<&serde_json::Value> = ops
+        .iter()
+        .filter(|op| op["op"] != "linalg.fill" || op["matcher"].is_string())
+        .collect();
+    assert!(expected.len() >= 8, "{expected:?}");
+    let matched: Vec<String> = ops
+        .iter()
+        .filter_map(|op| op["matcher"].as_str().map(str::to_string))
+        .collect();
+    let expected_matchers: Vec<String> = expected
+        .iter()
+        .filter(|tag| **tag != "none")
+        .map(|tag| tag.to_string())
+        .collect();
+    assert_eq!(matched, expected_matchers);
+    for op in &linalg_ops {
+        if op["matcher"].is_string() {
+            let location = op["matcher_location"].as_str().unwrap();
+            assert!(
+                location.starts_with("specs/gfx942/llama2_f16.mlir:"),
+                "{location}"
+            );
+            assert!(op["config"][0]["value"]
+                .as_str()
+                .unwrap()
+                .contains("#iree_codegen.compilation_info"));
+        }
+    }
+    assert_eq!(report["matched"], 8);
+}
+
+#[test]
+fn coverage_lists_matchers_that_never_fire() {
+    let output = run(tunespec()
+        .args(["coverage", "--target", "gfx942", "--format", "json"])
+        .arg("tests/fixtures/payloads/llama2_f16_decoder.mlir"));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["matchers"], 16);
+    assert_eq!(report["fired"], 8);
+    let dead = report["never_fired"].as_array().unwrap();
+    assert_eq!(dead.len(), 8);
+    assert!(dead.iter().all(|entry| entry["location"]
+        .as_str()
+        .unwrap()
+        .starts_with("specs/gfx942/llama3_bf16.mlir:")));
+    // With both payloads every matcher fires.
+    let output = run(tunespec()
+        .args(["coverage", "--target", "gfx942", "--format", "json"])
+        .arg("tests/fixtures/payloads/llama2_f16_decoder.mlir")
+        .arg("tests/fixtures/payloads/llama3_bf16_decoder.mlir"));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["fired"], 16);
+}
+
+#[test]
+fn apply_refuses_a_library_as_payload_and_bad_payloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = tunespec()
+        .args([
+            "apply",
+            "--target",
+            "gfx942",
+            "specs/gfx942/llama2_f16.mlir",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("tunespec::apply::not-a-payload"));
+    let broken = dir.path().join("broken.mlir");
+    std::fs::write(&broken, "func.func @f( {\n").unwrap();
+    let out = dir.path().join("out.mlir");
+    let output = tunespec()
+        .args(["apply", "--target", "gfx942", "-o"])
+        .arg(&out)
+        .arg(&broken)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("broken.mlir:1:"));
+    assert!(!out.exists(), "no output on failure");
+    let output = tunespec()
+        .args(["apply", "--target", "gfx942", "no/such.mlir"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
+
+/// A dispatch-like payload for IREE: one function per op, as IREE materializes one config per
+/// dispatch function. Nested in a module so that IREE's pass reads the attribute from the
+/// ancestor, as it does in a real compile.
+fn dispatch_payload() -> String {
+    let shapes = [
+        (4096, 4096, 4096),
+        (4096, 11008, 4096),
+        (4096, 4096, 11008),
+        (33, 64, 64),
+    ];
+    let mut functions = String::new();
+    for (index, (m, n, k)) in shapes.iter().enumerate() {
+        functions.push_str(&format!(
+            "    func.func @dispatch_{index}(%a: tensor<{m}x{k}xf16>, %b: tensor<{k}x{n}xf16>, %c: tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32> {{\n      %r = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf16>, tensor<{k}x{n}xf16>) outs(%c : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>\n      return %r : tensor<{m}x{n}xf32>\n    }}\n"
+        ));
+    }
+    format!("module {{\n  module @dispatches {{\n{functions}  }}\n}}\n")
+}
+
+#[test]
+fn iree_materializes_what_tunespec_attaches_and_tunespec_applies_what_iree_attaches() {
+    let Some(iree_opt) = iree_opt() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let payload = dir.path().join("dispatches.mlir");
+    std::fs::write(&payload, dispatch_payload()).unwrap();
+    let library = link_library(dir.path(), "gfx942", "mlir");
+
+    // tunespec attaches; IREE materializes.
+    let attached = dir.path().join("attached.mlir");
+    run(tunespec()
+        .args(["attach", "--target", "gfx942", "-o"])
+        .arg(&attached)
+        .arg(&payload));
+    let ours = run(Command::new(&iree_opt)
+        .arg("--no-implicit-module")
+        .arg(
+            "--pass-pipeline=builtin.module(builtin.module(iree-codegen-materialize-user-configs))",
+        )
+        .arg(&attached))
+    .stdout;
+    // IREE attaches the same library and materializes.
+    let theirs = run(Command::new(&iree_opt)
+        .arg("--no-implicit-module")
+        .arg(format!(
+            "--pass-pipeline=builtin.module(builtin.module(iree-codegen-materialize-tuning-specs{{tuning-spec-path={}}},iree-codegen-materialize-user-configs))",
+            library.display()
+        ))
+        .arg(&payload))
+    .stdout;
+    let configs = |text: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(text)
+            .lines()
+            .filter(|line| line.contains("lowering_config") || line.contains("translation_info"))
+            .map(|line| line.trim().to_string())
+            .collect()
+    };
+    let configured = String::from_utf8_lossy(&ours)
+        .lines()
+        .filter(|line| line.contains("linalg.matmul") && line.contains("lowering_config"))
+        .count();
+    assert_eq!(
+        configured, 3,
+        "three of the four dispatches match a default spec"
+    );
+    assert_eq!(configs(&ours), configs(&theirs));
+
+    // IREE attaches; tunespec extracts and applies.
+    let iree_attached = dir.path().join("iree_attached.mlir");
+    run(Command::new(&iree_opt)
+        .arg("--no-implicit-module")
+        .arg(format!(
+            "--pass-pipeline=builtin.module(builtin.module(iree-codegen-materialize-tuning-specs{{tuning-spec-path={}}}))",
+            library.display()
+        ))
+        .arg(&payload)
+        .arg("-o")
+        .arg(&iree_attached));
+    let extracted = run(tunespec().args(["extract"]).arg(&iree_attached)).stdout;
+    assert!(
+        String::from_utf8_lossy(&extracted).contains("transform.named_sequence @__kernel_config")
+    );
+    let applied = dir.path().join("applied.mlir");
+    run(tunespec()
+        .args(["apply", "-o"])
+        .arg(&applied)
+        .arg(&iree_attached));
+    let direct = dir.path().join("direct.mlir");
+    run(tunespec()
+        .args(["apply", "--no-default", "-o"])
+        .arg(&direct)
+        .arg("--spec")
+        .arg(&library)
+        .arg(&payload));
+    // IREE writes its attributes into the bytecode with its own printer, which elides nested
+    // dialect prefixes (`translation_info = <...>`); both spellings mean the same to IREE, so
+    // compare what iree-opt reads back.
+    let canonical = |path: &Path| run(Command::new(&iree_opt).arg(path)).stdout;
+    let applied_text = canonical(&applied);
+    assert!(
+        applied_text == canonical(&direct),
+        "applying IREE's attached library differs from applying it directly"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&applied_text)
+            .matches("compilation_info = ")
+            .count(),
+        3
+    );
+}
