@@ -133,18 +133,57 @@ pub fn extract(
     Ok(bytes)
 }
 
+/// How `apply` runs a library.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// The native matcher when the whole library is of its form, else the interpreter
+    #[default]
+    Auto,
+    /// Always MLIR's transform interpreter
+    Interpreter,
+    /// The native matcher; an error when the library is not of its form
+    Native,
+}
+
 /// Applies `library` to `payload` (in place) and removes the attached attribute unless
-/// `keep_attr`. Interpreter failures come back as located problems.
+/// `keep_attr`. Interpreter failures come back as located problems. With [`Engine::Auto`], a
+/// library made only of recognised matchers and annotate actions is evaluated natively (see
+/// `fastpath.rs`); the result is the same payload.
 pub fn apply(
     mlir: &Mlir,
     payload: &OwnedOp<'_>,
     library: &OwnedOp<'_>,
     attr: &str,
     keep_attr: bool,
+    engine: Engine,
 ) -> Result<Vec<Problem>, Vec<Problem>> {
-    let result = payload
-        .apply_library(mlir, library, names::KERNEL_CONFIG)
-        .map_err(|problems| relabel(problems, codes::INTERPRETER))?;
+    let native = match engine {
+        Engine::Interpreter => None,
+        Engine::Auto | Engine::Native => crate::fastpath::compile(&library.snapshot()),
+    };
+    let result = match native {
+        Some(native) => {
+            let edits: Vec<_> = native
+                .edits(&payload.op_features())
+                .into_iter()
+                .map(|(edit, _)| edit)
+                .collect();
+            payload
+                .annotate_from(library, &edits)
+                .map_err(|message| vec![Problem::error(codes::INTERPRETER, message, None)])?;
+            Vec::new()
+        }
+        None if engine == Engine::Native => {
+            return Err(vec![Problem::error(
+                codes::INTERPRETER,
+                "the library is not of the form the native matcher evaluates (use --engine auto)",
+                None,
+            )])
+        }
+        None => payload
+            .apply_library(mlir, library, names::KERNEL_CONFIG)
+            .map_err(|problems| relabel(problems, codes::INTERPRETER))?,
+    };
     if !keep_attr {
         payload.remove_attr_everywhere(attr);
     }
@@ -258,7 +297,7 @@ pub fn explain(
     }
     let payload = parse_payload(mlir, payload_bytes, payload_name)?;
     let before = payload.snapshot();
-    apply(mlir, &payload, &library, attr, true)?;
+    apply(mlir, &payload, &library, attr, true, Engine::Interpreter)?;
     let after = payload.snapshot();
     let loops = payload.linalg_loop_ranges();
 

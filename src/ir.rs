@@ -166,3 +166,20 @@ pub mod names {
     pub const READONLY: &str = "transform.readonly";
     pub const ANY_OP: &str = "!transform.any_op";
 }
+
+/// What a native matcher needs to know about one payload op (see `fastpath.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpFeatures {
+    /// Pre-order id, as in the snapshot.
+    pub id: u32,
+    pub name: String,
+    /// Static loop ranges of a linalg op (dynamic extents negative); None otherwise.
+    pub loops: Option<Vec<i64>>,
+    /// Number of DPS inputs of a linalg op (the inits follow them).
+    pub num_inputs: Option<usize>,
+    /// Per operand: the bit width of its element type when it is a shaped type of integers or
+    /// floats (what `transform.match.structured.elemental_bitwidth` reports), else None.
+    pub operand_bitwidths: Vec<Option<u32>>,
+    /// Nested inside a function-like op (or is one): visited by `foreach_match` per function.
+    pub in_function: bool,
+}

@@ -27,6 +27,7 @@
 pub mod apply;
 pub mod cli;
 pub mod diagnostics;
+pub mod fastpath;
 pub mod ir;
 pub mod link;
 pub mod manifest;

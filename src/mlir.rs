@@ -963,3 +963,124 @@ fn collect_functions(op: MlirOperation, out: &mut Vec<MlirOperation>) {
         }
     }
 }
+
+/// The native matcher's view of a payload, and its edits.
+impl OwnedOp<'_> {
+    /// Features of every op, in pre-order (ids as in [`OwnedOp::snapshot`]).
+    pub fn op_features(&self) -> Vec<crate::ir::OpFeatures> {
+        fn bitwidth(ty: MlirType) -> Option<u32> {
+            unsafe {
+                if !mlirTypeIsAShaped(ty) {
+                    return None;
+                }
+                let element = mlirShapedTypeGetElementType(ty);
+                if mlirTypeIsAInteger(element) {
+                    Some(mlirIntegerTypeGetWidth(element))
+                } else if mlirTypeIsAFloat(element) {
+                    Some(mlirFloatTypeGetWidth(element))
+                } else {
+                    None
+                }
+            }
+        }
+        fn walk(
+            op: MlirOperation,
+            in_function: bool,
+            next: &mut u32,
+            out: &mut Vec<crate::ir::OpFeatures>,
+        ) {
+            unsafe {
+                let id = *next;
+                *next += 1;
+                let name = read_string(mlirIdentifierStr(mlirOperationGetName(op)));
+                let has_body = mlirOperationGetNumRegions(op) > 0
+                    && !mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))
+                        .ptr
+                        .is_null();
+                let is_function = name.ends_with(".func") && has_body;
+                let mut buffer = [0i64; 16];
+                let count = tunespec_mlir_shim::tunespecLinalgLoopRanges(
+                    op,
+                    buffer.as_mut_ptr(),
+                    buffer.len() as isize,
+                );
+                let loops = (count >= 0 && (count as usize) <= buffer.len())
+                    .then(|| buffer[..count as usize].to_vec());
+                let inputs = tunespec_mlir_shim::tunespecLinalgNumDpsInputs(op);
+                let operand_bitwidths = (0..mlirOperationGetNumOperands(op))
+                    .map(|index| bitwidth(mlirValueGetType(mlirOperationGetOperand(op, index))))
+                    .collect();
+                out.push(crate::ir::OpFeatures {
+                    id,
+                    name,
+                    loops,
+                    num_inputs: (inputs >= 0).then_some(inputs as usize),
+                    operand_bitwidths,
+                    in_function,
+                });
+                for index in 0..mlirOperationGetNumRegions(op) {
+                    let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
+                    while !block.ptr.is_null() {
+                        let mut child = mlirBlockGetFirstOperation(block);
+                        while !child.ptr.is_null() {
+                            walk(child, in_function || is_function, next, out);
+                            child = mlirOperationGetNextInBlock(child);
+                        }
+                        block = mlirBlockGetNextInRegion(block);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let mut next = 0;
+        walk(self.raw, false, &mut next, &mut out);
+        out
+    }
+
+    /// Sets, on payload op `payload_id`, attribute `name` to the attribute `source_attr` of
+    /// `library`'s op `library_id` (pre-order ids). The very same attribute object is used, so
+    /// the result is what `transform.annotate` with that parameter produces.
+    pub fn annotate_from(
+        &self,
+        library: &OwnedOp<'_>,
+        edits: &[(u32, String, u32, String)],
+    ) -> Result<(), String> {
+        fn collect(op: MlirOperation, out: &mut Vec<MlirOperation>) {
+            unsafe {
+                out.push(op);
+                for index in 0..mlirOperationGetNumRegions(op) {
+                    let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
+                    while !block.ptr.is_null() {
+                        let mut child = mlirBlockGetFirstOperation(block);
+                        while !child.ptr.is_null() {
+                            collect(child, out);
+                            child = mlirOperationGetNextInBlock(child);
+                        }
+                        block = mlirBlockGetNextInRegion(block);
+                    }
+                }
+            }
+        }
+        let mut payload_ops = Vec::new();
+        collect(self.raw, &mut payload_ops);
+        let mut library_ops = Vec::new();
+        collect(library.raw, &mut library_ops);
+        for (payload_id, name, library_id, source_attr) in edits {
+            let target = *payload_ops
+                .get(*payload_id as usize)
+                .ok_or("payload op id out of range")?;
+            let source = *library_ops
+                .get(*library_id as usize)
+                .ok_or("library op id out of range")?;
+            unsafe {
+                let attr =
+                    mlirOperationGetAttributeByName(source, string_ref(source_attr.as_bytes()));
+                if attr.ptr.is_null() {
+                    return Err(format!("library op has no attribute '{source_attr}'"));
+                }
+                mlirOperationSetAttributeByName(target, string_ref(name.as_bytes()), attr);
+            }
+        }
+        Ok(())
+    }
+}

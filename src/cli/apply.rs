@@ -214,6 +214,9 @@ pub struct ApplyOpts {
     /// Format of the explanation
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    /// How the library runs: natively when it can (auto), or always in MLIR's interpreter
+    #[arg(long, value_enum, default_value_t)]
+    pub engine: apply::Engine,
 }
 
 /// The library to apply: the one attached to the payload, or one linked from `args` when given
@@ -260,7 +263,14 @@ impl ApplyOpts {
                 &payload_bytes,
             );
         };
-        match apply::apply(&mlir, &payload, &library, &self.attr, self.keep_attr) {
+        match apply::apply(
+            &mlir,
+            &payload,
+            &library,
+            &self.attr,
+            self.keep_attr,
+            self.engine,
+        ) {
             Ok(problems) => report(&problems, Some(&payload_bytes)),
             Err(problems) => return fail(problems, &payload_bytes),
         }

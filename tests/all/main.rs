@@ -5,6 +5,7 @@ mod apply;
 mod build_check;
 mod cli;
 mod differential;
+mod fastpath;
 mod link;
 mod reference;
 mod rules;

@@ -26,4 +26,6 @@ unsafe extern "C" {
         out: *mut i64,
         capacity: isize,
     ) -> isize;
+    /// Number of DPS inputs of a linalg op (its inits follow); -1 if not a LinalgOp.
+    pub fn tunespecLinalgNumDpsInputs(operation: MlirOperation) -> isize;
 }

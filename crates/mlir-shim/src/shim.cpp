@@ -79,4 +79,12 @@ intptr_t tunespecLinalgLoopRanges(MlirOperation operation, int64_t *out, intptr_
     out[i] = ranges[i];
   return static_cast<intptr_t>(ranges.size());
 }
+
+// The number of DPS inputs of a linalg structured op (its inits follow), or -1.
+intptr_t tunespecLinalgNumDpsInputs(MlirOperation operation) {
+  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(unwrap(operation));
+  if (!linalgOp)
+    return -1;
+  return static_cast<intptr_t>(linalgOp.getNumDpsInputs());
+}
 }

@@ -1,0 +1,637 @@
+//! A native evaluator for the common form of tuning matchers, so that `apply` does not pay one
+//! interpreter call per (op, matcher).
+//!
+//! Why: a merged library of 10,000 matchers applied to 1,000 ops costs minutes in MLIR's
+//! transform interpreter (every op tries every matcher until one succeeds, ~30 µs a try). Most
+//! tuning matchers only compare an op's name, loop ranges, rank and operand element bit widths
+//! against constants, and most actions only annotate the op with a constant. For a library made
+//! only of such pairs, this module computes, for every payload op, the first pair whose matcher
+//! succeeds (through hash indexes over equality constraints, in priority order) and sets the
+//! very same attribute the interpreter would set. Anything it does not recognise, anywhere in
+//! the entry point, makes [`compile`] return `None`, and `apply` uses the interpreter: the
+//! result is identical either way (differential tests compare both paths).
+//!
+//! Semantics mirrored from MLIR 22 (`transform.foreach_match` and the match ops):
+//! - `foreach_match` visits every op nested in each root (not the root itself); per op the
+//!   first matcher that succeeds runs its action;
+//! - `match.structured` fails on ops that are not LinalgOps; `.rank` is the loop count; `.dim`
+//!   selects static loop ranges (negative positions count from the end; out of range fails);
+//!   `.input`/`.init` select DPS operands; `.elemental_bitwidth` fails unless the value is a
+//!   shaped type of integers or floats;
+//! - `match.param.cmpi` compares two parameter lists element-wise and fails when their lengths
+//!   differ; `merge_handles` of parameters concatenates them.
+
+use std::collections::HashMap;
+
+use crate::ir::{self, names, Attr, Op, OpFeatures, ValueRef};
+
+/// A parameter computed from the payload op or a constant.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Param {
+    Const(i64),
+    Rank,
+    /// Loop ranges at these positions (None: all), in order.
+    Dims(Option<Vec<i64>>),
+    /// Element bit width of DPS input / init `position` (negative counts from the end).
+    InputBitwidth(i64),
+    InitBitwidth(i64),
+    Merge(Vec<Param>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Predicate {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Predicate {
+    fn from_attr(value: i64) -> Option<Self> {
+        Some(match value {
+            0 => Predicate::Eq,
+            1 => Predicate::Ne,
+            2 => Predicate::Lt,
+            3 => Predicate::Le,
+            4 => Predicate::Gt,
+            5 => Predicate::Ge,
+            _ => return None,
+        })
+    }
+    fn holds(self, lhs: i64, rhs: i64) -> bool {
+        match self {
+            Predicate::Eq => lhs == rhs,
+            Predicate::Ne => lhs != rhs,
+            Predicate::Lt => lhs < rhs,
+            Predicate::Le => lhs <= rhs,
+            Predicate::Gt => lhs > rhs,
+            Predicate::Ge => lhs >= rhs,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Check {
+    /// The op is a LinalgOp (from `match.structured`).
+    Structured,
+    /// Every dim position selected exists (a `match.structured.dim` without a result).
+    DimsExist(Option<Vec<i64>>),
+    /// A value handle from `.input`/`.init` must exist (the op has that operand).
+    InputExists(i64),
+    InitExists(i64),
+    Cmp(Predicate, Param, Param),
+}
+
+/// One recognised matcher -> action pair.
+#[derive(Clone, Debug)]
+struct Pair {
+    /// Allowed op names (`match.operation_name`), None: any.
+    names: Option<Vec<String>>,
+    checks: Vec<Check>,
+    /// Annotation: attribute name, library op id of the `param.constant` whose `value` is set.
+    annotate: (String, u32),
+}
+
+/// A compiled library: pairs in priority order and indexes over their equality constraints.
+pub struct NativeLibrary {
+    pairs: Vec<Pair>,
+    /// Pairs whose checks are all `param == const` (and a single op name), grouped by the list
+    /// of parameters they constrain: (op name, parameter values) -> first pair index.
+    indexed: Vec<(Vec<Param>, HashMap<(String, Vec<Vec<i64>>), Vec<usize>>)>,
+    /// Pairs not indexed, in priority order.
+    scanned: Vec<usize>,
+}
+
+impl NativeLibrary {
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len()
+    }
+}
+
+/// The edit for one payload op: (payload op id, attribute name, library op id, "value").
+pub type Edit = (u32, String, u32, String);
+
+/// Compiles a library, or None when any part of its entry point is outside the recognised form.
+pub fn compile(library: &ir::Module) -> Option<NativeLibrary> {
+    let root = &library.root;
+    let symbols: HashMap<&str, &Op> = root
+        .body()
+        .iter()
+        .filter_map(|op| op.sym_name().map(|name| (name, op)))
+        .collect();
+    let entry = symbols.get(names::KERNEL_CONFIG)?;
+    let body = entry.body();
+    let [foreach, yield_op] = body else {
+        return None;
+    };
+    if foreach.name != names::FOREACH_MATCH
+        || yield_op.name != names::YIELD
+        || foreach.has_attr("restrict_root")
+        || foreach.has_attr("flatten_results")
+        || foreach.operands.len() != 1
+        || foreach.result_types.len() != 1
+    {
+        return None;
+    }
+    let list = |name: &str| -> Option<Vec<String>> {
+        foreach
+            .attr(name)?
+            .as_array()?
+            .iter()
+            .map(|attr| match attr.as_symbol_ref() {
+                Some([single]) => Some(single.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let matchers = list("matchers")?;
+    let actions = list("actions")?;
+    if matchers.len() != actions.len() {
+        return None;
+    }
+    let mut pairs = Vec::with_capacity(matchers.len());
+    let mut action_cache: HashMap<&str, Option<String>> = HashMap::new();
+    for (matcher, action) in matchers.iter().zip(&actions) {
+        let annotate_name = action_cache
+            .entry(action.as_str())
+            .or_insert_with(|| {
+                symbols
+                    .get(action.as_str())
+                    .and_then(|op| compile_action(op))
+            })
+            .clone()?;
+        let (names, checks, config_op) = compile_matcher(symbols.get(matcher.as_str())?)?;
+        pairs.push(Pair {
+            names,
+            checks,
+            annotate: (annotate_name, config_op),
+        });
+    }
+    Some(index(pairs))
+}
+
+fn index(pairs: Vec<Pair>) -> NativeLibrary {
+    let mut groups: HashMap<Vec<Param>, HashMap<(String, Vec<Vec<i64>>), Vec<usize>>> =
+        HashMap::new();
+    let mut group_order: Vec<Vec<Param>> = Vec::new();
+    let mut scanned = Vec::new();
+    for (position, pair) in pairs.iter().enumerate() {
+        let single_name = match &pair.names {
+            Some(names) if names.len() == 1 => Some(names[0].clone()),
+            _ => None,
+        };
+        let mut keys: Vec<(Param, Vec<i64>)> = Vec::new();
+        let mut indexable = single_name.is_some();
+        for check in &pair.checks {
+            match check {
+                // Confirmed after the lookup (see `first_match`).
+                Check::Structured
+                | Check::DimsExist(_)
+                | Check::InputExists(_)
+                | Check::InitExists(_) => {}
+                Check::Cmp(Predicate::Eq, lhs, rhs) => match (constant(lhs), constant(rhs)) {
+                    (None, Some(values)) => keys.push((lhs.clone(), values)),
+                    (Some(values), None) => keys.push((rhs.clone(), values)),
+                    _ => indexable = false,
+                },
+                _ => indexable = false,
+            }
+        }
+        if !indexable || keys.is_empty() || !pair.checks.contains(&Check::Structured) {
+            scanned.push(position);
+            continue;
+        }
+        keys.sort_by(|a, b| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)));
+        let signature: Vec<Param> = keys.iter().map(|(param, _)| param.clone()).collect();
+        let values: Vec<Vec<i64>> = keys.into_iter().map(|(_, values)| values).collect();
+        let group = groups.entry(signature.clone()).or_insert_with(|| {
+            group_order.push(signature);
+            HashMap::new()
+        });
+        group
+            .entry((single_name.expect("indexable"), values))
+            .or_default()
+            .push(position);
+    }
+    let indexed = group_order
+        .into_iter()
+        .map(|signature| {
+            let map = groups.remove(&signature).unwrap_or_default();
+            (signature, map)
+        })
+        .collect();
+    NativeLibrary {
+        pairs,
+        indexed,
+        scanned,
+    }
+}
+
+/// The values of a parameter made only of constants.
+fn constant(param: &Param) -> Option<Vec<i64>> {
+    match param {
+        Param::Const(value) => Some(vec![*value]),
+        Param::Merge(parts) => {
+            let mut out = Vec::new();
+            for part in parts {
+                out.extend(constant(part)?);
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// `transform.annotate %arg0 "NAME" = %arg1` then `transform.yield`: returns NAME.
+fn compile_action(op: &Op) -> Option<String> {
+    let block = op.entry_block()?;
+    if block.arg_types.len() != 2 || op.regions.first()?.blocks.len() != 1 {
+        return None;
+    }
+    let [annotate, yield_op] = block.ops.as_slice() else {
+        return None;
+    };
+    let arg = |index| ValueRef::BlockArg {
+        block: block.id,
+        index,
+    };
+    if annotate.name != "transform.annotate"
+        || yield_op.name != names::YIELD
+        || !yield_op.operands.is_empty()
+        || annotate.operands != [arg(0), arg(1)]
+    {
+        return None;
+    }
+    annotate.attr("name")?.as_str().map(str::to_string)
+}
+
+/// What an SSA value of a matcher stands for.
+#[derive(Clone, Debug)]
+enum Value {
+    Root,
+    Param(Param),
+    /// A `param.constant` with a non-integer value: the config, by library op id.
+    Config(u32),
+    /// A value handle of DPS input/init at a position.
+    Input(i64),
+    Init(i64),
+}
+
+fn compile_matcher(op: &Op) -> Option<(Option<Vec<String>>, Vec<Check>, u32)> {
+    let block = op.entry_block()?;
+    if block.arg_types.len() != 1 || op.regions.first()?.blocks.len() != 1 {
+        return None;
+    }
+    let mut values: HashMap<ValueRef, Value> = HashMap::new();
+    values.insert(
+        ValueRef::BlockArg {
+            block: block.id,
+            index: 0,
+        },
+        Value::Root,
+    );
+    let mut names_filter: Option<Vec<String>> = None;
+    let mut checks = Vec::new();
+    let (last, rest) = block.ops.split_last()?;
+    for inner in rest {
+        let operand = |index: usize| {
+            inner
+                .operands
+                .get(index)
+                .and_then(|v| values.get(v))
+                .cloned()
+        };
+        let result = |index: u32| ValueRef::Result {
+            op: inner.id,
+            index,
+        };
+        match inner.name.as_str() {
+            "transform.match.operation_name" => {
+                if !matches!(operand(0), Some(Value::Root)) {
+                    return None;
+                }
+                let listed: Vec<String> = inner
+                    .attr("op_names")?
+                    .as_array()?
+                    .iter()
+                    .map(|name| name.as_str().map(str::to_string))
+                    .collect::<Option<_>>()?;
+                names_filter = Some(match names_filter {
+                    None => listed,
+                    Some(previous) => previous
+                        .into_iter()
+                        .filter(|n| listed.contains(n))
+                        .collect(),
+                });
+            }
+            "transform.param.constant" => {
+                let value = match inner.attr("value")? {
+                    Attr::Int(value) => Value::Param(Param::Const(*value)),
+                    _ => Value::Config(inner.id),
+                };
+                values.insert(result(0), value);
+            }
+            "transform.merge_handles" => {
+                if inner.has_attr("deduplicate") {
+                    return None;
+                }
+                let parts = (0..inner.operands.len())
+                    .map(|index| match operand(index) {
+                        Some(Value::Param(param)) => Some(param),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                values.insert(result(0), Value::Param(Param::Merge(parts)));
+            }
+            "transform.match.param.cmpi" => {
+                let predicate = match inner.attr("predicate")? {
+                    Attr::Int(value) => Predicate::from_attr(*value)?,
+                    _ => return None,
+                };
+                let (Some(Value::Param(lhs)), Some(Value::Param(rhs))) = (operand(0), operand(1))
+                else {
+                    return None;
+                };
+                checks.push(Check::Cmp(predicate, lhs, rhs));
+            }
+            "transform.match.structured" => {
+                if !matches!(operand(0), Some(Value::Root))
+                    || inner.attr("failure_propagation_mode") != Some(&Attr::Int(1))
+                {
+                    return None;
+                }
+                checks.push(Check::Structured);
+                let yielded = compile_structured_body(inner, &mut checks)?;
+                if yielded.len() != inner.result_types.len() {
+                    return None;
+                }
+                for (index, value) in yielded.into_iter().enumerate() {
+                    values.insert(result(index as u32), value);
+                }
+            }
+            _ => return None,
+        }
+    }
+    // transform.yield %root, %config
+    if last.name != names::YIELD || last.operands.len() != 2 {
+        return None;
+    }
+    let (Some(Value::Root), Some(Value::Config(config))) = (
+        values.get(&last.operands[0]).cloned(),
+        values.get(&last.operands[1]).cloned(),
+    ) else {
+        return None;
+    };
+    Some((names_filter, checks, config))
+}
+
+/// Parses `array<i64: 1, -2>` (a DenseI64ArrayAttr as printed).
+fn i64_array(attr: &Attr) -> Option<Vec<i64>> {
+    let Attr::Other(text) = attr else { return None };
+    let inner = text.strip_prefix("array<i64")?.strip_suffix('>')?;
+    let inner = inner.strip_prefix(':').unwrap_or(inner).trim();
+    if inner.is_empty() {
+        return Some(Vec::new());
+    }
+    inner
+        .split(',')
+        .map(|part| part.trim().parse().ok())
+        .collect()
+}
+
+/// The body of `match.structured`: returns what it yields, adding its checks.
+fn compile_structured_body(op: &Op, checks: &mut Vec<Check>) -> Option<Vec<Value>> {
+    let block = op.entry_block()?;
+    if block.arg_types.len() != 1 || op.regions.first()?.blocks.len() != 1 {
+        return None;
+    }
+    let handle = ValueRef::BlockArg {
+        block: block.id,
+        index: 0,
+    };
+    let mut values: HashMap<ValueRef, Value> = HashMap::new();
+    let (last, rest) = block.ops.split_last()?;
+    for inner in rest {
+        let on_handle = inner.operands.first() == Some(&handle);
+        let result = ValueRef::Result {
+            op: inner.id,
+            index: 0,
+        };
+        match inner.name.as_str() {
+            "transform.match.structured.rank" if on_handle => {
+                values.insert(result, Value::Param(Param::Rank));
+            }
+            "transform.match.structured.dim" if on_handle => {
+                if ["is_inverted", "parallel", "reduction"]
+                    .iter()
+                    .any(|a| inner.has_attr(a))
+                {
+                    return None;
+                }
+                let selection = if inner.has_attr("is_all") {
+                    None
+                } else {
+                    Some(i64_array(inner.attr("raw_dim_list")?)?)
+                };
+                if inner.result_types.is_empty() {
+                    checks.push(Check::DimsExist(selection));
+                } else {
+                    values.insert(result, Value::Param(Param::Dims(selection)));
+                }
+            }
+            "transform.match.structured.input" | "transform.match.structured.init" if on_handle => {
+                if [
+                    "is_inverted",
+                    "is_all",
+                    "permutation",
+                    "projected_permutation",
+                ]
+                .iter()
+                .any(|a| inner.has_attr(a))
+                    || inner.result_types.first().map(String::as_str)
+                        != Some("!transform.any_value")
+                {
+                    return None;
+                }
+                let [position] = i64_array(inner.attr("raw_position_list")?)?[..] else {
+                    return None;
+                };
+                let value = if inner.name.ends_with(".input") {
+                    checks.push(Check::InputExists(position));
+                    Value::Input(position)
+                } else {
+                    checks.push(Check::InitExists(position));
+                    Value::Init(position)
+                };
+                values.insert(result, value);
+            }
+            "transform.match.structured.elemental_bitwidth" => {
+                let param = match inner.operands.first().and_then(|v| values.get(v)) {
+                    Some(Value::Input(position)) => Param::InputBitwidth(*position),
+                    Some(Value::Init(position)) => Param::InitBitwidth(*position),
+                    _ => return None,
+                };
+                values.insert(result, Value::Param(param));
+            }
+            _ => return None,
+        }
+    }
+    if last.name != "transform.match.structured.yield" {
+        return None;
+    }
+    last.operands
+        .iter()
+        .map(|value| match values.get(value) {
+            Some(value @ Value::Param(_)) => Some(value.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Position `position` (negative: from the end) in a list of `len`.
+fn resolve_position(position: i64, len: usize) -> Option<usize> {
+    let resolved = if position < 0 {
+        len as i64 + position
+    } else {
+        position
+    };
+    (0..len as i64)
+        .contains(&resolved)
+        .then_some(resolved as usize)
+}
+
+fn operand_bitwidth(op: &OpFeatures, init: bool, position: i64) -> Option<i64> {
+    let inputs = op.num_inputs?;
+    let (start, len) = if init {
+        (inputs, op.operand_bitwidths.len().checked_sub(inputs)?)
+    } else {
+        (0, inputs)
+    };
+    let index = start + resolve_position(position, len)?;
+    op.operand_bitwidths
+        .get(index)
+        .copied()
+        .flatten()
+        .map(i64::from)
+}
+
+/// Evaluates a parameter on an op; None is a silenceable failure.
+fn evaluate(param: &Param, op: &OpFeatures) -> Option<Vec<i64>> {
+    match param {
+        Param::Const(value) => Some(vec![*value]),
+        Param::Rank => Some(vec![op.loops.as_ref()?.len() as i64]),
+        Param::Dims(selection) => {
+            let loops = op.loops.as_ref()?;
+            match selection {
+                None => Some(loops.clone()),
+                Some(positions) => positions
+                    .iter()
+                    .map(|&position| {
+                        resolve_position(position, loops.len()).map(|index| loops[index])
+                    })
+                    .collect(),
+            }
+        }
+        Param::InputBitwidth(position) => Some(vec![operand_bitwidth(op, false, *position)?]),
+        Param::InitBitwidth(position) => Some(vec![operand_bitwidth(op, true, *position)?]),
+        Param::Merge(parts) => {
+            let mut out = Vec::new();
+            for part in parts {
+                out.extend(evaluate(part, op)?);
+            }
+            Some(out)
+        }
+    }
+}
+
+fn check_holds(check: &Check, op: &OpFeatures) -> bool {
+    match check {
+        Check::Structured => op.loops.is_some(),
+        Check::DimsExist(selection) => evaluate(&Param::Dims(selection.clone()), op).is_some(),
+        Check::InputExists(position) => op
+            .num_inputs
+            .is_some_and(|inputs| resolve_position(*position, inputs).is_some()),
+        Check::InitExists(position) => op.num_inputs.is_some_and(|inputs| {
+            op.operand_bitwidths
+                .len()
+                .checked_sub(inputs)
+                .is_some_and(|inits| resolve_position(*position, inits).is_some())
+        }),
+        Check::Cmp(predicate, lhs, rhs) => match (evaluate(lhs, op), evaluate(rhs, op)) {
+            (Some(lhs), Some(rhs)) => {
+                lhs.len() == rhs.len() && lhs.iter().zip(&rhs).all(|(a, b)| predicate.holds(*a, *b))
+            }
+            _ => false,
+        },
+    }
+}
+
+fn pair_matches(pair: &Pair, op: &OpFeatures) -> bool {
+    pair.names
+        .as_ref()
+        .is_none_or(|names| names.contains(&op.name))
+        && pair.checks.iter().all(|check| check_holds(check, op))
+}
+
+impl NativeLibrary {
+    /// The first pair (index) whose matcher succeeds on `op`.
+    pub fn first_match(&self, op: &OpFeatures) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        if op.loops.is_some() {
+            for (signature, map) in &self.indexed {
+                let Some(values) = signature
+                    .iter()
+                    .map(|param| evaluate(param, op))
+                    .collect::<Option<Vec<_>>>()
+                else {
+                    continue;
+                };
+                // The key covers the equality checks; the other checks (operands exist) are
+                // confirmed per candidate, in priority order.
+                if let Some(candidates) = map.get(&(op.name.clone(), values)) {
+                    for &index in candidates {
+                        if best.is_some_and(|current| index >= current) {
+                            break;
+                        }
+                        if pair_matches(&self.pairs[index], op) {
+                            best = Some(index);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        for &index in &self.scanned {
+            if best.is_some_and(|current| index >= current) {
+                break;
+            }
+            if pair_matches(&self.pairs[index], op) {
+                best = Some(index);
+                break;
+            }
+        }
+        best
+    }
+
+    /// The edits that applying the library makes to a payload with these op features: per
+    /// visited op, the annotation of its first matching pair.
+    pub fn edits(&self, ops: &[OpFeatures]) -> Vec<(Edit, usize)> {
+        let any_function = ops.iter().any(|op| op.in_function);
+        ops.iter()
+            .filter(|op| {
+                if any_function {
+                    op.in_function
+                } else {
+                    op.id != 0
+                }
+            })
+            .filter_map(|op| {
+                let index = self.first_match(op)?;
+                let (name, config) = &self.pairs[index].annotate;
+                Some(((op.id, name.clone(), *config, "value".to_string()), index))
+            })
+            .collect()
+    }
+}
