@@ -264,6 +264,7 @@ pub fn explain(
     payload_name: &str,
     library_bytecode: &[u8],
     attr: &str,
+    engine: Engine,
 ) -> Result<Explanation, Vec<Problem>> {
     let library = mlir
         .parse(library_bytecode, "<library>")
@@ -277,27 +278,48 @@ pub fn explain(
         })?;
     let library_snapshot = library.snapshot();
     let pairs = library_pairs(&library_snapshot);
-    let (wrappers, actions, uninstrumented) = instrumentation(&library_snapshot, &pairs);
-    if !pairs.is_empty() {
-        let parsed = mlir.parse(wrappers.as_bytes(), "<explain>");
-        let wrapper_module = parsed.module.ok_or_else(|| {
-            let mut problems = parsed.problems;
-            problems.push(Problem::error(
-                codes::INTERPRETER,
-                "internal: explain wrappers do not parse",
-                None,
-            ));
-            problems
-        })?;
-        let wrapper_names: Vec<String> = (0..pairs.len()).map(wrapper_name).collect();
-        library.insert_symbol_clones(&wrapper_module, &wrapper_names);
-        library
-            .set_foreach_actions(names::KERNEL_CONFIG, &actions)
-            .map_err(|message| vec![Problem::error(codes::INTERPRETER, message, None)])?;
-    }
     let payload = parse_payload(mlir, payload_bytes, payload_name)?;
     let before = payload.snapshot();
-    apply(mlir, &payload, &library, attr, true, Engine::Interpreter)?;
+    // The native matcher knows which pair fired on each op; otherwise an instrumented copy of
+    // the library records it (each action wrapped to tag the op with its pair index).
+    let mut uninstrumented = Vec::new();
+    let mut native_pairs: BTreeMap<u32, usize> = BTreeMap::new();
+    let native = match engine {
+        Engine::Interpreter => None,
+        Engine::Auto | Engine::Native => crate::fastpath::compile(&library_snapshot),
+    };
+    if let Some(native) = native {
+        let edits = native.edits(&payload.op_features());
+        let plain: Vec<_> = edits.iter().map(|(edit, _)| edit.clone()).collect();
+        payload
+            .annotate_from(&library, &plain)
+            .map_err(|message| vec![Problem::error(codes::INTERPRETER, message, None)])?;
+        native_pairs = edits
+            .into_iter()
+            .map(|(edit, pair)| (edit.0, pair))
+            .collect();
+    } else {
+        let (wrappers, actions, skipped) = instrumentation(&library_snapshot, &pairs);
+        uninstrumented = skipped;
+        if !pairs.is_empty() {
+            let parsed = mlir.parse(wrappers.as_bytes(), "<explain>");
+            let wrapper_module = parsed.module.ok_or_else(|| {
+                let mut problems = parsed.problems;
+                problems.push(Problem::error(
+                    codes::INTERPRETER,
+                    "internal: explain wrappers do not parse",
+                    None,
+                ));
+                problems
+            })?;
+            let wrapper_names: Vec<String> = (0..pairs.len()).map(wrapper_name).collect();
+            library.insert_symbol_clones(&wrapper_module, &wrapper_names);
+            library
+                .set_foreach_actions(names::KERNEL_CONFIG, &actions)
+                .map_err(|message| vec![Problem::error(codes::INTERPRETER, message, None)])?;
+        }
+        apply(mlir, &payload, &library, attr, true, Engine::Interpreter)?;
+    }
     let after = payload.snapshot();
     let loops = payload.linalg_loop_ranges();
 
@@ -309,7 +331,7 @@ pub fn explain(
     after.root.walk(&mut |op| {
         let pair = match op.attr(EXPLAIN_ATTR) {
             Some(Attr::Int(index)) => usize::try_from(*index).ok(),
-            _ => None,
+            _ => native_pairs.get(&op.id).copied(),
         };
         let is_candidate = loops.contains_key(&op.id) || pair.is_some();
         if !is_candidate {

@@ -279,7 +279,14 @@ impl ApplyOpts {
             return ExitStatus::Usage;
         }
         if self.explain {
-            match apply::explain(&mlir, &payload_bytes, &name, &library_bytes, &self.attr) {
+            match apply::explain(
+                &mlir,
+                &payload_bytes,
+                &name,
+                &library_bytes,
+                &self.attr,
+                self.engine,
+            ) {
                 Ok(explanation) => {
                     let text = render_explanation(&explanation, self.format);
                     eprint!("{text}");
@@ -304,6 +311,9 @@ pub struct ExplainOpts {
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    /// How the library runs: natively when it can (auto), or always in MLIR's interpreter
+    #[arg(long, value_enum, default_value_t)]
+    pub engine: apply::Engine,
 }
 
 impl ExplainOpts {
@@ -319,7 +329,14 @@ impl ExplainOpts {
                 Ok(bytes) => bytes,
                 Err(status) => return status,
             };
-        match apply::explain(&mlir, &payload_bytes, &name, &library_bytes, &self.attr) {
+        match apply::explain(
+            &mlir,
+            &payload_bytes,
+            &name,
+            &library_bytes,
+            &self.attr,
+            self.engine,
+        ) {
             Ok(explanation) => {
                 super::emit(&render_explanation(&explanation, self.format));
                 ExitStatus::Ok
@@ -500,6 +517,7 @@ impl CoverageOpts {
                 &path.display().to_string(),
                 &library_bytes,
                 ATTR_NAME,
+                apply::Engine::Auto,
             ) {
                 Ok(explanation) => explanations.push(explanation),
                 Err(problems) => return fail(problems, &bytes),

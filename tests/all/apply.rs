@@ -365,3 +365,22 @@ fn iree_materializes_what_tunespec_attaches_and_tunespec_applies_what_iree_attac
         3
     );
 }
+
+#[test]
+fn explain_gives_the_same_account_with_either_engine() {
+    for payload in [
+        "tests/fixtures/payloads/llama2_f16_decoder.mlir",
+        "examples/llama3_8b_bf16_prefill_8192.mlir",
+    ] {
+        let explain = |engine: &str| {
+            run(tunespec().args([
+                "explain", "--target", "gfx950", "--format", "json", "--engine", engine, payload,
+            ]))
+            .stdout
+        };
+        let native = explain("auto");
+        assert!(native == explain("interpreter"), "{payload}");
+        let report: serde_json::Value = serde_json::from_slice(&native).unwrap();
+        assert!(report["matched"].as_u64().unwrap() >= 6, "{payload}");
+    }
+}
