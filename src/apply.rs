@@ -98,22 +98,7 @@ pub fn extract(
     attr: &str,
     payload_name: &str,
 ) -> Result<Vec<u8>, Vec<Problem>> {
-    let bytes = match payload.find_blob_attr(attr) {
-        None => {
-            return Err(vec![Problem::error(
-                codes::NO_LIBRARY,
-                format!("{payload_name} carries no '{attr}' attribute"),
-                None,
-            )
-            .with_help(
-                "attach one with `tunespec attach`, or give --target/--spec to link one",
-            )])
-        }
-        Some(Err(message)) => {
-            return Err(vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)])
-        }
-        Some(Ok((_, bytes))) => bytes,
-    };
+    let bytes = attached_bytes(payload, attr, payload_name)?;
     let verified = verify::verify_bytes(mlir, &bytes, &format!("{payload_name}[{attr}]"));
     if verified.module.is_none()
         || verified
@@ -131,6 +116,78 @@ pub fn extract(
         return Err(problems);
     }
     Ok(bytes)
+}
+
+/// The bytes of the attached library, unchecked (see [`load_library`]).
+pub fn attached_bytes(
+    payload: &OwnedOp<'_>,
+    attr: &str,
+    payload_name: &str,
+) -> Result<Vec<u8>, Vec<Problem>> {
+    match payload.find_blob_attr(attr) {
+        None => {
+            return Err(vec![Problem::error(
+                codes::NO_LIBRARY,
+                format!("{payload_name} carries no '{attr}' attribute"),
+                None,
+            )
+            .with_help(
+                "attach one with `tunespec attach`, or give --target/--spec to link one",
+            )])
+        }
+        Some(Err(message)) => {
+            return Err(vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)])
+        }
+        Some(Ok((_, bytes))) => Ok(bytes),
+    }
+}
+
+/// Parses library bytes for applying. Not verified yet: the native matcher only reads it, and
+/// [`apply`] runs MLIR's verifier before handing it to the interpreter.
+pub fn load_library<'c>(
+    mlir: &'c Mlir,
+    bytes: &[u8],
+    name: &str,
+) -> Result<OwnedOp<'c>, Vec<Problem>> {
+    let (problems, parseable) = verify::byte_checks(bytes, name);
+    let parsed = parseable.then(|| mlir.parse(bytes, name));
+    match parsed {
+        Some(crate::mlir::Parsed {
+            module: Some(module),
+            ..
+        }) => {
+            if module.snapshot_root_has_attr(names::WITH_NAMED_SEQUENCE) {
+                Ok(module)
+            } else {
+                Err(vec![Problem::error(
+                    codes::CORRUPT_LIBRARY,
+                    format!("{name} is not a transform library"),
+                    None,
+                )])
+            }
+        }
+        Some(crate::mlir::Parsed {
+            problems: parse_problems,
+            ..
+        }) => {
+            let mut all = vec![Problem::error(
+                codes::CORRUPT_LIBRARY,
+                format!("{name} does not parse as a transform library"),
+                None,
+            )];
+            all.extend(parse_problems);
+            Err(all)
+        }
+        None => {
+            let mut all = vec![Problem::error(
+                codes::CORRUPT_LIBRARY,
+                format!("{name} is not a transform library"),
+                None,
+            )];
+            all.extend(problems);
+            Err(all)
+        }
+    }
 }
 
 /// How `apply` runs a library.
@@ -180,9 +237,25 @@ pub fn apply(
                 None,
             )])
         }
-        None => payload
-            .apply_library(mlir, library, names::KERNEL_CONFIG)
-            .map_err(|problems| relabel(problems, codes::INTERPRETER))?,
+        None => {
+            let errors: Vec<Problem> = mlir
+                .verify(library)
+                .into_iter()
+                .filter(Problem::is_error)
+                .collect();
+            if !errors.is_empty() {
+                let mut problems = vec![Problem::error(
+                    codes::CORRUPT_LIBRARY,
+                    "the library does not verify",
+                    None,
+                )];
+                problems.extend(errors);
+                return Err(problems);
+            }
+            payload
+                .apply_library(mlir, library, names::KERNEL_CONFIG)
+                .map_err(|problems| relabel(problems, codes::INTERPRETER))?
+        }
     };
     if !keep_attr {
         payload.remove_attr_everywhere(attr);

@@ -150,6 +150,15 @@ impl OwnedOp<'_> {
         ir::Module { root }
     }
 
+    /// Whether this op itself carries attribute `name` (without a whole snapshot).
+    pub fn snapshot_root_has_attr(&self, name: &str) -> bool {
+        unsafe {
+            !mlirOperationGetAttributeByName(self.raw, string_ref(name.as_bytes()))
+                .ptr
+                .is_null()
+        }
+    }
+
     /// The printed IR followed by a newline: byte-identical to what `mlir-opt` writes.
     pub fn print_file(&self) -> String {
         let mut text = self.print();

@@ -244,24 +244,26 @@ impl ApplyOpts {
             Err(status) => return status,
         };
         let name = self.payload.display().to_string();
-        let library_bytes =
-            match library_for(&mlir, &self.library, &payload_bytes, &name, &self.attr) {
-                Ok(bytes) => bytes,
-                Err(status) => return status,
-            };
         let payload = match apply::parse_payload(&mlir, &payload_bytes, &name) {
             Ok(payload) => payload,
             Err(problems) => return fail(problems, &payload_bytes),
         };
-        let Some(library) = mlir.parse(&library_bytes, "<library>").module else {
-            return fail(
-                vec![Problem::error(
-                    apply::codes::CORRUPT_LIBRARY,
-                    "the library does not parse",
-                    None,
-                )],
-                &payload_bytes,
-            );
+        // The payload and the library are each parsed once; the library is verified only if it
+        // has to go through the interpreter (see `apply::apply`).
+        let (library_bytes, library_name) = if self.library.given() {
+            match self.library.link(&mlir) {
+                Ok(bytes) => (bytes, "<linked library>".to_string()),
+                Err(status) => return status,
+            }
+        } else {
+            match apply::attached_bytes(&payload, &self.attr, &name) {
+                Ok(bytes) => (bytes, format!("{name}[{}]", self.attr)),
+                Err(problems) => return fail(problems, &payload_bytes),
+            }
+        };
+        let library = match apply::load_library(&mlir, &library_bytes, &library_name) {
+            Ok(library) => library,
+            Err(problems) => return fail(problems, &payload_bytes),
         };
         match apply::apply(
             &mlir,
