@@ -216,7 +216,7 @@ pub fn apply(
 ) -> Result<Vec<Problem>, Vec<Problem>> {
     let native = match engine {
         Engine::Interpreter => None,
-        Engine::Auto | Engine::Native => crate::fastpath::compile(&library.snapshot()),
+        Engine::Auto | Engine::Native => crate::fastpath::compile(&library.snapshot_structure()),
     };
     let result = match native {
         Some(native) => {

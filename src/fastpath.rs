@@ -387,18 +387,12 @@ fn compile_matcher(op: &Op) -> Option<(Option<Vec<String>>, Vec<Check>, u32)> {
     Some((names_filter, checks, config))
 }
 
-/// Parses `array<i64: 1, -2>` (a DenseI64ArrayAttr as printed).
+/// A DenseI64ArrayAttr's values.
 fn i64_array(attr: &Attr) -> Option<Vec<i64>> {
-    let Attr::Other(text) = attr else { return None };
-    let inner = text.strip_prefix("array<i64")?.strip_suffix('>')?;
-    let inner = inner.strip_prefix(':').unwrap_or(inner).trim();
-    if inner.is_empty() {
-        return Some(Vec::new());
+    match attr {
+        Attr::I64Array(values) => Some(values.clone()),
+        _ => None,
     }
-    inner
-        .split(',')
-        .map(|part| part.trim().parse().ok())
-        .collect()
 }
 
 /// The body of `match.structured`: returns what it yields, adding its checks.

@@ -31,6 +31,8 @@ pub enum Attr {
     Dict(Vec<(String, Attr)>),
     /// A type attribute, printed.
     Type(String),
+    /// `array<i64: ...>` (DenseI64ArrayAttr: dim and position lists of match ops).
+    I64Array(Vec<i64>),
     /// Anything else, printed as MLIR prints it.
     Other(String),
 }

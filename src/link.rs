@@ -168,13 +168,21 @@ pub fn link<'c>(
     // Segments in priority order: runs of merged pairs, and includes.
     let mut segments: Vec<Segment> = Vec::new();
     let mut pairs: Vec<LinkedPair> = Vec::new();
-    let mut fingerprints: Vec<(String, LinkedPair)> = Vec::new();
+    // Fingerprint -> the first pair with it (fingerprints share long prefixes: hash, not scan).
+    let mut fingerprints: HashMap<String, LinkedPair> = HashMap::new();
     let mut included = Vec::new();
     for spec in &prepared {
         if spec.facts.merge_ready {
             let run_start = pairs.len();
+            let top: HashMap<&str, &Op> = spec
+                .snapshot
+                .root
+                .body()
+                .iter()
+                .filter_map(|op| op.sym_name().map(|name| (name, op)))
+                .collect();
             for (matcher, action) in entry_pairs(&spec.snapshot) {
-                let matcher_op = top_level(&spec.snapshot, &matcher);
+                let matcher_op = top.get(matcher.as_str()).copied();
                 let pair = LinkedPair {
                     matcher: spec.renamed(&matcher),
                     action: spec.renamed(&action),
@@ -182,9 +190,8 @@ pub fn link<'c>(
                     matcher_loc: matcher_op.and_then(|op| op.loc.clone()),
                 };
                 if let Some(op) = matcher_op {
-                    let print = fingerprint(op, &|name| top_level(&spec.snapshot, name));
-                    if let Some((_, earlier)) = fingerprints.iter().find(|(seen, _)| *seen == print)
-                    {
+                    let print = fingerprint(op, &|name| top.get(name).copied());
+                    if let Some(earlier) = fingerprints.get(&print) {
                         let mut problem = Problem::warning(
                             codes::SHADOWED,
                             format!(
@@ -209,7 +216,7 @@ pub fn link<'c>(
                             continue;
                         }
                     } else {
-                        fingerprints.push((print, pair.clone()));
+                        fingerprints.insert(print, pair.clone());
                     }
                 }
                 pairs.push(pair);
@@ -436,14 +443,6 @@ pub fn entry_pairs(snapshot: &ir::Module) -> Vec<(String, String)> {
             .collect()
     };
     list("matchers").into_iter().zip(list("actions")).collect()
-}
-
-fn top_level<'a>(snapshot: &'a ir::Module, name: &str) -> Option<&'a Op> {
-    snapshot
-        .root
-        .body()
-        .iter()
-        .find(|op| op.sym_name() == Some(name))
 }
 
 /// A canonical text of an op tree with its own symbol name left out and SSA ids made relative,

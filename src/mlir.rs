@@ -150,6 +150,18 @@ impl OwnedOp<'_> {
         ir::Module { root }
     }
 
+    /// A snapshot whose unclassified attributes are left unprinted (`Attr::Other("")`): all the
+    /// structure at a fraction of the cost, for analyses that never read printed attributes
+    /// (the native matcher; a large library's configs are most of its text).
+    pub fn snapshot_structure(&self) -> ir::Module {
+        let mut builder = SnapshotBuilder {
+            skip_other: true,
+            ..SnapshotBuilder::default()
+        };
+        let root = unsafe { builder.op(self.raw) };
+        ir::Module { root }
+    }
+
     /// Whether this op itself carries attribute `name` (without a whole snapshot).
     pub fn snapshot_root_has_attr(&self, name: &str) -> bool {
         unsafe {
@@ -387,6 +399,8 @@ struct SnapshotBuilder {
     block_ids: HashMap<*mut c_void, u32>,
     types: HashMap<*const c_void, String>,
     files: HashMap<*const c_void, String>,
+    /// Leave unclassified attributes unprinted.
+    skip_other: bool,
 }
 
 impl SnapshotBuilder {
@@ -557,8 +571,16 @@ impl SnapshotBuilder {
                         })
                         .collect(),
                 )
+            } else if mlirAttributeIsADenseI64Array(attr) {
+                Attr::I64Array(
+                    (0..mlirDenseArrayGetNumElements(attr))
+                        .map(|index| mlirDenseI64ArrayGetElement(attr, index))
+                        .collect(),
+                )
             } else if mlirAttributeIsAType(attr) {
                 Attr::Type(self.type_string(mlirTypeAttrGetValue(attr)))
+            } else if self.skip_other {
+                Attr::Other(String::new())
             } else {
                 Attr::Other(print_with(|callback, data| {
                     mlirAttributePrint(attr, callback, data)
@@ -631,12 +653,12 @@ impl OwnedOp<'_> {
     /// references, user attributes). Renames go through unique temporary names first, so that
     /// chains and swaps (`a -> a_0` while `a_0 -> a_1`) cannot capture each other's uses.
     pub fn rename_symbols(&self, renames: &[(String, String)]) -> Result<(), String> {
-        let ops = self.body_ops();
-        let find = |name: &str| {
-            ops.iter()
-                .copied()
-                .find(|&op| Self::symbol_name_of(op).as_deref() == Some(name))
-        };
+        let by_name: HashMap<String, MlirOperation> = self
+            .body_ops()
+            .into_iter()
+            .filter_map(|op| Self::symbol_name_of(op).map(|name| (name, op)))
+            .collect();
+        let find = |name: &str| by_name.get(name).copied();
         let mut staged = Vec::with_capacity(renames.len());
         for (index, (old, new)) in renames.iter().enumerate() {
             let op = find(old).ok_or_else(|| format!("no top-level symbol @{old} to rename"))?;
@@ -670,8 +692,9 @@ impl OwnedOp<'_> {
     /// module, before its last top-level op (the entry point).
     pub fn insert_symbol_clones(&self, source: &OwnedOp<'_>, names: &[String]) {
         let anchor = self.body_ops().last().copied();
+        let wanted: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
         for op in source.body_ops() {
-            if Self::symbol_name_of(op).is_some_and(|name| names.contains(&name)) {
+            if Self::symbol_name_of(op).is_some_and(|name| wanted.contains(name.as_str())) {
                 self.insert_before(anchor, unsafe { mlirOperationClone(op) });
             }
         }

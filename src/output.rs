@@ -36,6 +36,16 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
         .write_all(bytes)
         .and_then(|()| temporary.as_file().sync_all())
         .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    // Temporary files are created 0600; the output gets the permissions of the file it
+    // replaces, or the usual 0644.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let permissions = std::fs::metadata(path)
+            .map(|metadata| metadata.permissions())
+            .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
+        let _ = temporary.as_file().set_permissions(permissions);
+    }
     temporary
         .persist(path)
         .map_err(|error| format!("cannot write {}: {}", path.display(), error.error))?;
