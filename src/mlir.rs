@@ -935,38 +935,30 @@ impl OwnedOp<'_> {
 
     /// Static loop ranges of every linalg op, by snapshot op id (pre-order index).
     pub fn linalg_loop_ranges(&self) -> HashMap<u32, Vec<i64>> {
-        fn walk(op: MlirOperation, next: &mut u32, out: &mut HashMap<u32, Vec<i64>>) {
-            let id = *next;
-            *next += 1;
-            let mut buffer = [0i64; 16];
-            let count = unsafe {
-                tunespec_mlir_shim::tunespecLinalgLoopRanges(
-                    op,
-                    buffer.as_mut_ptr(),
-                    buffer.len() as isize,
-                )
-            };
-            if count >= 0 {
-                out.insert(id, buffer[..(count as usize).min(buffer.len())].to_vec());
-            }
-            unsafe {
-                for index in 0..mlirOperationGetNumRegions(op) {
-                    let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
-                    while !block.ptr.is_null() {
-                        let mut child = mlirBlockGetFirstOperation(block);
-                        while !child.ptr.is_null() {
-                            walk(child, next, out);
-                            child = mlirOperationGetNextInBlock(child);
-                        }
-                        block = mlirBlockGetNextInRegion(block);
-                    }
-                }
-            }
+        self.op_features()
+            .into_iter()
+            .filter_map(|features| Some((features.id, features.loops?)))
+            .collect()
+    }
+}
+
+/// The static loop ranges of a linalg op (any number of loops), or None.
+fn loop_ranges(op: MlirOperation) -> Option<Vec<i64>> {
+    let mut ranges = vec![0i64; 8];
+    loop {
+        let count = unsafe {
+            tunespec_mlir_shim::tunespecLinalgLoopRanges(
+                op,
+                ranges.as_mut_ptr(),
+                ranges.len() as isize,
+            )
+        };
+        let count = usize::try_from(count).ok()?;
+        if count <= ranges.len() {
+            ranges.truncate(count);
+            return Some(ranges);
         }
-        let mut out = HashMap::new();
-        let mut next = 0;
-        walk(self.raw, &mut next, &mut out);
-        out
+        ranges = vec![0; count];
     }
 }
 
@@ -1030,14 +1022,7 @@ impl OwnedOp<'_> {
                         .ptr
                         .is_null();
                 let is_function = name.ends_with(".func") && has_body;
-                let mut buffer = [0i64; 16];
-                let count = tunespec_mlir_shim::tunespecLinalgLoopRanges(
-                    op,
-                    buffer.as_mut_ptr(),
-                    buffer.len() as isize,
-                );
-                let loops = (count >= 0 && (count as usize) <= buffer.len())
-                    .then(|| buffer[..count as usize].to_vec());
+                let loops = loop_ranges(op);
                 let inputs = tunespec_mlir_shim::tunespecLinalgNumDpsInputs(op);
                 let operand_bitwidths = (0..mlirOperationGetNumOperands(op))
                     .map(|index| bitwidth(mlirValueGetType(mlirOperationGetOperand(op, index))))
