@@ -42,6 +42,7 @@ pub fn parse_payload<'c>(
     if !parseable {
         return Err(problems);
     }
+    crate::contain::check(bytes, name).map_err(|problem| vec![problem])?;
     let parsed = mlir.parse(bytes, name);
     let Some(module) = parsed.module else {
         return Err(relabel(parsed.problems, codes::PAYLOAD));
@@ -99,6 +100,8 @@ pub fn extract(
     payload_name: &str,
 ) -> Result<Vec<u8>, Vec<Problem>> {
     let bytes = attached_bytes(payload, attr, payload_name)?;
+    crate::contain::check(&bytes, &format!("{payload_name}[{attr}]"))
+        .map_err(|problem| vec![problem])?;
     let verified = verify::verify_bytes(mlir, &bytes, &format!("{payload_name}[{attr}]"));
     if verified.module.is_none()
         || verified
@@ -143,13 +146,18 @@ pub fn attached_bytes(
 }
 
 /// Parses library bytes for applying. Not verified yet: the native matcher only reads it, and
-/// [`apply`] runs MLIR's verifier before handing it to the interpreter.
+/// [`apply`] runs MLIR's verifier before handing it to the interpreter. `trusted`: the bytes were
+/// just produced by this process (a link), so the bytecode probe of `contain.rs` is skipped.
 pub fn load_library<'c>(
     mlir: &'c Mlir,
     bytes: &[u8],
     name: &str,
+    trusted: bool,
 ) -> Result<OwnedOp<'c>, Vec<Problem>> {
     let (problems, parseable) = verify::byte_checks(bytes, name);
+    if !trusted {
+        crate::contain::check(bytes, name).map_err(|problem| vec![problem])?;
+    }
     let parsed = parseable.then(|| mlir.parse(bytes, name));
     match parsed {
         Some(crate::mlir::Parsed {

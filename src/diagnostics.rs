@@ -57,7 +57,9 @@ pub fn render(problem: &Problem, source: Option<&[u8]>, style: Style) -> String 
     if let Some(help) = &problem.help {
         diagnostic = diagnostic.with_help(help.clone());
     }
-    let text = source.and_then(|bytes| std::str::from_utf8(bytes).ok());
+    let text = source
+        .filter(|bytes| !bytes.is_empty())
+        .and_then(|bytes| std::str::from_utf8(bytes).ok());
     let mut out = String::new();
     let mut labels = Vec::new();
     if let (Some(loc), Some(text)) = (&problem.loc, text) {

@@ -26,6 +26,7 @@
 
 pub mod apply;
 pub mod cli;
+pub mod contain;
 pub mod diagnostics;
 pub mod fastpath;
 pub mod ir;

@@ -132,6 +132,16 @@ pub fn link<'c>(
             continue;
         }
         seen_hashes.insert(hash, index);
+        // Embedded default specs were verified when tunespec was built; files are untrusted.
+        let checked = match input.role {
+            Role::User => crate::contain::check(&input.bytes, &input.name),
+            Role::Default { .. } => Ok(()),
+        };
+        if let Err(problem) = checked {
+            failed = true;
+            problems.push(problem);
+            continue;
+        }
         let verified = verify::verify_bytes(mlir, &input.bytes, &input.name);
         failed |= verified.has_errors();
         problems.extend(verified.problems.iter().cloned());

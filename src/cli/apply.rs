@@ -250,18 +250,18 @@ impl ApplyOpts {
         };
         // The payload and the library are each parsed once; the library is verified only if it
         // has to go through the interpreter (see `apply::apply`).
-        let (library_bytes, library_name) = if self.library.given() {
+        let (library_bytes, library_name, trusted) = if self.library.given() {
             match self.library.link(&mlir) {
-                Ok(bytes) => (bytes, "<linked library>".to_string()),
+                Ok(bytes) => (bytes, "<linked library>".to_string(), true),
                 Err(status) => return status,
             }
         } else {
             match apply::attached_bytes(&payload, &self.attr, &name) {
-                Ok(bytes) => (bytes, format!("{name}[{}]", self.attr)),
+                Ok(bytes) => (bytes, format!("{name}[{}]", self.attr), false),
                 Err(problems) => return fail(problems, &payload_bytes),
             }
         };
-        let library = match apply::load_library(&mlir, &library_bytes, &library_name) {
+        let library = match apply::load_library(&mlir, &library_bytes, &library_name, trusted) {
             Ok(library) => library,
             Err(problems) => return fail(problems, &payload_bytes),
         };

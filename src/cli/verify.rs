@@ -233,6 +233,14 @@ fn verify_one(mlir: &Mlir, input: &Input) -> FileResult {
             }
         },
     };
+    if let Err(problem) = crate::contain::check(&bytes, &name) {
+        return FileResult {
+            name,
+            source: Vec::new(),
+            problems: vec![problem],
+            facts: None,
+        };
+    }
     let verified = verify::verify_bytes(mlir, &bytes, &name);
     FileResult {
         name,
