@@ -98,6 +98,7 @@ pub mod codes {
     pub const NUL_BYTE: &str = "tunespec::verify::nul-byte";
     pub const TRUNCATED_BYTECODE: &str = "tunespec::verify::bad-bytecode";
     pub const TOO_LARGE: &str = "tunespec::verify::too-large";
+    pub const TOO_DEEP: &str = "tunespec::verify::too-deep";
     pub const NOT_A_LIBRARY: &str = "tunespec::verify::not-a-library";
     pub const PAYLOAD_NOT_SPEC: &str = "tunespec::verify::payload-not-spec";
     pub const MISSING_ENTRYPOINT: &str = "tunespec::verify::missing-entrypoint";

@@ -20,6 +20,11 @@ use crate::problem::{codes, Problem};
 /// mistake; MLIR itself has no limit and would exhaust memory).
 pub const MAX_INPUT_BYTES: usize = 1 << 30;
 
+/// Deepest bracket nesting (`{`, `(`, `[`) accepted in MLIR text. MLIR's parser recurses once
+/// per level and overflows its stack a few thousand levels down (an abort, not an error); real
+/// tuning specs nest about ten levels.
+pub const MAX_NESTING: usize = 256;
+
 /// The MLIR bytecode magic number.
 pub const BYTECODE_MAGIC: &[u8] = b"ML\xEFR";
 
@@ -174,6 +179,20 @@ pub fn byte_checks(bytes: &[u8], source_name: &str) -> (Vec<Problem>, bool) {
         );
         return (problems, false);
     }
+    if let Some(offset) = too_deep(bytes) {
+        let (line, col) = line_col(bytes, offset);
+        problems.push(
+            Problem::error(
+                codes::TOO_DEEP,
+                format!("nesting deeper than {MAX_NESTING} levels"),
+                at(line, col),
+            )
+            .with_help(
+                "MLIR's parser would overflow its stack; no tuning spec or payload nests this deep",
+            ),
+        );
+        return (problems, false);
+    }
     if let Err(error) = std::str::from_utf8(bytes) {
         let (line, col) = line_col(bytes, error.valid_up_to());
         problems.push(
@@ -188,6 +207,38 @@ pub fn byte_checks(bytes: &[u8], source_name: &str) -> (Vec<Problem>, bool) {
         // byte-based, so they stay meaningful.
     }
     (problems, true)
+}
+
+/// The offset where bracket nesting first exceeds [`MAX_NESTING`], skipping strings and `//`
+/// comments.
+fn too_deep(bytes: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut index = 0;
+    while index < bytes.len() {
+        match bytes[index] {
+            b'"' => {
+                index += 1;
+                while index < bytes.len() && bytes[index] != b'"' {
+                    index += if bytes[index] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'/' if bytes.get(index + 1) == Some(&b'/') => {
+                while index < bytes.len() && bytes[index] != b'\n' {
+                    index += 1;
+                }
+            }
+            b'{' | b'(' | b'[' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(index);
+                }
+            }
+            b'}' | b')' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        index += 1;
+    }
+    None
 }
 
 /// True when the bytes hold nothing but whitespace and `//` comments.

@@ -176,7 +176,9 @@ pub fn verify_inputs(inputs: &[Input], jobs: usize) -> Vec<FileResult> {
     let progress = progress_bar(inputs.len());
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(inputs.len()).max(1) {
-            scope.spawn(|| {
+            // MLIR recurses over nested IR; give workers the stack a main thread has, and more.
+            let builder = std::thread::Builder::new().stack_size(64 << 20);
+            let spawned = builder.spawn_scoped(scope, || {
                 let mut mlir: Option<Mlir> = None;
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
@@ -191,16 +193,23 @@ pub fn verify_inputs(inputs: &[Input], jobs: usize) -> Vec<FileResult> {
                     results.lock().expect("no panics while locked")[index] = Some(result);
                 }
             });
+            // A worker that cannot be started is not fatal: the others, or this thread
+            // afterwards, verify its share.
+            drop(spawned);
         }
     });
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
+    let mut fallback: Option<Mlir> = None;
     results
         .into_inner()
         .expect("no panics while locked")
         .into_iter()
-        .map(|result| result.expect("every input was verified"))
+        .zip(inputs)
+        .map(|(result, input)| {
+            result.unwrap_or_else(|| verify_one(fallback.get_or_insert_with(Mlir::new), input))
+        })
         .collect()
 }
 
