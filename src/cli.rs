@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub mod apply;
+pub mod cache;
 pub mod link;
 pub mod show;
 pub mod targets;
@@ -60,6 +61,8 @@ pub enum Command {
     Targets(targets::Opts),
     /// Print a target's embedded specs as MLIR text
     Show(show::Opts),
+    /// The cache of linked libraries: stats, clean, path
+    Cache(cache::Opts),
 }
 
 /// Output format shared by the commands that report.
@@ -81,6 +84,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Coverage(opts) => opts.run(),
         Command::Targets(opts) => opts.run(),
         Command::Show(opts) => opts.run(),
+        Command::Cache(opts) => opts.run(),
     }
 }
 

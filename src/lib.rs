@@ -25,6 +25,7 @@
 //! ```
 
 pub mod apply;
+pub mod cache;
 pub mod cli;
 pub mod contain;
 pub mod diagnostics;

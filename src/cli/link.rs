@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use super::verify::{collect_inputs, Input};
 use super::{tool_error, ExitStatus};
+use crate::cache::Cache;
 use crate::diagnostics::{self, Style};
-use crate::link::{self, LinkInput, LinkOptions, Role};
+use crate::link::{LinkInput, LinkOptions, Role};
 use crate::mlir::Mlir;
 use crate::output::{write_output, Emit};
 use crate::problem::Problem;
@@ -43,31 +44,34 @@ impl Opts {
                 return ExitStatus::Usage;
             }
         };
-        let mlir = Mlir::new();
+        // Through the cache of linked libraries (src/cache.rs). The MLIR context is created only
+        // when needed: a hit emitting bytecode needs none. Text is always printed from the
+        // library's bytecode, so a hit prints exactly what a cold link prints.
         let style = Style::detect_stderr();
-        let linked = match link::link(
-            &mlir,
-            &inputs,
-            LinkOptions {
-                dedupe: self.dedupe,
-            },
-        ) {
-            Ok(linked) => linked,
+        let cache = Cache::from_env();
+        let mlir = std::cell::OnceCell::new();
+        let target = cache_target(self.target.as_deref());
+        let options = LinkOptions {
+            dedupe: self.dedupe,
+        };
+        let result = match self.emit {
+            Emit::Mlirbc => cache
+                .link_with(&target, &inputs, options, || mlir.get_or_init(Mlir::new))
+                .map(|library| (library.bytecode, library.problems)),
+            Emit::Mlir => cache
+                .link_module(mlir.get_or_init(Mlir::new), &target, &inputs, options)
+                .map(|(module, library)| (module.print_file().into_bytes(), library.problems)),
+        };
+        report(&cache.take_warnings(), &inputs, style);
+        let bytes = match result {
+            Ok((bytes, problems)) => {
+                report(&problems, &inputs, style);
+                bytes
+            }
             Err(problems) => {
                 report(&problems, &inputs, style);
                 return ExitStatus::Problems;
             }
-        };
-        report(&linked.problems, &inputs, style);
-        let bytes = match self.emit {
-            Emit::Mlir => linked.module.print_file().into_bytes(),
-            Emit::Mlirbc => match linked.module.to_bytecode() {
-                Ok(bytes) => bytes,
-                Err(message) => {
-                    tool_error(message);
-                    return ExitStatus::Usage;
-                }
-            },
         };
         match write_output(&self.output, &bytes) {
             Ok(()) => ExitStatus::Ok,
@@ -109,6 +113,28 @@ impl Opts {
             }
         }
         Ok(inputs)
+    }
+}
+
+/// The target as resolved, for the cache key: the fallback chain (`gfx942>gfx9`) plus any
+/// feature suffix as written (`:sramecc+:xnack-`); the name as given when it does not resolve;
+/// empty without a target. Shared with `attach`/`apply`, which link through the same cache.
+pub(crate) fn cache_target(target: Option<&str>) -> String {
+    let Some(name) = target else {
+        return String::new();
+    };
+    let (base, features) = name.split_once(':').unwrap_or((name, ""));
+    match registry::resolve_chain(base) {
+        Ok(chain) => {
+            let chain: Vec<&str> = chain.iter().map(|target| target.name).collect();
+            let mut resolved = chain.join(">");
+            if !features.is_empty() {
+                resolved.push(':');
+                resolved.push_str(features);
+            }
+            resolved
+        }
+        Err(_) => name.to_string(),
     }
 }
 

@@ -3,7 +3,9 @@
 
 mod apply;
 mod build_check;
+mod cache;
 mod cli;
+mod corpus;
 mod differential;
 mod fastpath;
 mod link;

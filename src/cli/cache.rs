@@ -1,0 +1,131 @@
+//! `tunespec cache`: where the cache of linked libraries lives, its statistics, and cleaning it.
+
+use serde_json::json;
+
+use super::{tool_error, ExitStatus, Format};
+use crate::cache::{Cache, DiskView};
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::EXIT_STATUS_HELP)]
+pub struct Opts {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Hits, misses, corrupt entries (since the counters were last cleared), entries and bytes
+    Stats {
+        /// Output format
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Remove every entry (and temporary files left by crashed processes)
+    Clean {
+        /// Also clear the counters
+        #[arg(long)]
+        counters: bool,
+    },
+    /// Print the cache directory
+    Path,
+}
+
+impl Opts {
+    pub fn run(self) -> ExitStatus {
+        let cache = Cache::from_env();
+        for warning in cache.take_warnings() {
+            eprintln!("tunespec: warning: {}", warning.message);
+        }
+        let Some(disk) = cache.disk_view() else {
+            tool_error("no cache directory: set TUNESPEC_CACHE_DIR, XDG_CACHE_HOME or HOME");
+            return ExitStatus::Usage;
+        };
+        match self.command {
+            Command::Path => {
+                super::emit(&format!("{}\n", disk.dir().display()));
+                ExitStatus::Ok
+            }
+            Command::Stats { format } => stats(&cache, &disk, format),
+            Command::Clean { counters } => match disk.clean(counters) {
+                Ok(removed) => {
+                    super::emit(&format!(
+                        "removed {removed} entr{} from {}\n",
+                        if removed == 1 { "y" } else { "ies" },
+                        disk.dir().display()
+                    ));
+                    ExitStatus::Ok
+                }
+                Err(error) => {
+                    tool_error(format!("cannot clean {}: {error}", disk.dir().display()));
+                    ExitStatus::Usage
+                }
+            },
+        }
+    }
+}
+
+fn stats(cache: &Cache, disk: &DiskView<'_>, format: Format) -> ExitStatus {
+    let stats = match disk.stats() {
+        Ok(stats) => stats,
+        Err(error) => {
+            tool_error(format!("cannot read {}: {error}", disk.dir().display()));
+            return ExitStatus::Usage;
+        }
+    };
+    let mode = cache.settings().mode.as_str();
+    match format {
+        Format::Json => super::emit(&format!(
+            "{}\n",
+            json!({
+                "version": 1,
+                "dir": disk.dir().display().to_string(),
+                "mode": mode,
+                "max_bytes": disk.max_bytes(),
+                "hits": stats.hits,
+                "misses": stats.misses,
+                "corrupt": stats.corrupt,
+                "entries": stats.entries,
+                "bytes": stats.bytes,
+                "temp_files": stats.temp_files,
+            })
+        )),
+        Format::Human => {
+            let lookups = stats.hits + stats.misses;
+            let rate = if lookups == 0 {
+                String::new()
+            } else {
+                format!(
+                    " ({:.1}% of {lookups} lookups)",
+                    stats.hits as f64 * 100.0 / lookups as f64
+                )
+            };
+            super::emit(&format!(
+                "directory  {}\nmode       {mode}\nhits       {}{rate}\nmisses     {}\ncorrupt    {}\nentries    {}\nbytes      {} of {} ({})\n",
+                disk.dir().display(),
+                stats.hits,
+                stats.misses,
+                stats.corrupt,
+                stats.entries,
+                human_bytes(stats.bytes),
+                human_bytes(disk.max_bytes()),
+                stats.bytes,
+            ));
+        }
+    }
+    ExitStatus::Ok
+}
+
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
