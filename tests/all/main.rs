@@ -3,7 +3,6 @@
 
 mod apply;
 mod build_check;
-mod cache;
 mod cli;
 mod corpus;
 mod differential;
