@@ -3,6 +3,7 @@
 
 mod apply;
 mod build_check;
+mod cache;
 mod cli;
 mod corpus;
 mod differential;
