@@ -568,32 +568,57 @@ pub fn check_module(module: &ir::Module) -> (SpecFacts, Vec<Problem>) {
     facts.merge_ready =
         default_entry && !problems.iter().any(|p| p.code == codes::DEFAULT_ENTRYPOINT);
 
-    root.walk(&mut |op| {
-        if op.name == names::FOREACH_MATCH {
-            let pairs = check_foreach_match(op, &symbols, &mut problems);
-            if entry
-                .as_ref()
-                .is_some_and(|entry| entry.op.body().iter().any(|inner| inner.id == op.id))
-            {
-                facts.matcher_count += pairs;
-            }
-        } else if op.name == names::INCLUDE {
-            check_include(op, &symbols, &mut problems);
-        } else if !is_tuning_safe(&op.name) && op.name.starts_with("transform.") {
-            problems.push(
-                Problem::warning(
-                    codes::UNSAFE_OP,
-                    format!(
-                        "'{}' rewrites the payload; a tuning spec should only match and annotate",
-                        op.name
-                    ),
-                    op.loc.clone(),
-                )
-                .with_help("tuning specs run during config materialization; move transformations to a transform script (`--deny-warnings` makes this an error)"),
-            );
-        }
-    });
+    let entry_ops: HashSet<u32> = entry
+        .as_ref()
+        .map(|entry| entry.op.body().iter().map(|op| op.id).collect())
+        .unwrap_or_default();
+    check_ops(root, &symbols, &entry_ops, &mut facts, &mut problems);
     (facts, problems)
+}
+
+/// Checks every op under `op` whose nearest enclosing module is the one `symbols` describes;
+/// a nested module brings its own symbol table (MLIR resolves a symbol reference from the
+/// nearest symbol table, so a spec nested by the linker's include path refers to its own
+/// sequences).
+fn check_ops(
+    op: &Op,
+    symbols: &SymbolTable,
+    entry_ops: &HashSet<u32>,
+    facts: &mut SpecFacts,
+    problems: &mut Vec<Problem>,
+) {
+    for region in &op.regions {
+        for block in &region.blocks {
+            for inner in &block.ops {
+                if inner.name == names::MODULE {
+                    let nested = SymbolTable::new(inner);
+                    check_ops(inner, &nested, entry_ops, facts, problems);
+                    continue;
+                }
+                if inner.name == names::FOREACH_MATCH {
+                    let pairs = check_foreach_match(inner, symbols, problems);
+                    if entry_ops.contains(&inner.id) {
+                        facts.matcher_count += pairs;
+                    }
+                } else if inner.name == names::INCLUDE {
+                    check_include(inner, symbols, problems);
+                } else if !is_tuning_safe(&inner.name) && inner.name.starts_with("transform.") {
+                    problems.push(
+                        Problem::warning(
+                            codes::UNSAFE_OP,
+                            format!(
+                                "'{}' rewrites the payload; a tuning spec should only match and annotate",
+                                inner.name
+                            ),
+                            inner.loc.clone(),
+                        )
+                        .with_help("tuning specs run during config materialization; move transformations to a transform script (`--deny-warnings` makes this an error)"),
+                    );
+                }
+                check_ops(inner, symbols, entry_ops, facts, problems);
+            }
+        }
+    }
 }
 
 /// Symbols of a module, including nested modules' symbols for `@mod::@name` references.

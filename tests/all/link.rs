@@ -525,3 +525,38 @@ fn linked_output_verifies_in_iree_opt_and_matches_iree_link_pass() {
     let theirs = tools.write("theirs.mlir", &String::from_utf8(output.stdout).unwrap());
     assert_eq!(tools.apply(&ours), tools.apply(&theirs));
 }
+
+#[test]
+fn an_included_spec_keeps_resolving_its_own_matchers() {
+    // Not merge-ready (two foreach_match in its entry): linked by include, nested, and its
+    // matcher/action references must resolve inside its own module (regression: the linked
+    // library was once refused by tunespec's own check as "unresolved matcher symbol").
+    let two_step = r#"module @two_step attributes {transform.with_named_sequence} {
+  transform.named_sequence @apply(%op: !transform.any_op {transform.readonly}, %tag: !transform.any_param {transform.readonly}) {
+    transform.annotate %op "compilation_info" = %tag : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @match_add(%op: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.match.operation_name %op ["linalg.add"] : !transform.any_op
+    %tag = transform.param.constant "two_step.add" -> !transform.any_param
+    transform.yield %op, %tag : !transform.any_op, !transform.any_param
+  }
+  transform.named_sequence @__kernel_config(%arg: !transform.any_op {transform.consumed}) -> !transform.any_op attributes {iree_codegen.tuning_spec_entrypoint} {
+    %r = transform.foreach_match in %arg @match_add -> @apply : (!transform.any_op) -> !transform.any_op
+    %s = transform.foreach_match in %r @match_add -> @apply : (!transform.any_op) -> !transform.any_op
+    transform.yield %s : !transform.any_op
+  }
+}
+"#;
+    let linked = check_link(
+        &[("a.mlir", &spec_a()), ("two_step.mlir", two_step)],
+        &[true, false],
+    );
+    if linked.is_empty() {
+        return;
+    }
+    assert!(
+        linked.contains("transform.include @two_step::@__kernel_config"),
+        "{linked}"
+    );
+}

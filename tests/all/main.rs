@@ -6,6 +6,7 @@ mod build_check;
 mod cache;
 mod cli;
 mod corpus;
+mod determinism;
 mod differential;
 mod fastpath;
 mod link;
