@@ -74,12 +74,19 @@ pub struct Linked<'c> {
     pub merge_ready: bool,
 }
 
-/// One verified input and its plan.
+/// One verified input and its plan. Its snapshot is summarized and dropped as soon as it is
+/// verified, so that a link of many specs holds the IR once (in MLIR), not twice.
 struct Prepared<'c> {
     index: usize,
     module: OwnedOp<'c>,
-    snapshot: ir::Module,
     facts: SpecFacts,
+    /// All top-level symbol names in order.
+    top_symbols: Vec<String>,
+    /// The entry point's pairs: (matcher, action, matcher location, matcher fingerprint).
+    entry_pairs: Vec<(String, String, Option<Loc>, Option<blake3::Hash>)>,
+    /// For the include path: whether the entry point takes and returns one `!transform.any_op`.
+    include_signature_ok: bool,
+    root_loc: Option<Loc>,
     /// Top-level symbol names in order (merge path: all but the entry point).
     symbols: Vec<String>,
     renames: Vec<(String, String)>,
@@ -151,11 +158,16 @@ pub fn link<'c>(
             if verified.problems.iter().any(Problem::is_error) {
                 continue;
             }
+            let summary = summarize(&snapshot, &facts, index);
+            drop(snapshot);
             prepared.push(Prepared {
                 index,
                 module,
-                snapshot,
                 facts,
+                top_symbols: summary.top_symbols,
+                entry_pairs: summary.entry_pairs,
+                include_signature_ok: summary.include_signature_ok,
+                root_loc: summary.root_loc,
                 symbols: Vec::new(),
                 renames: Vec::new(),
                 nested_name: None,
@@ -179,29 +191,20 @@ pub fn link<'c>(
     let mut segments: Vec<Segment> = Vec::new();
     let mut pairs: Vec<LinkedPair> = Vec::new();
     // Fingerprint -> the first pair with it (fingerprints share long prefixes: hash, not scan).
-    let mut fingerprints: HashMap<String, LinkedPair> = HashMap::new();
+    let mut fingerprints: HashMap<blake3::Hash, LinkedPair> = HashMap::new();
     let mut included = Vec::new();
     for spec in &prepared {
         if spec.facts.merge_ready {
             let run_start = pairs.len();
-            let top: HashMap<&str, &Op> = spec
-                .snapshot
-                .root
-                .body()
-                .iter()
-                .filter_map(|op| op.sym_name().map(|name| (name, op)))
-                .collect();
-            for (matcher, action) in entry_pairs(&spec.snapshot) {
-                let matcher_op = top.get(matcher.as_str()).copied();
+            for (matcher, action, matcher_loc, print) in &spec.entry_pairs {
                 let pair = LinkedPair {
-                    matcher: spec.renamed(&matcher),
-                    action: spec.renamed(&action),
+                    matcher: spec.renamed(matcher),
+                    action: spec.renamed(action),
                     input: spec.index,
-                    matcher_loc: matcher_op.and_then(|op| op.loc.clone()),
+                    matcher_loc: matcher_loc.clone(),
                 };
-                if let Some(op) = matcher_op {
-                    let print = fingerprint(op, &|name| top.get(name).copied());
-                    if let Some(earlier) = fingerprints.get(&print) {
+                if let Some(print) = print {
+                    if let Some(earlier) = fingerprints.get(print) {
                         let mut problem = Problem::warning(
                             codes::SHADOWED,
                             format!(
@@ -226,7 +229,7 @@ pub fn link<'c>(
                             continue;
                         }
                     } else {
-                        fingerprints.insert(print, pair.clone());
+                        fingerprints.insert(*print, pair.clone());
                     }
                 }
                 pairs.push(pair);
@@ -241,24 +244,14 @@ pub fn link<'c>(
                 .entry_point
                 .clone()
                 .unwrap_or_else(|| names::KERNEL_CONFIG.to_string());
-            let signature_ok = spec
-                .snapshot
-                .root
-                .body()
-                .iter()
-                .filter_map(verify::Sequence::from_op)
-                .find(|sequence| sequence.name == entry)
-                .is_some_and(|sequence| {
-                    sequence.inputs == [names::ANY_OP] && sequence.results == [names::ANY_OP]
-                });
-            if !signature_ok {
+            if !spec.include_signature_ok {
                 return Err(vec![Problem::error(
                     codes::ENTRY_SIGNATURE,
                     format!(
                         "entry point @{entry} of {} must take and return one !transform.any_op to be linked by include",
                         inputs[spec.index].name
                     ),
-                    spec.snapshot.root.loc.clone(),
+                    spec.root_loc.clone(),
                 )]);
             }
             included.push(spec.index);
@@ -306,16 +299,20 @@ pub fn link<'c>(
         match &spec.nested_name {
             None => {
                 let symbols: Vec<String> = spec.symbols.iter().map(|s| spec.renamed(s)).collect();
-                module.insert_symbol_clones(&spec.module, &symbols);
+                module.move_symbols_from(&spec.module, &symbols);
             }
             Some(name) => module.insert_nested_clone(&spec.module, name),
         }
     }
 
-    // The result must itself verify: same rules as any input.
-    let snapshot = module.snapshot();
-    let (_, mut rule_problems) = verify::check_module(&snapshot);
-    rule_problems.extend(mlir.verify(&module));
+    // The result must itself verify. Every sequence moved in was verified as an input (by MLIR
+    // and by the rules) and renamed through MLIR's own symbol-use rewriting; what is new is the
+    // entry point and the symbol table around it. So: the rules on an outline of the module
+    // (matchers and actions resolve, signatures agree, entry effects, IREE's rules) and MLIR's
+    // verifier on the new entry point. A full re-verification would double the cost of a link.
+    let outline = module.snapshot_outline(names::KERNEL_CONFIG);
+    let (_, mut rule_problems) = verify::check_module(&outline);
+    rule_problems.extend(module.verify_symbol(mlir, names::KERNEL_CONFIG));
     let errors: Vec<Problem> = rule_problems
         .into_iter()
         .filter(Problem::is_error)
@@ -347,6 +344,59 @@ enum Segment {
     },
 }
 
+struct Summary {
+    top_symbols: Vec<String>,
+    entry_pairs: Vec<(String, String, Option<Loc>, Option<blake3::Hash>)>,
+    include_signature_ok: bool,
+    root_loc: Option<Loc>,
+}
+
+/// What the linker needs from an input's snapshot.
+fn summarize(snapshot: &ir::Module, facts: &SpecFacts, input: usize) -> Summary {
+    let top: HashMap<&str, &Op> = snapshot
+        .root
+        .body()
+        .iter()
+        .filter_map(|op| op.sym_name().map(|name| (name, op)))
+        .collect();
+    let entry_pairs = entry_pairs(snapshot)
+        .into_iter()
+        .map(|(matcher, action)| {
+            let matcher_op = top.get(matcher.as_str()).copied();
+            let print = matcher_op.map(|op| {
+                // References this input does not define compare by (input, name): never equal
+                // across inputs, whose same names may mean different things once renamed.
+                let external = |name: &str| format!("{input}:{name}");
+                blake3::hash(fingerprint(op, &|name| top.get(name).copied(), &external).as_bytes())
+            });
+            (
+                matcher,
+                action,
+                matcher_op.and_then(|op| op.loc.clone()),
+                print,
+            )
+        })
+        .collect();
+    let entry = facts.entry_point.as_deref().unwrap_or(names::KERNEL_CONFIG);
+    let include_signature_ok = top
+        .get(entry)
+        .and_then(|op| verify::Sequence::from_op(op))
+        .is_some_and(|sequence| {
+            sequence.inputs == [names::ANY_OP] && sequence.results == [names::ANY_OP]
+        });
+    Summary {
+        top_symbols: snapshot
+            .root
+            .body()
+            .iter()
+            .filter_map(|op| op.sym_name().map(str::to_string))
+            .collect(),
+        entry_pairs,
+        include_signature_ok,
+        root_loc: snapshot.root.loc.clone(),
+    }
+}
+
 /// Decides every input's symbol names in the linked module.
 fn plan_names(prepared: &mut [Prepared<'_>], inputs: &[LinkInput]) {
     // Every name any input defines at top level is off limits for `name_k`, as in IREE, plus the
@@ -357,12 +407,10 @@ fn plan_names(prepared: &mut [Prepared<'_>], inputs: &[LinkInput]) {
         let entry = spec.facts.entry_point.clone();
         if spec.facts.merge_ready {
             spec.symbols = spec
-                .snapshot
-                .root
-                .body()
+                .top_symbols
                 .iter()
-                .filter_map(|op| op.sym_name().map(str::to_string))
-                .filter(|name| Some(name) != entry.as_ref())
+                .filter(|name| Some(*name) != entry.as_ref())
+                .cloned()
                 .collect();
         } else {
             let name = spec
@@ -459,11 +507,16 @@ pub fn entry_pairs(snapshot: &ir::Module) -> Vec<(String, String)> {
 /// so that two matchers written alike in different specs print the same. A symbol reference to
 /// another top-level op of the same spec prints as that op's own canonical text (so helpers
 /// with different names but equal bodies compare equal); other references print by name.
-pub fn fingerprint<'a>(op: &'a Op, resolve: &dyn Fn(&str) -> Option<&'a Op>) -> String {
+pub fn fingerprint<'a>(
+    op: &'a Op,
+    resolve: &dyn Fn(&str) -> Option<&'a Op>,
+    external: &dyn Fn(&str) -> String,
+) -> String {
     /// Bounds helper-of-helper expansion (and breaks reference cycles).
     const MAX_DEPTH: usize = 4;
     struct Printer<'r, 'a> {
         resolve: &'r dyn Fn(&str) -> Option<&'a Op>,
+        external: &'r dyn Fn(&str) -> String,
         out: String,
     }
     impl<'a> Printer<'_, 'a> {
@@ -476,10 +529,14 @@ pub fn fingerprint<'a>(op: &'a Op, resolve: &dyn Fn(&str) -> Option<&'a Op>) -> 
                             self.root(target, depth + 1);
                             self.out.push('}');
                         }
-                        None => self.out.push_str(&format!("@{}", path[0])),
+                        None => self
+                            .out
+                            .push_str(&format!("@{}", (self.external)(&path[0]))),
                     }
                 }
-                Attr::SymbolRef(path) => self.out.push_str(&format!("@{}", path.join("::@"))),
+                Attr::SymbolRef(path) => self
+                    .out
+                    .push_str(&format!("@{}", (self.external)(&path.join("::@")))),
                 Attr::Array(items) => {
                     self.out.push('[');
                     for item in items {
@@ -555,6 +612,7 @@ pub fn fingerprint<'a>(op: &'a Op, resolve: &dyn Fn(&str) -> Option<&'a Op>) -> 
     }
     let mut printer = Printer {
         resolve,
+        external,
         out: String::new(),
     };
     printer.root(op, 0);

@@ -40,9 +40,20 @@ impl Default for Mlir {
 
 impl Mlir {
     pub fn new() -> Self {
+        Self::with_threading(false)
+    }
+
+    /// A context whose own thread pool parallelizes MLIR's work inside one module (the
+    /// verifier checks isolated ops such as named sequences concurrently). For one large job
+    /// (link, apply); many small jobs run one single-threaded context per worker instead.
+    pub fn new_threaded() -> Self {
+        Self::with_threading(true)
+    }
+
+    fn with_threading(threading: bool) -> Self {
         let registry = melior::dialect::DialectRegistry::new();
         melior::utility::register_all_dialects(&registry);
-        let context = melior::Context::new_with_registry(&registry, false);
+        let context = melior::Context::new_with_registry(&registry, threading);
         context.set_allow_unregistered_dialects(true);
         // SAFETY: the context is alive; see shim.cpp for why op printing in notes is off.
         unsafe {
@@ -150,9 +161,47 @@ impl OwnedOp<'_> {
         ir::Module { root }
     }
 
-    /// A snapshot whose unclassified attributes are left unprinted (`Attr::Other("")`): all the
-    /// structure at a fraction of the cost, for analyses that never read printed attributes
-    /// (the native matcher; a large library's configs are most of its text).
+    /// A structure-only snapshot (see [`OwnedOp::snapshot_structure`]) of this module's
+    /// top-level ops without their bodies, except the named sequence `entry` and nested modules:
+    /// what the rules need to check a linked library whose other sequences were verified as
+    /// inputs.
+    pub fn snapshot_outline(&self, entry: &str) -> ir::Module {
+        let mut builder = SnapshotBuilder {
+            skip_other: true,
+            outline_entry: Some(entry.to_string()),
+            ..SnapshotBuilder::default()
+        };
+        let root = unsafe { builder.op(self.raw) };
+        ir::Module { root }
+    }
+
+    /// MLIR's verifier on the top-level op named `name` only (and what it contains).
+    pub fn verify_symbol(&self, mlir: &Mlir, name: &str) -> Vec<Problem> {
+        let Some(op) = self
+            .body_ops()
+            .into_iter()
+            .find(|&op| Self::symbol_name_of(op).as_deref() == Some(name))
+        else {
+            return vec![Problem::error(
+                codes::PARSE,
+                format!("no top-level symbol @{name}"),
+                None,
+            )];
+        };
+        mlir.take_diagnostics();
+        let ok = unsafe { mlirOperationVerify(op) };
+        let mut problems = mlir.take_diagnostics();
+        if !ok && !problems.iter().any(Problem::is_error) {
+            problems.push(Problem::error(codes::PARSE, "MLIR verifier failed", None));
+        }
+        problems
+    }
+
+    /// A snapshot whose unclassified attributes are not printed but named by identity
+    /// (`Attr::Other("#<address>")`): MLIR uniques attributes per context, so two such values
+    /// are equal exactly when the attributes are. All the structure at a fraction of the cost,
+    /// for analyses that compare but never show attributes (rules, shadow fingerprints, the
+    /// native matcher; a large library's configs are most of its text).
     pub fn snapshot_structure(&self) -> ir::Module {
         let mut builder = SnapshotBuilder {
             skip_other: true,
@@ -401,6 +450,10 @@ struct SnapshotBuilder {
     files: HashMap<*const c_void, String>,
     /// Leave unclassified attributes unprinted.
     skip_other: bool,
+    /// Outline mode: top-level ops keep no body, except this named one and nested modules.
+    outline_entry: Option<String>,
+    /// Nesting depth of the op being built (the root is 0).
+    depth: u32,
 }
 
 impl SnapshotBuilder {
@@ -434,11 +487,29 @@ impl SnapshotBuilder {
                 let value = mlirOperationGetResult(op, index);
                 result_types.push(self.type_string(mlirValueGetType(value)));
             }
-            let region_count = mlirOperationGetNumRegions(op);
+            // An outline keeps the bodies of the root, nested modules and the named entry only.
+            let keep_body = match &self.outline_entry {
+                None => true,
+                Some(entry) => {
+                    id == 0
+                        || name == crate::ir::names::MODULE
+                        || self.depth > 1
+                        || attrs.iter().any(|(key, value)| {
+                            key == "sym_name" && value.as_str() == Some(entry.as_str())
+                        })
+                }
+            };
+            let region_count = if keep_body {
+                mlirOperationGetNumRegions(op)
+            } else {
+                0
+            };
             let mut regions = Vec::with_capacity(region_count as usize);
+            self.depth += 1;
             for index in 0..region_count {
                 regions.push(self.region(mlirOperationGetRegion(op, index)));
             }
+            self.depth -= 1;
             ir::Op {
                 id,
                 name,
@@ -580,7 +651,7 @@ impl SnapshotBuilder {
             } else if mlirAttributeIsAType(attr) {
                 Attr::Type(self.type_string(mlirTypeAttrGetValue(attr)))
             } else if self.skip_other {
-                Attr::Other(String::new())
+                Attr::Other(format!("#{:x}", attr.ptr as usize))
             } else {
                 Attr::Other(print_with(|callback, data| {
                     mlirAttributePrint(attr, callback, data)
@@ -696,6 +767,19 @@ impl OwnedOp<'_> {
         for op in source.body_ops() {
             if Self::symbol_name_of(op).is_some_and(|name| wanted.contains(name.as_str())) {
                 self.insert_before(anchor, unsafe { mlirOperationClone(op) });
+            }
+        }
+    }
+
+    /// Like [`OwnedOp::insert_symbol_clones`] but moves the ops out of `source` (which the
+    /// caller is about to drop): no copy, so linking needs no second copy of every input.
+    pub fn move_symbols_from(&self, source: &OwnedOp<'_>, names: &[String]) {
+        let anchor = self.body_ops().last().copied();
+        let wanted: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+        for op in source.body_ops() {
+            if Self::symbol_name_of(op).is_some_and(|name| wanted.contains(name.as_str())) {
+                unsafe { mlirOperationRemoveFromParent(op) };
+                self.insert_before(anchor, op);
             }
         }
     }

@@ -89,7 +89,7 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
             problems,
         };
     };
-    let snapshot = module.snapshot();
+    let snapshot = module.snapshot_structure();
     let (facts, rule_problems) = check_module(&snapshot);
     let structural_error = rule_problems
         .iter()

@@ -112,7 +112,7 @@ pub struct AttachOpts {
 
 impl AttachOpts {
     pub fn run(self) -> ExitStatus {
-        let mlir = Mlir::new();
+        let mlir = Mlir::new_threaded();
         let payload_bytes = match read(&self.payload) {
             Ok(bytes) => bytes,
             Err(status) => return status,
@@ -161,7 +161,7 @@ pub struct ExtractOpts {
 
 impl ExtractOpts {
     pub fn run(self) -> ExitStatus {
-        let mlir = Mlir::new();
+        let mlir = Mlir::new_threaded();
         let payload_bytes = match read(&self.payload) {
             Ok(bytes) => bytes,
             Err(status) => return status,
@@ -238,7 +238,7 @@ fn library_for(
 
 impl ApplyOpts {
     pub fn run(self) -> ExitStatus {
-        let mlir = Mlir::new();
+        let mlir = Mlir::new_threaded();
         let payload_bytes = match read(&self.payload) {
             Ok(bytes) => bytes,
             Err(status) => return status,
@@ -320,7 +320,7 @@ pub struct ExplainOpts {
 
 impl ExplainOpts {
     pub fn run(self) -> ExitStatus {
-        let mlir = Mlir::new();
+        let mlir = Mlir::new_threaded();
         let payload_bytes = match read(&self.payload) {
             Ok(bytes) => bytes,
             Err(status) => return status,
@@ -502,7 +502,7 @@ pub struct CoverageOpts {
 
 impl CoverageOpts {
     pub fn run(self) -> ExitStatus {
-        let mlir = Mlir::new();
+        let mlir = Mlir::new_threaded();
         let library_bytes = match self.library.link(&mlir) {
             Ok(bytes) => bytes,
             Err(status) => return status,
