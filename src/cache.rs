@@ -233,10 +233,21 @@ impl KeyParts {
 }
 
 /// A cache key: the BLAKE3 hash of a preimage, and the preimage (compared on load).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Key {
     hash: [u8; 32],
     preimage: Vec<u8>,
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Key({}, {} preimage bytes)",
+            self.hex(),
+            self.preimage.len()
+        )
+    }
 }
 
 impl Key {

@@ -157,8 +157,18 @@ fn gfx942_inputs() -> Vec<LinkInput> {
         .collect()
 }
 
+/// The target part of the key `link --target gfx942` uses: its resolved fallback chain.
+fn gfx942_target() -> String {
+    let chain: Vec<&str> = registry::resolve_chain("gfx942")
+        .unwrap()
+        .iter()
+        .map(|target| target.name)
+        .collect();
+    chain.join(">")
+}
+
 fn gfx942_key() -> Key {
-    KeyParts::new("gfx942", &gfx942_inputs(), LinkOptions::default()).key()
+    KeyParts::new(&gfx942_target(), &gfx942_inputs(), LinkOptions::default()).key()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -775,9 +785,16 @@ fn eviction_removes_least_recently_used_entries_down_to_80_percent() {
     set_age(&paths[1], Duration::from_secs(3 * 3600));
     set_age(&paths[0], Duration::from_secs(2 * 3600));
     set_age(&paths[2], Duration::from_secs(3600));
-    let size = std::fs::metadata(&paths[0]).unwrap().len();
-    // Room for 3.5 entries: the fourth overflows, eviction goes down to 2.8: two are removed.
-    let cap = size * 7 / 2;
+    let size = |path: &Path| std::fs::metadata(path).unwrap().len();
+    // The size of the fourth entry, from a scratch cache (entries are deterministic).
+    let scratch = tempfile::tempdir().unwrap();
+    run(tunespec(scratch.path()).args(["link", "--target", "sm_80"]));
+    let fourth = size(&only_entry(scratch.path()));
+    // A cap whose 80% just holds the newest two: the fourth store overflows it, and eviction
+    // removes the two oldest, in age order, and stops.
+    let keep = size(&paths[2]) + fourth;
+    let cap = (keep / 80 + 1) * 100;
+    assert!(size(&paths[0]) + size(&paths[1]) + keep > cap);
     run(tunespec(dir.path())
         .env("TUNESPEC_CACHE_MAX_BYTES", cap.to_string())
         .args(["link", "--target", "sm_80"]));
@@ -1089,20 +1106,20 @@ fn library_link_equals_a_direct_link() {
     let direct = link::link(&mlir, &inputs, LinkOptions::default()).unwrap();
     let expected = direct.module.to_bytecode().unwrap();
     let first = cache
-        .link(&mlir, "gfx942", &inputs, LinkOptions::default())
+        .link(&mlir, &gfx942_target(), &inputs, LinkOptions::default())
         .unwrap();
     assert!(!first.hit);
     assert_eq!(first.bytecode, expected);
     assert_eq!(first.key, gfx942_key());
     let second = cache
-        .link(&mlir, "gfx942", &inputs, LinkOptions::default())
+        .link(&mlir, &gfx942_target(), &inputs, LinkOptions::default())
         .unwrap();
     assert!(second.hit);
     assert_eq!(second.bytecode, expected);
     // Another cache object (another process, as far as the disk goes) hits on disk.
     let other = Cache::new(settings(Some(dir.path())));
     let third = other
-        .link(&mlir, "gfx942", &inputs, LinkOptions::default())
+        .link(&mlir, &gfx942_target(), &inputs, LinkOptions::default())
         .unwrap();
     assert!(third.hit);
     assert_eq!(other.process_stats().disk_hits, 1);
@@ -1110,7 +1127,7 @@ fn library_link_equals_a_direct_link() {
     assert_eq!(cache.process_stats().links, 1);
     // The module parsed from the cache prints what the direct link prints.
     let (module, library) = other
-        .link_module(&mlir, "gfx942", &inputs, LinkOptions::default())
+        .link_module(&mlir, &gfx942_target(), &inputs, LinkOptions::default())
         .unwrap();
     assert!(library.hit);
     assert_eq!(module.print(), direct.module.print());
@@ -1168,7 +1185,12 @@ fn concurrent_links_on_threads_with_their_own_contexts_agree() {
             std::thread::spawn(move || {
                 let mlir = Mlir::new();
                 cache
-                    .link(&mlir, "gfx942", &gfx942_inputs(), LinkOptions::default())
+                    .link(
+                        &mlir,
+                        &gfx942_target(),
+                        &gfx942_inputs(),
+                        LinkOptions::default(),
+                    )
                     .unwrap()
                     .bytecode
             })
@@ -1277,7 +1299,12 @@ fn an_entry_mlir_cannot_parse_is_relinked() {
     let cache = Cache::new(settings(Some(dir.path())));
     let mlir = Mlir::new();
     let (module, library) = cache
-        .link_module(&mlir, "gfx942", &gfx942_inputs(), LinkOptions::default())
+        .link_module(
+            &mlir,
+            &gfx942_target(),
+            &gfx942_inputs(),
+            LinkOptions::default(),
+        )
         .unwrap();
     assert!(!library.hit);
     assert!(module.print().contains("@__kernel_config"));
