@@ -42,7 +42,7 @@ pub fn parse_payload<'c>(
     if !parseable {
         return Err(problems);
     }
-    crate::contain::check(bytes, name).map_err(|problem| vec![problem])?;
+    crate::contain::check(bytes, name).map_err(|problem| vec![*problem])?;
     let parsed = mlir.parse(bytes, name);
     let Some(module) = parsed.module else {
         return Err(relabel(parsed.problems, codes::PAYLOAD));
@@ -101,7 +101,7 @@ pub fn extract(
 ) -> Result<Vec<u8>, Vec<Problem>> {
     let bytes = attached_bytes(payload, attr, payload_name)?;
     crate::contain::check(&bytes, &format!("{payload_name}[{attr}]"))
-        .map_err(|problem| vec![problem])?;
+        .map_err(|problem| vec![*problem])?;
     let verified = verify::verify_bytes(mlir, &bytes, &format!("{payload_name}[{attr}]"));
     if verified.module.is_none()
         || verified
@@ -128,19 +128,13 @@ pub fn attached_bytes(
     payload_name: &str,
 ) -> Result<Vec<u8>, Vec<Problem>> {
     match payload.find_blob_attr(attr) {
-        None => {
-            return Err(vec![Problem::error(
-                codes::NO_LIBRARY,
-                format!("{payload_name} carries no '{attr}' attribute"),
-                None,
-            )
-            .with_help(
-                "attach one with `tunespec attach`, or give --target/--spec to link one",
-            )])
-        }
-        Some(Err(message)) => {
-            return Err(vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)])
-        }
+        None => Err(vec![Problem::error(
+            codes::NO_LIBRARY,
+            format!("{payload_name} carries no '{attr}' attribute"),
+            None,
+        )
+        .with_help("attach one with `tunespec attach`, or give --target/--spec to link one")]),
+        Some(Err(message)) => Err(vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)]),
         Some(Ok((_, bytes))) => Ok(bytes),
     }
 }
@@ -156,7 +150,7 @@ pub fn load_library<'c>(
 ) -> Result<OwnedOp<'c>, Vec<Problem>> {
     let (problems, parseable) = verify::byte_checks(bytes, name);
     if !trusted {
-        crate::contain::check(bytes, name).map_err(|problem| vec![problem])?;
+        crate::contain::check(bytes, name).map_err(|problem| vec![*problem])?;
     }
     let parsed = parseable.then(|| mlir.parse(bytes, name));
     match parsed {

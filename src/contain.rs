@@ -35,12 +35,12 @@ pub fn enable() {
 
 /// Checks untrusted input before it is parsed in process. Text, and everything when
 /// containment is off, passes; bytecode passes when a child process could parse it.
-pub fn check(bytes: &[u8], name: &str) -> Result<(), Problem> {
+pub fn check(bytes: &[u8], name: &str) -> Result<(), Box<Problem>> {
     if !bytes.starts_with(BYTECODE_MAGIC) || !ENABLED.load(Ordering::Relaxed) {
         return Ok(());
     }
     let failure = |message: String| {
-        Problem::error(
+        Box::new(Problem::error(
             codes::TRUNCATED_BYTECODE,
             message,
             Some(crate::ir::Loc {
@@ -51,7 +51,7 @@ pub fn check(bytes: &[u8], name: &str) -> Result<(), Problem> {
         )
         .with_help(
             "the bytecode is corrupt or was written by an incompatible MLIR; it was not loaded",
-        )
+        ))
     };
     let exe = std::env::current_exe()
         .map_err(|error| failure(format!("cannot start the bytecode probe: {error}")))?;

@@ -94,12 +94,16 @@ struct Pair {
     annotate: (String, u32),
 }
 
+/// An index over pairs whose checks are `param == const`: (op name, parameter values) -> the
+/// pairs with that key, in priority order.
+type KeyIndex = HashMap<(String, Vec<Vec<i64>>), Vec<usize>>;
+
 /// A compiled library: pairs in priority order and indexes over their equality constraints.
 pub struct NativeLibrary {
     pairs: Vec<Pair>,
     /// Pairs whose checks are all `param == const` (and a single op name), grouped by the list
     /// of parameters they constrain: (op name, parameter values) -> first pair index.
-    indexed: Vec<(Vec<Param>, HashMap<(String, Vec<Vec<i64>>), Vec<usize>>)>,
+    indexed: Vec<(Vec<Param>, KeyIndex)>,
     /// Pairs not indexed, in priority order.
     scanned: Vec<usize>,
 }
@@ -173,7 +177,7 @@ pub fn compile(library: &ir::Module) -> Option<NativeLibrary> {
 }
 
 fn index(pairs: Vec<Pair>) -> NativeLibrary {
-    let mut groups: HashMap<Vec<Param>, HashMap<(String, Vec<Vec<i64>>), Vec<usize>>> =
+    let mut groups: HashMap<Vec<Param>, KeyIndex> =
         HashMap::new();
     let mut group_order: Vec<Vec<Param>> = Vec::new();
     let mut scanned = Vec::new();

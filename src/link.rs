@@ -146,7 +146,7 @@ pub fn link<'c>(
         };
         if let Err(problem) = checked {
             failed = true;
-            problems.push(problem);
+            problems.push(*problem);
             continue;
         }
         let verified = verify::verify_bytes(mlir, &input.bytes, &input.name);

@@ -249,16 +249,22 @@ impl OwnedOp<'_> {
         Ok(out)
     }
 
-    /// Prints the IR in MLIR's custom assembly form (what `mlir-opt` prints).
+    /// Prints the IR in MLIR's custom assembly form (what `mlir-opt` prints). Everything
+    /// tunespec prints was verified (inputs at parse, linked libraries before output, payloads
+    /// after parse), so the printer is told so instead of verifying the whole module again.
     pub fn print(&self) -> String {
         let mut out: Vec<u8> = Vec::new();
         unsafe {
-            mlirOperationPrint(
+            let flags = mlirOpPrintingFlagsCreate();
+            mlirOpPrintingFlagsAssumeVerified(flags);
+            mlirOperationPrintWithFlags(
                 self.raw,
+                flags,
                 Some(append_bytes),
                 &mut out as *mut Vec<u8> as *mut c_void,
-            )
-        };
+            );
+            mlirOpPrintingFlagsDestroy(flags);
+        }
         String::from_utf8_lossy(&out).into_owned()
     }
 }

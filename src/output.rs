@@ -24,6 +24,19 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
             Err(error) => Err(format!("cannot write to stdout: {error}")),
         };
     }
+    // A device, a pipe or a socket (`-o /dev/null`, `-o /dev/stderr`, a FIFO) is written in
+    // place: renaming a file over it would replace the device with a regular file.
+    if let Ok(metadata) = std::fs::metadata(path) {
+        if !metadata.is_file() && !metadata.is_dir() {
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+            return file
+                .write_all(bytes)
+                .map_err(|error| format!("cannot write {}: {error}", path.display()));
+        }
+    }
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),

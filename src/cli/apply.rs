@@ -8,7 +8,7 @@ use serde_json::json;
 use super::{tool_error, ExitStatus, Format};
 use crate::apply::{self, Explanation, ATTR_NAME};
 use crate::diagnostics::{self, Style};
-use crate::link::{self, LinkOptions};
+use crate::link::LinkOptions;
 use crate::mlir::{BlobForm, Mlir};
 use crate::output::{write_output, Emit};
 use crate::problem::Problem;
@@ -46,13 +46,16 @@ impl LibraryArgs {
             tool_error(message);
             ExitStatus::Usage
         })?;
-        match link::link(mlir, &inputs, LinkOptions::default()) {
-            Ok(linked) => {
-                report(&linked.problems, None);
-                linked.module.to_bytecode().map_err(|message| {
-                    tool_error(message);
-                    ExitStatus::Usage
-                })
+        // Through the cache of linked libraries, like `link`: a compile after the first only
+        // pays for copying the bytes.
+        let cache = crate::cache::Cache::from_env();
+        let target = super::link::cache_target(self.target.as_deref());
+        let result = cache.link(mlir, &target, &inputs, LinkOptions::default());
+        report(&cache.take_warnings(), None);
+        match result {
+            Ok(library) => {
+                report(&library.problems, None);
+                Ok(library.bytecode)
             }
             Err(problems) => {
                 report(&problems, None);

@@ -246,7 +246,7 @@ fn verify_one(mlir: &Mlir, input: &Input) -> FileResult {
         return FileResult {
             name,
             source: Vec::new(),
-            problems: vec![problem],
+            problems: vec![*problem],
             facts: None,
         };
     }
