@@ -133,7 +133,9 @@ pub fn attached_bytes(
             format!("{payload_name} carries no '{attr}' attribute"),
             None,
         )
-        .with_help("attach one with `tunespec attach`, or give --target/--spec to link one")]),
+        .with_help(
+            "attach one with `tunespec attach`, or give --target/--spec to link one",
+        )]),
         Some(Err(message)) => Err(vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)]),
         Some(Ok((_, bytes))) => Ok(bytes),
     }

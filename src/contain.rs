@@ -39,8 +39,9 @@ pub fn check(bytes: &[u8], name: &str) -> Result<(), Box<Problem>> {
     if !bytes.starts_with(BYTECODE_MAGIC) || !ENABLED.load(Ordering::Relaxed) {
         return Ok(());
     }
-    let failure = |message: String| {
-        Box::new(Problem::error(
+    let failure =
+        |message: String| {
+            Box::new(Problem::error(
             codes::TRUNCATED_BYTECODE,
             message,
             Some(crate::ir::Loc {
@@ -52,7 +53,7 @@ pub fn check(bytes: &[u8], name: &str) -> Result<(), Box<Problem>> {
         .with_help(
             "the bytecode is corrupt or was written by an incompatible MLIR; it was not loaded",
         ))
-    };
+        };
     let exe = std::env::current_exe()
         .map_err(|error| failure(format!("cannot start the bytecode probe: {error}")))?;
     let mut child = Command::new(exe)

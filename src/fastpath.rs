@@ -177,8 +177,7 @@ pub fn compile(library: &ir::Module) -> Option<NativeLibrary> {
 }
 
 fn index(pairs: Vec<Pair>) -> NativeLibrary {
-    let mut groups: HashMap<Vec<Param>, KeyIndex> =
-        HashMap::new();
+    let mut groups: HashMap<Vec<Param>, KeyIndex> = HashMap::new();
     let mut group_order: Vec<Vec<Param>> = Vec::new();
     let mut scanned = Vec::new();
     for (position, pair) in pairs.iter().enumerate() {

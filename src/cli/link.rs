@@ -56,10 +56,17 @@ impl Opts {
         };
         let result = match self.emit {
             Emit::Mlirbc => cache
-                .link_with(&target, &inputs, options, || mlir.get_or_init(Mlir::new_threaded))
+                .link_with(&target, &inputs, options, || {
+                    mlir.get_or_init(Mlir::new_threaded)
+                })
                 .map(|library| (library.bytecode, library.problems)),
             Emit::Mlir => cache
-                .link_module(mlir.get_or_init(Mlir::new_threaded), &target, &inputs, options)
+                .link_module(
+                    mlir.get_or_init(Mlir::new_threaded),
+                    &target,
+                    &inputs,
+                    options,
+                )
                 .map(|(module, library)| (module.print_file().into_bytes(), library.problems)),
         };
         report(&cache.take_warnings(), &inputs, style);
