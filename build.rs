@@ -68,6 +68,10 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
         )]
     })?;
     let resolved = manifest::load(&text, manifest_name, specs_dir)?;
+    // Unlisted spec files are verified and embedded, but they are worth a warning.
+    for warning in &resolved.warnings {
+        println!("cargo:warning={warning}");
+    }
 
     let mut problems = Vec::new();
     let context = mlir::Mlir::new();
@@ -79,6 +83,11 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
     let mut spec_index: Vec<String> = Vec::new();
     let mut spec_entries = String::new();
     for relative in manifest::list_spec_files(specs_dir) {
+        // Files reached through symlinks out of specs/ are never embedded (a target listing one
+        // is a manifest error, reported above).
+        if manifest::check_inside(specs_dir, &relative).is_err() {
+            continue;
+        }
         let name = format!("specs/{relative}");
         let bytes = match std::fs::read(specs_dir.join(&relative)) {
             Ok(bytes) => bytes,
@@ -137,18 +146,31 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
     }
 
     let mut targets = String::new();
-    for (name, target) in &resolved.manifest.targets {
-        let specs: Vec<usize> = resolved.target_specs[name]
-            .iter()
-            .filter_map(|relative| spec_index.iter().position(|known| known == relative))
-            .collect();
+    for target in &resolved.targets {
+        let mut specs: Vec<usize> = Vec::new();
+        let mut spec_features: Vec<Vec<String>> = Vec::new();
+        for file in &target.specs {
+            if let Some(index) = spec_index.iter().position(|known| *known == file.path) {
+                specs.push(index);
+                spec_features.push(file.features.clone());
+            }
+        }
         writeln!(
             targets,
-            "    EmbeddedTarget {{ name: {name:?}, description: {description:?}, aliases: &{aliases:?}, \
-             fallback: {fallback:?}, specs: &{specs:?} }},",
+            "    EmbeddedTarget {{ name: {name:?}, description: {description:?}, kind: {kind:?}, \
+             aliases: &{aliases:?}, fallback: {fallback:?}, features: &{features:?}, specs: &{specs:?}, \
+             spec_features: &[{spec_features}] }},",
+            name = target.name,
             description = target.description,
+            kind = target.kind,
             aliases = target.aliases,
             fallback = target.fallback,
+            features = target.features,
+            spec_features = spec_features
+                .iter()
+                .map(|features| format!("&{features:?}"))
+                .collect::<Vec<_>>()
+                .join(", "),
         )
         .expect("write to String");
     }

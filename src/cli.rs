@@ -7,7 +7,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 pub mod apply;
 pub mod cache;
+pub mod export;
 pub mod link;
+pub mod resolve;
 pub mod show;
 pub mod targets;
 pub mod verify;
@@ -57,6 +59,10 @@ pub enum Command {
     Explain(apply::ExplainOpts),
     /// List matchers that never fire across a corpus of payloads
     Coverage(apply::CoverageOpts),
+    /// Resolve a target: its fallback chain and the ordered specs, with where each comes from
+    Resolve(resolve::Opts),
+    /// Export the embedded specs for a compiler build (C header and source)
+    Export(export::Opts),
     /// List the embedded registry's targets and specs
     Targets(targets::Opts),
     /// Print a target's embedded specs as MLIR text
@@ -82,6 +88,8 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Apply(opts) => opts.run(),
         Command::Explain(opts) => opts.run(),
         Command::Coverage(opts) => opts.run(),
+        Command::Resolve(opts) => opts.run(),
+        Command::Export(opts) => opts.run(),
         Command::Targets(opts) => opts.run(),
         Command::Show(opts) => opts.run(),
         Command::Cache(opts) => opts.run(),

@@ -27,8 +27,10 @@
 pub mod apply;
 pub mod cache;
 pub mod cli;
+pub mod config;
 pub mod contain;
 pub mod diagnostics;
+pub mod export;
 pub mod fastpath;
 pub mod ir;
 pub mod link;
@@ -38,3 +40,5 @@ pub mod output;
 pub mod problem;
 pub mod registry;
 pub mod verify;
+
+pub use registry::Registry;

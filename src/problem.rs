@@ -114,4 +114,5 @@ pub mod codes {
     pub const DUPLICATE_PAIR: &str = "tunespec::verify::duplicate-matcher";
     pub const NO_SPECS: &str = "tunespec::verify::no-specs";
     pub const MANIFEST: &str = "tunespec::registry::manifest";
+    pub const CONFIG: &str = "tunespec::config";
 }

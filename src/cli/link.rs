@@ -2,11 +2,10 @@
 
 use std::path::PathBuf;
 
-use super::verify::{collect_inputs, Input};
 use super::{tool_error, ExitStatus};
 use crate::cache::Cache;
 use crate::diagnostics::{self, Style};
-use crate::link::{LinkInput, LinkOptions, Role};
+use crate::link::{LinkInput, LinkOptions};
 use crate::mlir::Mlir;
 use crate::output::{write_output, Emit};
 use crate::problem::Problem;
@@ -89,37 +88,31 @@ impl Opts {
         }
     }
 
-    /// The specs to link, highest priority first: user specs in command-line order, then the
-    /// target's own default specs, then those of its fallback chain.
+    /// The specs to link, highest priority first: user specs (command line, project config,
+    /// user config, `TUNESPEC_SPEC_PATH`), then the target's default specs, then those of its
+    /// fallback chain (see [`registry::Registry::resolve`]). `--no-default` drops the defaults;
+    /// without a target only the command-line specs are linked.
     pub fn inputs(&self) -> Result<Vec<LinkInput>, String> {
-        let mut inputs = Vec::new();
-        for input in collect_inputs(&self.specs)? {
-            let Input::File(path) = input else { continue };
-            let bytes = std::fs::read(&path)
-                .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-            inputs.push(LinkInput {
-                name: path.display().to_string(),
-                bytes,
-                role: Role::User,
-            });
-        }
-        if !self.no_default {
-            let Some(name) = &self.target else {
+        let Some(target) = &self.target else {
+            if !self.no_default {
                 return Err("--target is required unless --no-default is given".into());
-            };
-            for target in registry::resolve_chain(name)? {
-                for spec in target.specs() {
-                    inputs.push(LinkInput {
-                        name: spec.path.to_string(),
-                        bytes: spec.bytecode().to_vec(),
-                        role: Role::Default {
-                            target: target.name.to_string(),
-                        },
-                    });
-                }
             }
-        }
-        Ok(inputs)
+            let specs = registry::Registry::command_line_specs(&self.specs)
+                .map_err(|error| error.to_string())?;
+            return Ok(specs
+                .iter()
+                .map(registry::ResolvedSpec::link_input)
+                .collect());
+        };
+        let resolution = registry::Registry::discover()
+            .and_then(|registry| registry.resolve(target, &self.specs))
+            .map_err(|error| error.to_string())?;
+        Ok(resolution
+            .specs
+            .iter()
+            .filter(|spec| !(self.no_default && spec.origin == registry::Origin::Default))
+            .map(registry::ResolvedSpec::link_input)
+            .collect())
     }
 }
 

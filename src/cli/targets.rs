@@ -36,6 +36,8 @@ impl Opts {
                             "description": target.description,
                             "aliases": target.aliases,
                             "fallback": target.fallback,
+                            "kind": target.kind,
+                            "features": target.features,
                             "specs": specs,
                         })
                     ));
@@ -43,8 +45,8 @@ impl Opts {
             }
             Format::Human => {
                 super::emit(&format!(
-                    "{:<10} {:<30} {:>5} {:>8} {:>9}  {:<12}  description\n",
-                    "target", "aliases", "specs", "matchers", "bytes", "hash"
+                    "{:<10} {:<8} {:<30} {:>5} {:>8} {:>9}  {:<12}  description\n",
+                    "target", "fallback", "aliases", "specs", "matchers", "bytes", "hash"
                 ));
                 for target in registry::targets() {
                     let matchers: usize = target.specs().map(|spec| spec.matcher_count).sum();
@@ -56,8 +58,9 @@ impl Opts {
                     }
                     let hash = hasher.finalize().to_hex();
                     super::emit(&format!(
-                        "{:<10} {:<30} {:>5} {:>8} {:>9}  {:<12}  {}\n",
+                        "{:<10} {:<8} {:<30} {:>5} {:>8} {:>9}  {:<12}  {}\n",
                         target.name,
+                        target.fallback.unwrap_or("-"),
                         target.aliases.join(","),
                         target.specs.len(),
                         matchers,

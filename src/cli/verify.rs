@@ -39,12 +39,14 @@ pub struct Opts {
 pub enum Input {
     File(PathBuf),
     Embedded(&'static EmbeddedSpec),
+    /// A registry manifest (`registry.toml`) or config (`tunespec.toml`), checked as TOML.
+    Manifest(PathBuf),
 }
 
 impl Input {
     pub fn name(&self) -> String {
         match self {
-            Input::File(path) => path.display().to_string(),
+            Input::File(path) | Input::Manifest(path) => path.display().to_string(),
             Input::Embedded(spec) => spec.path.to_string(),
         }
     }
@@ -149,11 +151,20 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
                     path.display()
                 ));
             }
+            // A directory with a registry.toml (the default specs, a spec library): check it too.
+            if path.join("registry.toml").is_file() {
+                inputs.push(Input::Manifest(path.join("registry.toml")));
+            }
             inputs.extend(
                 files
                     .into_iter()
                     .map(|relative| Input::File(path.join(relative))),
             );
+        } else if path
+            .extension()
+            .is_some_and(|extension| extension == "toml")
+        {
+            inputs.push(Input::Manifest(path.clone()));
         } else {
             inputs.push(Input::File(path.clone()));
         }
@@ -228,7 +239,16 @@ fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
 
 fn verify_one(mlir: &Mlir, input: &Input) -> FileResult {
     let name = input.name();
+    if let Input::Manifest(path) = input {
+        return FileResult {
+            name,
+            source: std::fs::read(path).unwrap_or_default(),
+            problems: registry::check_toml(path),
+            facts: None,
+        };
+    }
     let bytes: Vec<u8> = match input {
+        Input::Manifest(_) => Vec::new(),
         Input::Embedded(spec) => spec.bytecode().to_vec(),
         Input::File(path) => match read_file(path) {
             Ok(bytes) => bytes,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The newest `build-script-build` of this package in the profile directory of this test binary.
-fn build_script() -> PathBuf {
+pub(crate) fn build_script() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let profile_dir = exe
         .parent()
@@ -27,7 +27,9 @@ fn build_script() -> PathBuf {
         .1
 }
 
-fn run_build_script(specs: &[(&str, &str)]) -> (bool, String, PathBuf, tempfile::TempDir) {
+pub(crate) fn run_build_script(
+    specs: &[(&str, &str)],
+) -> (bool, String, PathBuf, tempfile::TempDir) {
     let crate_dir = tempfile::tempdir().expect("temp dir");
     for (path, text) in specs {
         let path = crate_dir.path().join("specs").join(path);
@@ -46,10 +48,10 @@ fn run_build_script(specs: &[(&str, &str)]) -> (bool, String, PathBuf, tempfile:
     (output.status.success(), stderr, out_dir, crate_dir)
 }
 
-const REGISTRY: &str =
+pub(crate) const REGISTRY: &str =
     "schema = 1\n[targets.gfx942]\ndescription = \"test\"\nspecs = [\"gfx942/*.mlir\"]\n";
 
-const GOOD: &str = r#"module @good attributes {transform.with_named_sequence, iree_codegen.tuning_spec_with_default_entrypoint} {
+pub(crate) const GOOD: &str = r#"module @good attributes {transform.with_named_sequence, iree_codegen.tuning_spec_with_default_entrypoint} {
   transform.named_sequence @apply(%op: !transform.any_op {transform.readonly}, %config: !transform.any_param {transform.readonly}) {
     transform.annotate %op "compilation_info" = %config : !transform.any_op, !transform.any_param
     transform.yield
@@ -92,7 +94,7 @@ fn invalid_manifest_fails_the_build_with_a_located_message() {
         run_build_script(&[("registry.toml", &registry), ("gfx942/good.mlir", GOOD)]);
     assert!(!ok);
     assert!(
-        stderr.contains("specs/registry.toml:4:10: error: spec path '../outside.mlir' of target 'gfx942' escapes specs/ with '..'"),
+        stderr.contains("specs/registry.toml:4:10: error: spec path '../outside.mlir' of target 'gfx942' escapes the specs directory with '..'"),
         "stderr:\n{stderr}"
     );
 }

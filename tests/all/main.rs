@@ -11,4 +11,5 @@ mod differential;
 mod fastpath;
 mod link;
 mod reference;
+mod registry;
 mod rules;

@@ -1,0 +1,71 @@
+//! `tunespec export --format c -o DIR`: the embedded specs as sources for a compiler build.
+
+use std::path::PathBuf;
+
+use super::{tool_error, ExitStatus};
+use crate::export;
+use crate::output::write_output;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// A C header and source (C99 with alignment attributes; usable from C++)
+    #[default]
+    C,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::EXIT_STATUS_HELP)]
+pub struct Opts {
+    /// What to write
+    #[arg(long, value_enum, default_value_t)]
+    pub format: ExportFormat,
+    /// Output directory (created if missing); files are written atomically
+    #[arg(long, short)]
+    pub output: PathBuf,
+    /// Export only these targets and their fallback chains (repeatable; default: all)
+    #[arg(long = "target", short)]
+    pub targets: Vec<String>,
+}
+
+impl Opts {
+    pub fn run(self) -> ExitStatus {
+        let targets = match export::select_targets(&self.targets) {
+            Ok(targets) => targets,
+            Err(message) => {
+                tool_error(message);
+                return ExitStatus::Usage;
+            }
+        };
+        if let Err(error) = std::fs::create_dir_all(&self.output) {
+            tool_error(format!("cannot create {}: {error}", self.output.display()));
+            return ExitStatus::Usage;
+        }
+        match self.format {
+            ExportFormat::C => {
+                let sources = export::c_sources(&targets);
+                for (name, text) in [
+                    (export::C_HEADER, &sources.header),
+                    (export::C_SOURCE, &sources.source),
+                ] {
+                    if let Err(message) = write_output(&self.output.join(name), text.as_bytes()) {
+                        tool_error(message);
+                        return ExitStatus::Usage;
+                    }
+                }
+                let mut specs: Vec<&str> = sources.rows.iter().map(|(_, spec)| spec.path).collect();
+                specs.sort_unstable();
+                specs.dedup();
+                super::emit(&format!(
+                    "wrote {} and {} to {}: {} target(s), {} spec(s), {} table row(s)\n",
+                    export::C_HEADER,
+                    export::C_SOURCE,
+                    self.output.display(),
+                    targets.len(),
+                    specs.len(),
+                    sources.rows.len()
+                ));
+            }
+        }
+        ExitStatus::Ok
+    }
+}

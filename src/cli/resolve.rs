@@ -1,0 +1,116 @@
+//! `tunespec resolve TARGET`: the fallback chain and the ordered specs a compile for TARGET
+//! uses, each with where it comes from and why it is included.
+
+use std::path::PathBuf;
+
+use super::{tool_error, ExitStatus, Format};
+use crate::diagnostics::{self, Style};
+use crate::registry::{self, Registry, Resolution};
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::EXIT_STATUS_HELP)]
+pub struct Opts {
+    /// Target: architecture, SKU or alias, case-insensitive, with optional LLVM features
+    /// (`gfx942:sramecc+:xnack-`)
+    pub target: String,
+    /// User spec file, directory or spec library (repeatable; highest priority first)
+    #[arg(long = "spec", short = 's')]
+    pub specs: Vec<PathBuf>,
+    /// Output format: human, or json (one object)
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+impl Opts {
+    pub fn run(self) -> ExitStatus {
+        let resolution = match Registry::discover()
+            .and_then(|registry| registry.resolve(&self.target, &self.specs))
+        {
+            Ok(resolution) => resolution,
+            Err(error) => return report_error(&error),
+        };
+        match self.format {
+            Format::Json => super::emit(&format!("{}\n", resolution.to_json())),
+            Format::Human => super::emit(&human(&resolution)),
+        }
+        ExitStatus::Ok
+    }
+}
+
+/// Reports a registry error: located problems (configs, spec-library manifests) with snippets,
+/// exit 1; usage and I/O errors (unknown target, unreadable file) exit 2.
+pub fn report_error(error: &registry::Error) -> ExitStatus {
+    match error {
+        registry::Error::Problems(problems) => {
+            let style = Style::detect_stderr();
+            for problem in problems {
+                let source = problem
+                    .loc
+                    .as_ref()
+                    .and_then(|loc| std::fs::read(&loc.file).ok());
+                eprint!("{}", diagnostics::render(problem, source.as_deref(), style));
+            }
+            ExitStatus::Problems
+        }
+        other => {
+            tool_error(other);
+            ExitStatus::Usage
+        }
+    }
+}
+
+fn human(resolution: &Resolution) -> String {
+    let mut out = String::new();
+    let alias = resolution
+        .alias
+        .as_ref()
+        .map(|alias| format!(" (alias {alias} of {})", resolution.target))
+        .unwrap_or_default();
+    out.push_str(&format!(
+        "target  {} -> {}{alias}\n",
+        resolution.requested,
+        resolution.target_id()
+    ));
+    let chain: Vec<String> = resolution
+        .chain
+        .iter()
+        .map(|link| match &link.kind {
+            Some(kind) => format!("{} ({kind})", link.name),
+            None => link.name.clone(),
+        })
+        .collect();
+    out.push_str(&format!("chain   {}\n", chain.join(" -> ")));
+    out.push_str(&format!(
+        "specs   {}, highest priority first (for each op, the first matcher that matches wins):\n",
+        resolution.specs.len()
+    ));
+    for (index, spec) in resolution.specs.iter().enumerate() {
+        let matchers = spec
+            .matchers()
+            .map(|count| format!(" ({count} matchers)"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  {:>2}. {}{matchers}\n      {}: {}\n",
+            index + 1,
+            spec.name,
+            spec.origin.label(),
+            spec.reason
+        ));
+    }
+    if !resolution.skipped.is_empty() {
+        out.push_str(&format!("skipped {}:\n", resolution.skipped.len()));
+        for spec in &resolution.skipped {
+            out.push_str(&format!(
+                "   - {}\n      {}: {}\n",
+                spec.name,
+                spec.origin.label(),
+                spec.reason
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "fingerprint {}\n",
+        &resolution.fingerprint()[..16]
+    ));
+    out
+}

@@ -1,0 +1,332 @@
+//! User spec libraries: where they are configured and how configs read.
+//!
+//! Three places name user specs, in precedence order (after `--spec` on the command line):
+//!
+//! 1. the project config, `tunespec.toml`, found by walking up from the current directory;
+//! 2. the user config, `$XDG_CONFIG_HOME/tunespec/config.toml` (`~/.config/tunespec/config.toml`);
+//! 3. `TUNESPEC_SPEC_PATH`, a `:`-separated list of spec directories and files.
+//!
+//! `TUNESPEC_NO_CONFIG=1` skips the project and user configs (hermetic builds and tests);
+//! `TUNESPEC_SPEC_PATH` still applies because it is given explicitly.
+//!
+//! Both config files have the same form (paths relative to the config file; `~/` is `$HOME`):
+//!
+//! ```toml
+//! schema = 1                                  # optional
+//! spec_dirs = ["tuning/specs"]                # plain directories: every spec applies to every
+//!                                             # target; with a registry.toml: a spec library
+//! [targets.mi300x]                            # a target, alias or SKU name, case-insensitive
+//! specs = ["tuning/mi300x/*.mlir", { path = "tuning/xnack.mlir", features = ["xnack+"] }]
+//! ```
+//!
+//! This module only finds and parses; [`crate::registry::Registry`] checks the paths and target
+//! names and orders the specs.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::ir::Loc;
+use crate::manifest::{self, offset_loc, SpecEntry};
+use crate::problem::{codes, Problem};
+
+/// The project config's file name.
+pub const PROJECT_FILE: &str = "tunespec.toml";
+/// The config schema version this build understands.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    schema: Option<Spanned<u32>>,
+    #[serde(default)]
+    spec_dirs: Vec<Spanned<String>>,
+    #[serde(default)]
+    targets: BTreeMap<Spanned<String>, RawTarget>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTarget {
+    specs: Vec<Spanned<SpecEntry>>,
+}
+
+/// A parsed config file (project or user).
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The config file.
+    pub path: PathBuf,
+    /// Spec directories, resolved against the config's directory, in listed order.
+    pub spec_dirs: Vec<ConfigPath>,
+    /// Per-target spec files, in the order of the file.
+    pub targets: Vec<ConfigTarget>,
+}
+
+/// One path written in a config, resolved, with where it was written.
+#[derive(Clone, Debug)]
+pub struct ConfigPath {
+    /// As written.
+    pub written: String,
+    /// Resolved against the config's directory (a glob keeps its wildcards).
+    pub path: PathBuf,
+    /// Canonical request features (`xnack+`) the spec needs; empty for directories.
+    pub features: Vec<String>,
+    pub loc: Loc,
+}
+
+/// `[targets.NAME]`: spec files for one target, alias or SKU.
+#[derive(Clone, Debug)]
+pub struct ConfigTarget {
+    /// Lowercase.
+    pub key: String,
+    pub loc: Loc,
+    pub specs: Vec<ConfigPath>,
+}
+
+impl Config {
+    /// Reads and parses a config file; an unreadable file is one `tunespec::io` problem.
+    pub fn load(path: &Path) -> Result<Config, Vec<Problem>> {
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            vec![Problem::error(
+                codes::IO,
+                format!("cannot read {}: {error}", path.display()),
+                None,
+            )]
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// Parses the text of the config file at `path` (paths resolve against its directory).
+    pub fn parse(text: &str, path: &Path) -> Result<Config, Vec<Problem>> {
+        let name = path.display().to_string();
+        let raw: RawConfig = toml::from_str(text).map_err(|error| {
+            let offset = error.span().map_or(0, |span| span.start);
+            vec![Problem::error(
+                codes::CONFIG,
+                error.message().trim_end().to_string(),
+                Some(offset_loc(text, &name, offset)),
+            )]
+        })?;
+        let mut problems = Vec::new();
+        let loc = |offset: usize| offset_loc(text, &name, offset);
+        if let Some(schema) = &raw.schema {
+            if *schema.get_ref() != SCHEMA_VERSION {
+                problems.push(Problem::error(
+                    codes::CONFIG,
+                    format!(
+                        "config schema {} is not supported (this tunespec reads schema {SCHEMA_VERSION})",
+                        schema.get_ref()
+                    ),
+                    Some(loc(schema.span().start)),
+                ));
+            }
+        }
+        let base = path.parent().unwrap_or(Path::new("."));
+        let mut spec_dirs = Vec::new();
+        for dir in &raw.spec_dirs {
+            if dir.get_ref().trim().is_empty() {
+                problems.push(Problem::error(
+                    codes::CONFIG,
+                    "empty spec directory path",
+                    Some(loc(dir.span().start)),
+                ));
+                continue;
+            }
+            spec_dirs.push(ConfigPath {
+                written: dir.get_ref().clone(),
+                path: resolve_path(base, dir.get_ref()),
+                features: Vec::new(),
+                loc: loc(dir.span().start),
+            });
+        }
+        let mut targets = Vec::new();
+        for (key, target) in &raw.targets {
+            let mut specs = Vec::new();
+            for entry in &target.specs {
+                let mut features = Vec::new();
+                for feature in &entry.get_ref().features {
+                    match manifest::parse_feature(feature.get_ref()) {
+                        Ok((name, enabled)) => {
+                            features.push(manifest::format_feature(&name, enabled))
+                        }
+                        Err(reason) => problems.push(Problem::error(
+                            codes::CONFIG,
+                            reason,
+                            Some(loc(feature.span().start)),
+                        )),
+                    }
+                }
+                features.sort();
+                features.dedup();
+                let written = &entry.get_ref().path;
+                if written.trim().is_empty() {
+                    problems.push(Problem::error(
+                        codes::CONFIG,
+                        format!("empty spec path for target '{}'", key.get_ref()),
+                        Some(loc(entry.span().start)),
+                    ));
+                    continue;
+                }
+                specs.push(ConfigPath {
+                    written: written.clone(),
+                    path: resolve_path(base, written),
+                    features,
+                    loc: loc(entry.span().start),
+                });
+            }
+            if target.specs.is_empty() {
+                problems.push(Problem::error(
+                    codes::CONFIG,
+                    format!("[targets.{}] lists no specs", key.get_ref()),
+                    Some(loc(key.span().start)),
+                ));
+            }
+            targets.push(ConfigTarget {
+                key: key.get_ref().trim().to_ascii_lowercase(),
+                loc: loc(key.span().start),
+                specs,
+            });
+        }
+        if problems.is_empty() {
+            Ok(Config {
+                path: path.to_path_buf(),
+                spec_dirs,
+                targets,
+            })
+        } else {
+            Err(problems)
+        }
+    }
+}
+
+/// `~/x` is under `$HOME`; relative paths are under `base`.
+fn resolve_path(base: &Path, written: &str) -> PathBuf {
+    if let Some(rest) = written.strip_prefix("~/") {
+        if let Some(home) = std::env::var_os("HOME") {
+            return PathBuf::from(home).join(rest);
+        }
+    }
+    let path = Path::new(written);
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base.join(path)
+    }
+}
+
+/// Spec files named by a path or glob (`*`, `?`, `**`): a file, every spec file of a directory
+/// (sorted), or the spec files matching the glob (sorted). `Err` says why nothing was found.
+pub fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
+    let text = path.to_string_lossy().replace('\\', "/");
+    if !manifest::is_glob(&text) {
+        let metadata = std::fs::metadata(path).map_err(|error| match error.kind() {
+            std::io::ErrorKind::NotFound => "does not exist".to_string(),
+            _ => format!("cannot be read: {error}"),
+        })?;
+        if metadata.is_dir() {
+            let files = manifest::list_spec_files(path);
+            if files.is_empty() {
+                return Err("is a directory with no spec files (.mlir, .mlirbc)".into());
+            }
+            return Ok(files.iter().map(|file| path.join(file)).collect());
+        }
+        return Ok(vec![path.to_path_buf()]);
+    }
+    // The literal directory before the first wildcard is walked; the rest is matched.
+    let segments: Vec<&str> = text.split('/').collect();
+    let first_glob = segments
+        .iter()
+        .position(|segment| manifest::is_glob(segment))
+        .unwrap_or(segments.len());
+    let literal = segments[..first_glob].join("/");
+    let root = if literal.is_empty() && text.starts_with('/') {
+        PathBuf::from("/")
+    } else if literal.is_empty() {
+        PathBuf::from(".")
+    } else {
+        PathBuf::from(literal)
+    };
+    let pattern = segments[first_glob..].join("/");
+    if !root.is_dir() {
+        return Err(format!("'{}' is not a directory", root.display()));
+    }
+    let files: Vec<PathBuf> = manifest::list_spec_files(&root)
+        .into_iter()
+        .filter(|file| manifest::glob_match(&pattern, file))
+        .map(|file| root.join(file))
+        .collect();
+    if files.is_empty() {
+        return Err("matches no spec file (.mlir, .mlirbc)".into());
+    }
+    Ok(files)
+}
+
+/// Where the configs are, for one process: found from a directory and an environment.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Discovery {
+    /// The nearest `tunespec.toml` at or above the start directory.
+    pub project: Option<PathBuf>,
+    /// The user config, when the file exists.
+    pub user: Option<PathBuf>,
+    /// `TUNESPEC_SPEC_PATH` entries, in order (empty entries dropped).
+    pub spec_path: Vec<PathBuf>,
+}
+
+impl Discovery {
+    /// From the current directory and the process environment.
+    pub fn from_env() -> Discovery {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        Discovery::find(&cwd, |name| std::env::var_os(name))
+    }
+
+    /// From `start` and an environment lookup (`TUNESPEC_NO_CONFIG`, `XDG_CONFIG_HOME`, `HOME`,
+    /// `TUNESPEC_SPEC_PATH`).
+    pub fn find(start: &Path, env: impl Fn(&str) -> Option<OsString>) -> Discovery {
+        let spec_path = env("TUNESPEC_SPEC_PATH")
+            .map(|value| {
+                std::env::split_paths(&value)
+                    .filter(|path| !path.as_os_str().is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let skip = env("TUNESPEC_NO_CONFIG").is_some_and(|value| !value.is_empty() && value != "0");
+        if skip {
+            return Discovery {
+                spec_path,
+                ..Discovery::default()
+            };
+        }
+        Discovery {
+            project: find_project(start),
+            user: user_config_path(&env).filter(|path| path.is_file()),
+            spec_path,
+        }
+    }
+}
+
+/// The nearest `tunespec.toml` in `start` or one of its ancestors.
+pub fn find_project(start: &Path) -> Option<PathBuf> {
+    let start = start.canonicalize().unwrap_or_else(|_| start.to_path_buf());
+    start
+        .ancestors()
+        .map(|dir| dir.join(PROJECT_FILE))
+        .find(|candidate| candidate.is_file())
+}
+
+/// `$XDG_CONFIG_HOME/tunespec/config.toml` (an absolute `XDG_CONFIG_HOME` only, as the XDG
+/// spec says), else `$HOME/.config/tunespec/config.toml`.
+pub fn user_config_path(env: &impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    let base = env("XDG_CONFIG_HOME")
+        .filter(|value| !value.is_empty() && Path::new(value).is_absolute())
+        .map(PathBuf::from)
+        .or_else(|| {
+            env("HOME")
+                .filter(|value| !value.is_empty())
+                .map(|home| PathBuf::from(home).join(".config"))
+        })?;
+    Some(base.join("tunespec").join("config.toml"))
+}
