@@ -881,17 +881,9 @@ impl OwnedOp<'_> {
                 if !attr.ptr.is_null() {
                     return Some((op, attr));
                 }
-                for index in 0..mlirOperationGetNumRegions(op) {
-                    let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
-                    while !block.ptr.is_null() {
-                        let mut child = mlirBlockGetFirstOperation(block);
-                        while !child.ptr.is_null() {
-                            if let Some(found) = search(child, name) {
-                                return Some(found);
-                            }
-                            child = mlirOperationGetNextInBlock(child);
-                        }
-                        block = mlirBlockGetNextInRegion(block);
+                for child in children(op) {
+                    if let Some(found) = search(child, name) {
+                        return Some(found);
                     }
                 }
                 None
@@ -918,16 +910,8 @@ impl OwnedOp<'_> {
         fn strip(op: MlirOperation, name: &str) {
             unsafe {
                 mlirOperationRemoveAttributeByName(op, string_ref(name.as_bytes()));
-                for index in 0..mlirOperationGetNumRegions(op) {
-                    let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
-                    while !block.ptr.is_null() {
-                        let mut child = mlirBlockGetFirstOperation(block);
-                        while !child.ptr.is_null() {
-                            strip(child, name);
-                            child = mlirOperationGetNextInBlock(child);
-                        }
-                        block = mlirBlockGetNextInRegion(block);
-                    }
+                for child in children(op) {
+                    strip(child, name);
                 }
             }
         }
@@ -1052,27 +1036,38 @@ fn loop_ranges(op: MlirOperation) -> Option<Vec<i64>> {
     }
 }
 
-/// Function-like ops (`*.func` with a body), not looking inside them.
-fn collect_functions(op: MlirOperation, out: &mut Vec<MlirOperation>) {
+/// The ops directly nested in `op` (every block of every region), in order.
+fn children(op: MlirOperation) -> Vec<MlirOperation> {
+    let mut out = Vec::new();
     unsafe {
         for index in 0..mlirOperationGetNumRegions(op) {
             let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
             while !block.ptr.is_null() {
                 let mut child = mlirBlockGetFirstOperation(block);
                 while !child.ptr.is_null() {
-                    let name = read_string(mlirIdentifierStr(mlirOperationGetName(child)));
-                    let has_body = mlirOperationGetNumRegions(child) > 0
-                        && !mlirRegionGetFirstBlock(mlirOperationGetRegion(child, 0))
-                            .ptr
-                            .is_null();
-                    if name.ends_with(".func") && has_body {
-                        out.push(child);
-                    } else {
-                        collect_functions(child, out);
-                    }
+                    out.push(child);
                     child = mlirOperationGetNextInBlock(child);
                 }
                 block = mlirBlockGetNextInRegion(block);
+            }
+        }
+    }
+    out
+}
+
+/// Function-like ops (`*.func` with a body), not looking inside them.
+fn collect_functions(op: MlirOperation, out: &mut Vec<MlirOperation>) {
+    unsafe {
+        for child in children(op) {
+            let name = read_string(mlirIdentifierStr(mlirOperationGetName(child)));
+            let has_body = mlirOperationGetNumRegions(child) > 0
+                && !mlirRegionGetFirstBlock(mlirOperationGetRegion(child, 0))
+                    .ptr
+                    .is_null();
+            if name.ends_with(".func") && has_body {
+                out.push(child);
+            } else {
+                collect_functions(child, out);
             }
         }
     }
@@ -1125,16 +1120,8 @@ impl OwnedOp<'_> {
                     operand_bitwidths,
                     in_function,
                 });
-                for index in 0..mlirOperationGetNumRegions(op) {
-                    let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
-                    while !block.ptr.is_null() {
-                        let mut child = mlirBlockGetFirstOperation(block);
-                        while !child.ptr.is_null() {
-                            walk(child, in_function || is_function, next, out);
-                            child = mlirOperationGetNextInBlock(child);
-                        }
-                        block = mlirBlockGetNextInRegion(block);
-                    }
+                for child in children(op) {
+                    walk(child, in_function || is_function, next, out);
                 }
             }
         }
@@ -1153,19 +1140,9 @@ impl OwnedOp<'_> {
         edits: &[(u32, String, u32, String)],
     ) -> Result<(), String> {
         fn collect(op: MlirOperation, out: &mut Vec<MlirOperation>) {
-            unsafe {
-                out.push(op);
-                for index in 0..mlirOperationGetNumRegions(op) {
-                    let mut block = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, index));
-                    while !block.ptr.is_null() {
-                        let mut child = mlirBlockGetFirstOperation(block);
-                        while !child.ptr.is_null() {
-                            collect(child, out);
-                            child = mlirOperationGetNextInBlock(child);
-                        }
-                        block = mlirBlockGetNextInRegion(block);
-                    }
-                }
+            out.push(op);
+            for child in children(op) {
+                collect(child, out);
             }
         }
         let mut payload_ops = Vec::new();

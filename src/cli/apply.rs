@@ -9,7 +9,7 @@ use super::{tool_error, ExitStatus, Format};
 use crate::apply::{self, Explanation, ATTR_NAME};
 use crate::diagnostics::{self, Style};
 use crate::link::LinkOptions;
-use crate::mlir::{BlobForm, Mlir};
+use crate::mlir::{BlobForm, Mlir, OwnedOp};
 use crate::output::{write_output, Emit};
 use crate::problem::Problem;
 
@@ -80,6 +80,19 @@ fn read(path: &PathBuf) -> Result<Vec<u8>, ExitStatus> {
     })
 }
 
+/// Reads and parses a payload file: its bytes (for snippets), display name and module.
+fn load_payload<'c>(
+    mlir: &'c Mlir,
+    path: &PathBuf,
+) -> Result<(Vec<u8>, String, OwnedOp<'c>), ExitStatus> {
+    let bytes = read(path)?;
+    let name = path.display().to_string();
+    match apply::parse_payload(mlir, &bytes, &name) {
+        Ok(payload) => Ok((bytes, name, payload)),
+        Err(problems) => Err(fail(problems, &bytes)),
+    }
+}
+
 /// Problems in inputs: exit 1 (2 when the problem is an I/O one).
 fn fail(problems: Vec<Problem>, source: &[u8]) -> ExitStatus {
     report(&problems, Some(source));
@@ -116,14 +129,9 @@ pub struct AttachOpts {
 impl AttachOpts {
     pub fn run(self) -> ExitStatus {
         let mlir = Mlir::new_threaded();
-        let payload_bytes = match read(&self.payload) {
-            Ok(bytes) => bytes,
+        let (payload_bytes, _name, payload) = match load_payload(&mlir, &self.payload) {
+            Ok(loaded) => loaded,
             Err(status) => return status,
-        };
-        let name = self.payload.display().to_string();
-        let payload = match apply::parse_payload(&mlir, &payload_bytes, &name) {
-            Ok(payload) => payload,
-            Err(problems) => return fail(problems, &payload_bytes),
         };
         let library = match self.library.link(&mlir) {
             Ok(library) => library,
@@ -165,14 +173,9 @@ pub struct ExtractOpts {
 impl ExtractOpts {
     pub fn run(self) -> ExitStatus {
         let mlir = Mlir::new_threaded();
-        let payload_bytes = match read(&self.payload) {
-            Ok(bytes) => bytes,
+        let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload) {
+            Ok(loaded) => loaded,
             Err(status) => return status,
-        };
-        let name = self.payload.display().to_string();
-        let payload = match apply::parse_payload(&mlir, &payload_bytes, &name) {
-            Ok(payload) => payload,
-            Err(problems) => return fail(problems, &payload_bytes),
         };
         let library = match apply::extract(&mlir, &payload, &self.attr, &name) {
             Ok(library) => library,
@@ -242,14 +245,9 @@ fn library_for(
 impl ApplyOpts {
     pub fn run(self) -> ExitStatus {
         let mlir = Mlir::new_threaded();
-        let payload_bytes = match read(&self.payload) {
-            Ok(bytes) => bytes,
+        let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload) {
+            Ok(loaded) => loaded,
             Err(status) => return status,
-        };
-        let name = self.payload.display().to_string();
-        let payload = match apply::parse_payload(&mlir, &payload_bytes, &name) {
-            Ok(payload) => payload,
-            Err(problems) => return fail(problems, &payload_bytes),
         };
         // The payload and the library are each parsed once; the library is verified only if it
         // has to go through the interpreter (see `apply::apply`).
