@@ -425,6 +425,28 @@ fn cases() -> Vec<Case> {
         2,
         "unknown target",
     ));
+
+    // Found by fuzzing (tools/fuzz.sh; README "Reliability").
+    let corpus = |file: &str| std::fs::read(repo_root().join("tests/corpus").join(file)).unwrap();
+    let mixed = corpus("fuzz_parse_error_then_invalid_utf8.mlir");
+    for code in ["tunespec::parse", "tunespec::verify::invalid-utf8"] {
+        cases.push(case(
+            &format!("fuzz: parse error, then invalid UTF-8 ({code})"),
+            VERIFY,
+            "mixed.mlir",
+            mixed.clone(),
+            1,
+            code,
+        ));
+    }
+    cases.push(case(
+        "fuzz: registry.toml with a control character in a comment",
+        VERIFY,
+        "registry.toml",
+        corpus("fuzz_manifest_control_char_in_comment.toml"),
+        1,
+        "tunespec::registry::manifest",
+    ));
     cases
 }
 
