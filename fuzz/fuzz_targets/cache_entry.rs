@@ -66,19 +66,28 @@ fuzz_target!(|data: &[u8]| {
         }
         return;
     }
-    let split = body.iter().position(|&byte| byte == 0).unwrap_or(body.len());
+    let split = body
+        .iter()
+        .position(|&byte| byte == 0)
+        .unwrap_or(body.len());
     let problems = &body[..split];
     let payload = body.get(split + 1..).unwrap_or_default();
     let mut entry = seal(key, problems, payload);
     let result = cache::decode_entry(&entry, key);
     match &result {
         Ok(artifact) => {
-            assert_eq!(artifact.bytecode, payload, "decoded payload differs from the stored one");
+            assert_eq!(
+                artifact.bytecode, payload,
+                "decoded payload differs from the stored one"
+            );
             common::render_problems(&artifact.problems, None);
             let encoded = cache::encode_entry(key, artifact);
             let again = cache::decode_entry(&encoded, key).expect("a re-encoded entry decodes");
             assert_eq!(again.bytecode, artifact.bytecode);
-            assert_eq!(again.problems, artifact.problems, "warnings change on a round trip");
+            assert_eq!(
+                again.problems, artifact.problems,
+                "warnings change on a round trip"
+            );
         }
         Err(_) => assert!(
             !(problems == b"[]" && payload.starts_with(BYTECODE_MAGIC)),

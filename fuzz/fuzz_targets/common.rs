@@ -45,7 +45,10 @@ thread_local! {
 pub fn with_mlir<R>(f: impl FnOnce(&Mlir) -> R) -> R {
     MLIR.with(|cell| {
         let mut slot = cell.borrow_mut();
-        if slot.as_ref().is_none_or(|(_, used)| *used >= INPUTS_PER_CONTEXT) {
+        if slot
+            .as_ref()
+            .is_none_or(|(_, used)| *used >= INPUTS_PER_CONTEXT)
+        {
             // Drop the old context before making the new one (peak memory).
             *slot = None;
             *slot = Some((Mlir::new(), 0));
@@ -109,7 +112,11 @@ pub fn check_problems(problems: &[Problem], source: Option<&[u8]>) {
             "unstable code {:?}",
             problem.code
         );
-        assert!(!problem.message.is_empty(), "empty message ({})", problem.code);
+        assert!(
+            !problem.message.is_empty(),
+            "empty message ({})",
+            problem.code
+        );
     }
     render_problems(problems, source);
 }

@@ -66,7 +66,10 @@ fuzz_target!(|data: &[u8]| {
         apply::attach(&payload, library, ATTR_NAME, form).expect("attach to a parsed payload");
         let extracted = apply::extract(mlir, &payload, ATTR_NAME, "payload.mlir")
             .unwrap_or_else(|problems| panic!("extract after attach ({form:?}): {problems:?}"));
-        assert_eq!(extracted, library, "extract changed the attached bytes ({form:?})");
+        assert_eq!(
+            extracted, library,
+            "extract changed the attached bytes ({form:?})"
+        );
 
         // Printed and parsed again, as `attach -o FILE` then `extract FILE` do.
         let printed = payload.print_file();
@@ -76,6 +79,9 @@ fuzz_target!(|data: &[u8]| {
             });
         let extracted = apply::extract(mlir, &reparsed, ATTR_NAME, "attached.mlir")
             .unwrap_or_else(|problems| panic!("extract after a print ({form:?}): {problems:?}"));
-        assert_eq!(extracted, library, "the print round trip changed the library ({form:?})");
+        assert_eq!(
+            extracted, library,
+            "the print round trip changed the library ({form:?})"
+        );
     });
 });

@@ -27,13 +27,19 @@ fuzz_target!(|data: &[u8]| {
         if verified.module.is_some() {
             let mut sorted = verified.problems.clone();
             verify::sort_problems(&mut sorted);
-            assert_eq!(sorted, verified.problems, "problems are not in sorted order");
+            assert_eq!(
+                sorted, verified.problems,
+                "problems are not in sorted order"
+            );
         }
         if verified.module.is_none() {
             assert!(verified.has_errors(), "no module, yet no error");
         }
         let again = verify::verify_bytes(mlir, data, "fuzz.mlir");
-        assert_eq!(again.problems, verified.problems, "verify is not deterministic");
+        assert_eq!(
+            again.problems, verified.problems,
+            "verify is not deterministic"
+        );
 
         if verified.has_errors() {
             return;
