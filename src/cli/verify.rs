@@ -185,6 +185,9 @@ pub fn verify_inputs(inputs: &[Input], jobs: usize) -> Vec<FileResult> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<FileResult>>> = Mutex::new(vec![None; inputs.len()]);
     let progress = progress_bar(inputs.len());
+    // Fewer files than workers: let MLIR use the spare cores inside each file (its verifier
+    // checks named sequences concurrently); otherwise one single-threaded context per worker.
+    let threaded = inputs.len() < jobs;
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(inputs.len()).max(1) {
             // MLIR recurses over nested IR; give workers the stack a main thread has, and more.
@@ -196,7 +199,13 @@ pub fn verify_inputs(inputs: &[Input], jobs: usize) -> Vec<FileResult> {
                     let Some(input) = inputs.get(index) else {
                         break;
                     };
-                    let context = mlir.get_or_insert_with(Mlir::new);
+                    let context = mlir.get_or_insert_with(|| {
+                        if threaded {
+                            Mlir::new_threaded()
+                        } else {
+                            Mlir::new()
+                        }
+                    });
                     let result = verify_one(context, input);
                     if let Some(bar) = &progress {
                         bar.inc(1);
