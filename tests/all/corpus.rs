@@ -447,6 +447,18 @@ fn cases() -> Vec<Case> {
         1,
         "tunespec::registry::manifest",
     ));
+    // Bytecode on which MLIR's reader dies of SIGSEGV (not an abort): the probe contains it.
+    let segv = corpus("fuzz_bytecode_reader_segv.mlirbc");
+    for (command, args) in [("verify", VERIFY), ("link", LINK)] {
+        cases.push(case(
+            &format!("fuzz: {command}: bytecode that crashes MLIR's reader"),
+            args,
+            "segv.mlirbc",
+            segv.clone(),
+            1,
+            "reader crashed on this input (signal 11)",
+        ));
+    }
     cases
 }
 
