@@ -113,7 +113,14 @@ pub fn emit(text: &str) {
     }
 }
 
+/// Writes a report to stderr. A closed stderr (its reader went away) is not worth a panic:
+/// the rest of the report is dropped and the command's exit status still tells the outcome.
+pub fn emit_stderr(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
 /// Prints a tool-level error (not a finding in an input) to stderr.
 pub fn tool_error(message: impl std::fmt::Display) {
-    eprintln!("tunespec: error: {message}");
+    emit_stderr(&format!("tunespec: error: {message}\n"));
 }

@@ -204,7 +204,15 @@ pub fn load_with(
             let offset = parse_error.span().map_or(0, |span| span.start);
             return Err(vec![Problem::error(
                 codes::MANIFEST,
-                parse_error.message().trim_end().to_string(),
+                {
+                    // The toml crate gives some errors (a control character in a comment) no text.
+                    let message = parse_error.message().trim_end();
+                    if message.is_empty() {
+                        "invalid TOML".to_string()
+                    } else {
+                        message.to_string()
+                    }
+                },
                 Some(offset_loc(text, manifest_name, offset)),
             )]);
         }

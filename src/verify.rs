@@ -20,7 +20,7 @@ use crate::problem::{codes, Problem};
 /// mistake; MLIR itself has no limit and would exhaust memory).
 pub const MAX_INPUT_BYTES: usize = 1 << 30;
 
-/// Deepest bracket nesting (`{`, `(`, `[`) accepted in MLIR text. MLIR's parser recurses once
+/// Deepest bracket nesting (`{`, `(`, `[`, `<`) accepted in MLIR text. MLIR's parser recurses once
 /// per level and overflows its stack a few thousand levels down (an abort, not an error); real
 /// tuning specs nest about ten levels.
 pub const MAX_NESTING: usize = 256;
@@ -82,6 +82,7 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
                 }
             }
         }
+        sort_problems(&mut problems);
         return Verified {
             module: None,
             snapshot: None,
@@ -227,13 +228,15 @@ fn too_deep(bytes: &[u8]) -> Option<usize> {
                     index += 1;
                 }
             }
-            b'{' | b'(' | b'[' => {
+            // `<` nests types and attributes (`tuple<tuple<...>>`); the `>` of `->` closes nothing.
+            b'{' | b'(' | b'[' | b'<' => {
                 depth += 1;
                 if depth > MAX_NESTING {
                     return Some(index);
                 }
             }
-            b'}' | b')' | b']' => depth = depth.saturating_sub(1),
+            b'>' if index > 0 && bytes[index - 1] == b'-' => {}
+            b'}' | b')' | b']' | b'>' => depth = depth.saturating_sub(1),
             _ => {}
         }
         index += 1;

@@ -68,7 +68,7 @@ impl LibraryArgs {
 fn report(problems: &[Problem], source: Option<&[u8]>) {
     let style = Style::detect_stderr();
     for problem in problems {
-        eprint!("{}", diagnostics::render(problem, source, style));
+        super::emit_stderr(&diagnostics::render(problem, source, style));
     }
 }
 
@@ -292,7 +292,7 @@ impl ApplyOpts {
             ) {
                 Ok(explanation) => {
                     let text = render_explanation(&explanation, self.format);
-                    eprint!("{text}");
+                    super::emit_stderr(&text);
                 }
                 Err(problems) => return fail(problems, &payload_bytes),
             }

@@ -147,6 +147,6 @@ fn report(problems: &[Problem], inputs: &[LinkInput], style: Style) {
                 .find(|input| input.name == loc.file)
                 .map(|input| input.bytes.as_slice())
         });
-        eprint!("{}", diagnostics::render(problem, source, style));
+        super::emit_stderr(&diagnostics::render(problem, source, style));
     }
 }

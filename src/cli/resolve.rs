@@ -48,7 +48,7 @@ pub fn report_error(error: &registry::Error) -> ExitStatus {
                     .loc
                     .as_ref()
                     .and_then(|loc| std::fs::read(&loc.file).ok());
-                eprint!("{}", diagnostics::render(problem, source.as_deref(), style));
+                super::emit_stderr(&diagnostics::render(problem, source.as_deref(), style));
             }
             ExitStatus::Problems
         }

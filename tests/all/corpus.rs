@@ -378,6 +378,29 @@ fn cases() -> Vec<Case> {
         "tunespec::verify::too-deep",
     ));
 
+    // Nesting through `<` (found by fuzzing: it used to overflow the parser's stack).
+    let angle = format!(
+        "func.func private @f(%a: {}i32{})\n",
+        "tuple<".repeat(20000),
+        ">".repeat(20000)
+    );
+    cases.push(case(
+        "attach: deep `<` nesting",
+        ATTACH,
+        "payload.mlir",
+        angle.clone(),
+        1,
+        "tunespec::verify::too-deep",
+    ));
+    cases.push(case(
+        "verify: deep `<` nesting",
+        VERIFY,
+        "spec.mlir",
+        angle,
+        1,
+        "tunespec::verify::too-deep",
+    ));
+
     // I/O: missing files, directories, unwritable outputs.
     cases.push(case(
         "verify: missing file",
