@@ -80,6 +80,17 @@ fn read(path: &PathBuf) -> Result<Vec<u8>, ExitStatus> {
     })
 }
 
+/// Writes an output; an I/O failure is a usage error (exit 2).
+fn write(path: &std::path::Path, bytes: &[u8]) -> ExitStatus {
+    match write_output(path, bytes) {
+        Ok(()) => ExitStatus::Ok,
+        Err(message) => {
+            tool_error(message);
+            ExitStatus::Usage
+        }
+    }
+}
+
 /// Reads and parses a payload file: its bytes (for snippets), display name and module.
 fn load_payload<'c>(
     mlir: &'c Mlir,
@@ -144,13 +155,7 @@ impl AttachOpts {
         if let Err(problems) = apply::attach(&payload, &library, &self.attr, form) {
             return fail(problems, &payload_bytes);
         }
-        match write_output(&self.output, payload.print_file().as_bytes()) {
-            Ok(()) => ExitStatus::Ok,
-            Err(message) => {
-                tool_error(message);
-                ExitStatus::Usage
-            }
-        }
+        write(&self.output, payload.print_file().as_bytes())
     }
 }
 
@@ -188,13 +193,7 @@ impl ExtractOpts {
                 None => return fail(vec![], &payload_bytes),
             },
         };
-        match write_output(&self.output, &bytes) {
-            Ok(()) => ExitStatus::Ok,
-            Err(message) => {
-                tool_error(message);
-                ExitStatus::Usage
-            }
-        }
+        write(&self.output, &bytes)
     }
 }
 
