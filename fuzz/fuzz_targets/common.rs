@@ -8,7 +8,7 @@ use std::ffi::{c_char, c_int};
 use tunespec::diagnostics::{self, Style};
 use tunespec::mlir::Mlir;
 use tunespec::problem::Problem;
-use tunespec::verify::{BYTECODE_MAGIC, MAX_NESTING};
+use tunespec::verify::BYTECODE_MAGIC;
 
 extern "C" {
     /// libFuzzer's driver (FuzzerDriver.cpp, built by libfuzzer-sys).
@@ -64,43 +64,6 @@ pub fn with_mlir<R>(f: impl FnOnce(&Mlir) -> R) -> R {
 /// src/contain.rs; library users do not get that containment).
 pub fn is_bytecode(data: &[u8]) -> bool {
     data.starts_with(BYTECODE_MAGIC)
-}
-
-/// Known crash, reported and not yet fixed: `verify::byte_checks` limits nesting of `{`, `(`
-/// and `[` to 256, but not of `<` (types and attributes: `tuple<tuple<...>>`,
-/// `#dialect<#dialect<...>>`), and MLIR's recursive-descent parser overflows the stack a few
-/// thousand levels down. Inputs nesting deeper than the limit with `<` counted are skipped so
-/// that fuzzing goes on to find other crashes; remove this filter once `<` is counted (the
-/// minimized reproducer is in the fuzzing report / README "Reliability").
-pub fn known_issue(data: &[u8]) -> bool {
-    let mut depth = 0usize;
-    let mut index = 0;
-    while index < data.len() {
-        match data[index] {
-            b'"' => {
-                index += 1;
-                while index < data.len() && data[index] != b'"' {
-                    index += if data[index] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'/' if data.get(index + 1) == Some(&b'/') => {
-                while index < data.len() && data[index] != b'\n' {
-                    index += 1;
-                }
-            }
-            b'{' | b'(' | b'[' | b'<' => {
-                depth += 1;
-                if depth > MAX_NESTING {
-                    return true;
-                }
-            }
-            b'>' if index > 0 && data[index - 1] == b'-' => {} // `->`
-            b'}' | b')' | b']' | b'>' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        index += 1;
-    }
-    false
 }
 
 /// What every reader promises about its problems: stable `tunespec::` codes, a message, and

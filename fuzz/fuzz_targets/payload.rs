@@ -30,7 +30,7 @@ fn library() -> &'static [u8] {
 }
 
 fuzz_target!(|data: &[u8]| {
-    if common::is_bytecode(data) || common::known_issue(data) {
+    if common::is_bytecode(data) {
         return;
     }
     let library = library();
@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
         // Whatever the input already carries.
         match apply::attached_bytes(&payload, ATTR_NAME, "payload.mlir") {
             Err(problems) => common::check_problems(&problems, None),
-            Ok(bytes) if common::is_bytecode(&bytes) || common::known_issue(&bytes) => {}
+            Ok(bytes) if common::is_bytecode(&bytes) => {}
             Ok(_) => match apply::extract(mlir, &payload, ATTR_NAME, "payload.mlir") {
                 Ok(_) => {}
                 Err(problems) => {

@@ -15,23 +15,18 @@ use tunespec::verify;
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    if common::is_bytecode(data) || common::known_issue(data) {
+    if common::is_bytecode(data) {
         return;
     }
     common::with_mlir(|mlir| {
         let verified = verify::verify_bytes(mlir, data, "fuzz.mlir");
         common::check_problems(&verified.problems, Some(data));
-        // Known issue, reported: when MLIR cannot parse the input, `verify_bytes` returns before
-        // sorting, so byte-level findings (invalid UTF-8 further down) come before MLIR's parse
-        // error. The order is still deterministic; sortedness is checked for parsed inputs only.
-        if verified.module.is_some() {
-            let mut sorted = verified.problems.clone();
-            verify::sort_problems(&mut sorted);
-            assert_eq!(
-                sorted, verified.problems,
-                "problems are not in sorted order"
-            );
-        }
+        let mut sorted = verified.problems.clone();
+        verify::sort_problems(&mut sorted);
+        assert_eq!(
+            sorted, verified.problems,
+            "problems are not in sorted order"
+        );
         if verified.module.is_none() {
             assert!(verified.has_errors(), "no module, yet no error");
         }
