@@ -114,7 +114,15 @@ pub fn run_probe() -> std::process::ExitCode {
     if std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).is_err() {
         return std::process::ExitCode::from(1);
     }
-    let mlir = crate::mlir::Mlir::new();
-    let parsed = mlir.parse(&bytes, "<probe>");
-    std::process::ExitCode::from(if parsed.module.is_some() { 0 } else { 1 })
+    // The parse runs with the stack the parent's MLIR threads have: with more, the probe could
+    // pass input that overflows the parent.
+    let parse = std::thread::Builder::new()
+        .stack_size(crate::mlir::MLIR_STACK_BYTES)
+        .spawn(move || {
+            let mlir = crate::mlir::Mlir::new();
+            let parsed = mlir.parse(&bytes, "<probe>").module.is_some();
+            parsed
+        });
+    let parsed = matches!(parse.map(std::thread::JoinHandle::join), Ok(Ok(true)));
+    std::process::ExitCode::from(if parsed { 0 } else { 1 })
 }

@@ -17,5 +17,20 @@ fn main() -> std::process::ExitCode {
     }
     tunespec::contain::enable();
     let cli = tunespec::cli::Cli::parse();
-    std::process::ExitCode::from(tunespec::cli::run(cli) as u8)
+    // MLIR recurses over nested IR: the work runs on a thread whose stack does not depend on
+    // `ulimit -s` (see `MLIR_STACK_BYTES`).
+    let work = std::thread::Builder::new()
+        .name("tunespec".to_string())
+        .stack_size(tunespec::mlir::MLIR_STACK_BYTES)
+        .spawn(move || tunespec::cli::run(cli) as u8);
+    let status = match work.map(std::thread::JoinHandle::join) {
+        Ok(Ok(status)) => status,
+        // A panic has printed its message; 101 is Rust's status for it.
+        Ok(Err(_)) => 101,
+        Err(error) => {
+            eprintln!("tunespec: cannot start the work thread: {error}");
+            2
+        }
+    };
+    std::process::ExitCode::from(status)
 }

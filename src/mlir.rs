@@ -38,6 +38,18 @@ impl Default for Mlir {
     }
 }
 
+/// How deep parsed IR may nest: operations in regions, and attributes, types, locations and
+/// affine expressions inside each other. Checked after every parse (see `Mlir::too_deep`); every
+/// thread that runs MLIR work has a stack sized for it ([`MLIR_STACK_BYTES`]).
+pub const MAX_IR_DEPTH: usize = 256;
+
+/// The stack of every thread that runs MLIR work: the CLI's main work, verify's workers and the
+/// bytecode probe (which must not have more stack than the threads that parse after it).
+/// MLIR recurses once per nesting level, a few hundred bytes to a few KiB per level; IR at
+/// [`MAX_IR_DEPTH`] needs a few MiB, and this leaves a wide margin. Only touched pages are
+/// committed.
+pub const MLIR_STACK_BYTES: usize = 64 << 20;
+
 impl Mlir {
     pub fn new() -> Self {
         Self::with_threading(false)
@@ -113,6 +125,9 @@ impl Mlir {
                 ));
             }
             None
+        } else if let Some(problem) = self.too_deep(raw, source_name) {
+            problems.push(problem);
+            None
         } else {
             Some(OwnedOp {
                 raw,
@@ -120,6 +135,44 @@ impl Mlir {
             })
         };
         Parsed { module, problems }
+    }
+
+    /// Refuses IR nested deeper than [`MAX_IR_DEPTH`], before anything recursive (MLIR's
+    /// printer, verifier and walkers, the bytecode writer, tunespec's snapshot) sees it: those
+    /// recurse once per level and would overflow the stack. Text brackets are limited before
+    /// parsing (`verify::byte_checks`), but aliases (`#a1 = [#a0]`), long affine sums and
+    /// bytecode nest without them. Destroys the op, except ops nested too deep: destroying
+    /// them recurses too, so they are leaked (one rejected input's memory, in a process that
+    /// reports an error).
+    fn too_deep(&self, raw: MlirOperation, source_name: &str) -> Option<Problem> {
+        let mut kind = 0;
+        // SAFETY: `raw` is the live op the parser just returned; the walk is iterative.
+        let found = unsafe {
+            tunespec_mlir_shim::tunespecFindTooDeep(raw, MAX_IR_DEPTH as isize, &mut kind)
+        };
+        if found.ptr.is_null() {
+            return None;
+        }
+        let loc = unsafe { location_to_loc(mlirOperationGetLocation(found)) }.or(Some(Loc {
+            file: source_name.to_string(),
+            line: 1,
+            col: 1,
+        }));
+        let message = if kind == 0 {
+            format!("operations nested in regions deeper than {MAX_IR_DEPTH} levels")
+        } else {
+            format!(
+                "an attribute, type or location of this operation nests deeper than {MAX_IR_DEPTH} levels"
+            )
+        };
+        if kind != 0 {
+            // SAFETY: nothing else owns the op; op destruction does not recurse into attributes.
+            unsafe { mlirOperationDestroy(raw) };
+        }
+        self.take_diagnostics();
+        Some(Problem::error(codes::TOO_DEEP, message, loc).with_help(
+            "MLIR's printer and walkers recurse once per level and would overflow the stack; aliases (`#a1 = [#a0]`) and long affine expressions nest without brackets",
+        ))
     }
 
     /// Runs MLIR's verifier on `op`; returns its diagnostics (empty when it verifies).
@@ -349,46 +402,49 @@ unsafe extern "C" fn drop_sink(user_data: *mut c_void) {
 }
 
 /// Finds the first file:line:col inside a location, looking through name, call-site and fused
-/// locations (MLIR wraps locations in those after inlining or fusion).
+/// locations (MLIR wraps locations in those after inlining or fusion). Iterative, with a budget:
+/// a location can nest as deep as the IR allows.
 unsafe fn location_to_loc(location: MlirLocation) -> Option<Loc> {
+    let mut pending = vec![location];
+    let mut budget = 4 * MAX_IR_DEPTH;
     unsafe {
-        if location.ptr.is_null() {
-            return None;
+        while let Some(location) = pending.pop() {
+            budget = budget.checked_sub(1)?;
+            if location.ptr.is_null() {
+                continue;
+            }
+            if mlirLocationIsAFileLineColRange(location) {
+                let file = read_string(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(
+                    location,
+                )));
+                let line = mlirLocationFileLineColRangeGetStartLine(location);
+                let col = mlirLocationFileLineColRangeGetStartColumn(location);
+                // The implicit module around top-level ops sits at line 0, column 0.
+                return Some(Loc {
+                    file,
+                    line: line.max(1) as u32,
+                    col: col.max(1) as u32,
+                });
+            }
+            if mlirLocationIsAName(location) {
+                pending.push(mlirLocationNameGetChildLoc(location));
+            } else if mlirLocationIsACallSite(location) {
+                pending.push(mlirLocationCallSiteGetCallee(location));
+            } else if mlirLocationIsAFused(location) {
+                let count = mlirLocationFusedGetNumLocations(location);
+                let mut locations = vec![
+                    MlirLocation {
+                        ptr: std::ptr::null_mut()
+                    };
+                    count as usize
+                ];
+                mlirLocationFusedGetLocations(location, locations.as_mut_ptr());
+                // Reversed onto the stack: the first location is looked at first.
+                pending.extend(locations.into_iter().rev());
+            }
         }
-        if mlirLocationIsAFileLineColRange(location) {
-            let file = read_string(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(
-                location,
-            )));
-            let line = mlirLocationFileLineColRangeGetStartLine(location);
-            let col = mlirLocationFileLineColRangeGetStartColumn(location);
-            // The implicit module around top-level ops sits at line 0, column 0.
-            return Some(Loc {
-                file,
-                line: line.max(1) as u32,
-                col: col.max(1) as u32,
-            });
-        }
-        if mlirLocationIsAName(location) {
-            return location_to_loc(mlirLocationNameGetChildLoc(location));
-        }
-        if mlirLocationIsACallSite(location) {
-            return location_to_loc(mlirLocationCallSiteGetCallee(location));
-        }
-        if mlirLocationIsAFused(location) {
-            let count = mlirLocationFusedGetNumLocations(location);
-            let mut locations = vec![
-                MlirLocation {
-                    ptr: std::ptr::null_mut()
-                };
-                count as usize
-            ];
-            mlirLocationFusedGetLocations(location, locations.as_mut_ptr());
-            return locations
-                .into_iter()
-                .find_map(|inner| location_to_loc(inner));
-        }
-        None
     }
+    None
 }
 
 unsafe fn convert_diagnostic(diagnostic: MlirDiagnostic) -> Problem {

@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use crate::ir::{self, names, Attr, Loc, Op};
-use crate::mlir::{Mlir, OwnedOp};
+use crate::mlir::{Mlir, OwnedOp, MAX_IR_DEPTH};
 use crate::problem::{codes, Problem};
 
 /// Inputs larger than this are refused before parsing (a tuning database of this size would be a
@@ -21,9 +21,17 @@ use crate::problem::{codes, Problem};
 pub const MAX_INPUT_BYTES: usize = 1 << 30;
 
 /// Deepest bracket nesting (`{`, `(`, `[`, `<`) accepted in MLIR text. MLIR's parser recurses once
-/// per level and overflows its stack a few thousand levels down (an abort, not an error); real
-/// tuning specs nest about ten levels.
-pub const MAX_NESTING: usize = 256;
+/// per level and overflows an 8 MiB stack about 5,000 levels down (an abort, not an error); real
+/// tuning specs nest about ten levels. Four times [`MAX_IR_DEPTH`], so that whatever tunespec
+/// accepts and prints (ops nested up to the limit print one or two brackets per level, plus the
+/// attributes of the innermost op) reads back.
+pub const MAX_NESTING: usize = 4 * MAX_IR_DEPTH;
+
+/// Most operators accepted in one affine expression between brackets and commas (`+` and `-`
+/// chained, plus `*`, `floordiv`, `ceildiv`, `mod` in the current term, plus unary minus): MLIR's
+/// affine parser recurses once per operator. Twice [`MAX_IR_DEPTH`]: an expression tree of the
+/// accepted depth prints with at most that many.
+pub const MAX_OPERATORS: usize = 2 * MAX_IR_DEPTH;
 
 /// The MLIR bytecode magic number.
 pub const BYTECODE_MAGIC: &[u8] = b"ML\xEFR";
@@ -180,16 +188,17 @@ pub fn byte_checks(bytes: &[u8], source_name: &str) -> (Vec<Problem>, bool) {
         );
         return (problems, false);
     }
-    if let Some(offset) = too_deep(bytes) {
+    if let Some((offset, depth)) = too_deep(bytes) {
         let (line, col) = line_col(bytes, offset);
+        let message = match depth {
+            Depth::Brackets => format!("nesting deeper than {MAX_NESTING} levels"),
+            Depth::Operators => format!(
+                "an expression chains more than {MAX_OPERATORS} operators (`+`, `-`, `*`, `floordiv`, `ceildiv`, `mod`)"
+            ),
+        };
         problems.push(
-            Problem::error(
-                codes::TOO_DEEP,
-                format!("nesting deeper than {MAX_NESTING} levels"),
-                at(line, col),
-            )
-            .with_help(
-                "MLIR's parser would overflow its stack; no tuning spec or payload nests this deep",
+            Problem::error(codes::TOO_DEEP, message, at(line, col)).with_help(
+                "MLIR's parser recurses once per level and would overflow its stack; no tuning spec or payload nests this deep",
             ),
         );
         return (problems, false);
@@ -210,13 +219,31 @@ pub fn byte_checks(bytes: &[u8], source_name: &str) -> (Vec<Problem>, bool) {
     (problems, true)
 }
 
-/// The offset where bracket nesting first exceeds [`MAX_NESTING`], skipping strings and `//`
-/// comments.
-fn too_deep(bytes: &[u8]) -> Option<usize> {
+/// Which limit [`too_deep`] found exceeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    /// Brackets `{ ( [ <` nested deeper than [`MAX_NESTING`].
+    Brackets,
+    /// An affine expression whose parse would recurse more than [`MAX_OPERATORS`] times: MLIR's
+    /// affine parser recurses once per `+`/`-` in a sum, once per `*`/`floordiv`/`ceildiv`/`mod`
+    /// in the current term, once per unary minus (`d0 + d0 + ...`, `- - d0`), and its simplifier
+    /// walks the tree built so far at each step (quadratic time).
+    Operators,
+}
+
+/// The offset where a recursion of MLIR's text parser would go deeper than its limit: bracket
+/// nesting ([`MAX_NESTING`]), or an operator chain ([`MAX_OPERATORS`]; counted since the last
+/// `,` or bracket, which is where an affine expression starts). Strings and `//` comments are
+/// skipped.
+fn too_deep(bytes: &[u8]) -> Option<(usize, Depth)> {
+    let is_word = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'.';
     let mut depth = 0usize;
+    // Additive operators of the current expression, and multiplicative ones of its current term.
+    let (mut sums, mut products) = (0usize, 0usize);
     let mut index = 0;
     while index < bytes.len() {
-        match bytes[index] {
+        let byte = bytes[index];
+        match byte {
             b'"' => {
                 index += 1;
                 while index < bytes.len() && bytes[index] != b'"' {
@@ -231,12 +258,39 @@ fn too_deep(bytes: &[u8]) -> Option<usize> {
             // `<` nests types and attributes (`tuple<tuple<...>>`); the `>` of `->` closes nothing.
             b'{' | b'(' | b'[' | b'<' => {
                 depth += 1;
+                (sums, products) = (0, 0);
                 if depth > MAX_NESTING {
-                    return Some(index);
+                    return Some((index, Depth::Brackets));
                 }
             }
-            b'>' if index > 0 && bytes[index - 1] == b'-' => {}
-            b'}' | b')' | b']' | b'>' => depth = depth.saturating_sub(1),
+            b'-' if bytes.get(index + 1) == Some(&b'>') => index += 1,
+            b'}' | b')' | b']' | b'>' => {
+                depth = depth.saturating_sub(1);
+                (sums, products) = (0, 0);
+            }
+            b',' => (sums, products) = (0, 0),
+            b'+' | b'-' | b'*' => {
+                if byte == b'*' {
+                    products += 1;
+                } else {
+                    (sums, products) = (sums + 1, 0);
+                }
+                if sums + products > MAX_OPERATORS {
+                    return Some((index, Depth::Operators));
+                }
+            }
+            byte if is_word(byte) => {
+                let start = index;
+                while index + 1 < bytes.len() && is_word(bytes[index + 1]) {
+                    index += 1;
+                }
+                if matches!(&bytes[start..=index], b"floordiv" | b"ceildiv" | b"mod") {
+                    products += 1;
+                    if sums + products > MAX_OPERATORS {
+                        return Some((start, Depth::Operators));
+                    }
+                }
+            }
             _ => {}
         }
         index += 1;

@@ -190,8 +190,8 @@ pub fn verify_inputs(inputs: &[Input], jobs: usize) -> Vec<FileResult> {
     let threaded = inputs.len() < jobs;
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(inputs.len()).max(1) {
-            // MLIR recurses over nested IR; give workers the stack a main thread has, and more.
-            let builder = std::thread::Builder::new().stack_size(64 << 20);
+            // MLIR recurses over nested IR (see `MLIR_STACK_BYTES`).
+            let builder = std::thread::Builder::new().stack_size(crate::mlir::MLIR_STACK_BYTES);
             let spawned = builder.spawn_scoped(scope, || {
                 let mut mlir: Option<Mlir> = None;
                 loop {

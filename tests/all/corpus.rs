@@ -121,6 +121,7 @@ const EXTRACT: &[&str] = &["extract", "{input}", "-o", "{out}"];
 fn cases() -> Vec<Case> {
     let spec = good_spec();
     let payload = good_payload();
+    let corpus = |file: &str| std::fs::read(repo_root().join("tests/corpus").join(file)).unwrap();
     let mut cases = Vec::new();
 
     // Truncated text, at ten points.
@@ -401,6 +402,109 @@ fn cases() -> Vec<Case> {
         "tunespec::verify::too-deep",
     ));
 
+    // Nesting without brackets (found by review after fuzzing): aliases build attributes and
+    // types of any depth, affine operators chain, unary minus recurses. MLIR's printer overflowed
+    // the stack on the first two (`link` aborted), its parser on the others.
+    let aliases = |count: usize, kind: &str| -> String {
+        let (sigil, base, wrap) = if kind == "type" {
+            ("!", "i32", "tuple<")
+        } else {
+            ("#", "1", "[")
+        };
+        let close = if kind == "type" { ">" } else { "]" };
+        let mut text = format!("{sigil}a0 = {base}\n");
+        for index in 1..count {
+            text += &format!("{sigil}a{index} = {wrap}{sigil}a{}{close}\n", index - 1);
+        }
+        text
+    };
+    let with_entry_attr = |attr: &str| {
+        spec.replacen(
+            "attributes {iree_codegen.tuning_spec_entrypoint}",
+            &format!("attributes {{iree_codegen.tuning_spec_entrypoint, deep = {attr}}}"),
+            1,
+        )
+    };
+    assert_ne!(
+        with_entry_attr("1"),
+        spec,
+        "the good spec has an entry point to mark"
+    );
+    let deep_attr_spec = aliases(20_000, "attr") + &with_entry_attr("#a19999");
+    let sum = |terms: usize| vec!["d0"; terms].join(" + ");
+    let long_sum_spec = with_entry_attr(&format!("affine_map<(d0) -> ({})>", sum(20_000)));
+    let minus_spec = with_entry_attr(&format!("affine_map<(d0) -> ({}d0)>", "- ".repeat(200_000)));
+    let deep_type_payload = aliases(20_000, "type") + "func.func private @f(%a: !a19999)\n";
+    let deep_attr_payload = aliases(20_000, "attr")
+        + &payload
+        + "func.func private @deep() attributes {deep = #a19999}\n";
+    for (name, args, file, input, expect) in [
+        (
+            "verify: alias chain 20,000 deep",
+            VERIFY,
+            "spec.mlir",
+            deep_attr_spec.clone(),
+            "tunespec::verify::too-deep",
+        ),
+        (
+            "link: alias chain 20,000 deep",
+            LINK,
+            "spec.mlir",
+            deep_attr_spec,
+            "tunespec::verify::too-deep",
+        ),
+        (
+            "link: affine sum of 20,000 terms",
+            LINK,
+            "spec.mlir",
+            long_sum_spec,
+            "chains more than 512 operators",
+        ),
+        (
+            "verify: 200,000 unary minus",
+            VERIFY,
+            "spec.mlir",
+            minus_spec,
+            "chains more than 512 operators",
+        ),
+        (
+            "attach: type alias chain 20,000 deep",
+            ATTACH,
+            "payload.mlir",
+            deep_type_payload.clone(),
+            "nests deeper than 256 levels",
+        ),
+        (
+            "apply: type alias chain 20,000 deep",
+            APPLY,
+            "payload.mlir",
+            deep_type_payload,
+            "nests deeper than 256 levels",
+        ),
+        (
+            "apply: alias chain 20,000 deep on the payload",
+            APPLY,
+            "payload.mlir",
+            deep_attr_payload,
+            "nests deeper than 256 levels",
+        ),
+    ] {
+        cases.push(case(name, args, file, input, 1, expect));
+    }
+    // Ops nested 1,000 regions deep, as bytecode (mlir-opt-22 wrote it from 1,000 nested
+    // `module {`): the IR depth check stops it (as text, the bracket limit would).
+    let deep_ops = corpus("deep_ops_1000.mlirbc");
+    for (command, args) in [("verify", VERIFY), ("link", LINK)] {
+        cases.push(case(
+            &format!("{command}: bytecode with ops 1,000 regions deep"),
+            args,
+            "deep.mlirbc",
+            deep_ops.clone(),
+            1,
+            "operations nested in regions deeper than 256 levels",
+        ));
+    }
+
     // I/O: missing files, directories, unwritable outputs.
     cases.push(case(
         "verify: missing file",
@@ -450,7 +554,6 @@ fn cases() -> Vec<Case> {
     ));
 
     // Found by fuzzing (tools/fuzz.sh; README "Reliability").
-    let corpus = |file: &str| std::fs::read(repo_root().join("tests/corpus").join(file)).unwrap();
     let mixed = corpus("fuzz_parse_error_then_invalid_utf8.mlir");
     for code in ["tunespec::parse", "tunespec::verify::invalid-utf8"] {
         cases.push(case(
@@ -547,4 +650,77 @@ fn the_corpus_directory_holds_only_inputs_the_tests_use() {
             .contains(&name);
         assert!(used, "{name} is not used by any case");
     }
+}
+
+#[test]
+fn nesting_just_under_the_limits_links_and_applies() {
+    // Attributes 240 aliases deep and an affine sum of 200 terms stay under the limits
+    // (`MAX_IR_DEPTH` 256, `MAX_OPERATORS` 512): link prints them and apply reads them back, on the
+    // stack `MLIR_STACK_BYTES` gives, whatever `ulimit -s` says.
+    let spec = good_spec();
+    let mut text = String::from("#a0 = [1]\n");
+    for index in 1..240 {
+        text += &format!("#a{index} = [#a{}]\n", index - 1);
+    }
+    // Distinct dimensions: MLIR folds `d0 + d0 + ...` into `d0 * 200`.
+    let dims: Vec<String> = (0..200).map(|index| format!("d{index}")).collect();
+    let (dims, sum) = (dims.join(", "), dims.join(" + "));
+    // On the matcher: link copies matchers (it rebuilds the entry point).
+    text += &spec.replacen(
+        "-> (!transform.any_op, !transform.any_param) {",
+        &format!(
+            "-> (!transform.any_op, !transform.any_param) attributes {{deep = #a239, sum = affine_map<({dims}) -> ({sum})>}} {{"
+        ),
+        1,
+    );
+    assert!(text.contains("deep = #a239"));
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("deep.mlir");
+    let linked = dir.path().join("linked.mlir");
+    let applied = dir.path().join("applied.mlir");
+    std::fs::write(&input, &text).unwrap();
+    let run = |args: &[&str]| {
+        Command::new("bash")
+            .arg("-c")
+            .arg(r#"ulimit -s 1024; exec "$@""#)
+            .arg("bash")
+            .arg(env!("CARGO_BIN_EXE_tunespec"))
+            .args(args)
+            .env("TUNESPEC_CACHE", "off")
+            .output()
+            .unwrap()
+    };
+    let output = run(&[
+        "link",
+        "--no-default",
+        "--spec",
+        input.to_str().unwrap(),
+        "-o",
+        linked.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let library = std::fs::read_to_string(&linked).unwrap();
+    assert!(library.contains("d198 + d199"), "the sum is printed");
+    let output = run(&[
+        "apply",
+        "--no-default",
+        "--spec",
+        linked.to_str().unwrap(),
+        repo_root()
+            .join("examples/llama2_7b_f16_decode.mlir")
+            .to_str()
+            .unwrap(),
+        "-o",
+        applied.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(applied.exists());
 }

@@ -28,4 +28,11 @@ unsafe extern "C" {
     ) -> isize;
     /// Number of DPS inputs of a linalg op (its inits follow); -1 if not a LinalgOp.
     pub fn tunespecLinalgNumDpsInputs(operation: MlirOperation) -> isize;
+    /// The first op nesting deeper than `limit` (kind 0: ops in regions; kind 1: its
+    /// attributes, types or locations); null when none does. Iterative: safe on any depth.
+    pub fn tunespecFindTooDeep(
+        root: MlirOperation,
+        limit: isize,
+        kind: *mut std::ffi::c_int,
+    ) -> MlirOperation;
 }

@@ -7,11 +7,113 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IntegerSet.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+
+namespace {
+
+// Measures how deep attributes, types, locations and affine expressions nest, without
+// recursion: this runs before anything that recurses over them (the printer, the verifier, walks,
+// the bytecode writer), on IR that may nest arbitrarily deep (aliases such as `#a1 = [#a0]`
+// nest without brackets; `d0 + d0 + ...` is a left-deep affine expression tree).
+class DepthMeter {
+public:
+  explicit DepthMeter(int32_t limit) : limit(limit) {}
+
+  // The depth of an attribute (a location is one) or a type; stops early once past the limit.
+  int32_t attribute(mlir::Attribute attr) { return measure(Node::of(attr)); }
+  int32_t type(mlir::Type type) { return measure(Node::of(type)); }
+
+private:
+  // Attribute and type storages, and affine expression storages, are distinct uniqued objects,
+  // so one map keyed by their addresses serves all three.
+  struct Node {
+    enum Kind : uint8_t { Attr, Type, Expr } kind;
+    const void *ptr;
+    static Node of(mlir::Attribute a) { return {Attr, a.getAsOpaquePointer()}; }
+    static Node of(mlir::Type t) { return {Type, t.getAsOpaquePointer()}; }
+    static Node of(mlir::AffineExpr e) { return {Expr, e.getAsOpaquePointer()}; }
+  };
+
+  template <typename Fn> static void forEachChild(Node node, Fn &&fn) {
+    switch (node.kind) {
+    case Node::Attr: {
+      auto attr = mlir::Attribute::getFromOpaquePointer(node.ptr);
+      attr.walkImmediateSubElements([&](mlir::Attribute a) { fn(Node::of(a)); },
+                                    [&](mlir::Type t) { fn(Node::of(t)); });
+      if (auto map = llvm::dyn_cast<mlir::AffineMapAttr>(attr)) {
+        for (mlir::AffineExpr e : map.getValue().getResults())
+          fn(Node::of(e));
+      } else if (auto set = llvm::dyn_cast<mlir::IntegerSetAttr>(attr)) {
+        for (mlir::AffineExpr e : set.getValue().getConstraints())
+          fn(Node::of(e));
+      }
+      break;
+    }
+    case Node::Type:
+      mlir::Type::getFromOpaquePointer(node.ptr).walkImmediateSubElements(
+          [&](mlir::Attribute a) { fn(Node::of(a)); }, [&](mlir::Type t) { fn(Node::of(t)); });
+      break;
+    case Node::Expr: {
+      auto expr = mlir::AffineExpr::getFromOpaquePointer(node.ptr);
+      if (auto binary = llvm::dyn_cast<mlir::AffineBinaryOpExpr>(expr)) {
+        fn(Node::of(binary.getLHS()));
+        fn(Node::of(binary.getRHS()));
+      }
+      break;
+    }
+    }
+  }
+
+  // Longest path from `root` in the DAG, by an explicit-stack post-order walk with memoized
+  // depths (shared sub-elements are measured once). A node still open when met again closes a
+  // cycle (mutable types can refer to themselves) and counts as depth 0 there.
+  int32_t measure(Node root) {
+    if (auto it = depth.find(root.ptr); it != depth.end())
+      return it->second < 0 ? 0 : it->second;
+    stack.clear();
+    stack.push_back({root, false});
+    while (!stack.empty()) {
+      auto [node, expanded] = stack.back();
+      stack.pop_back();
+      if (!expanded) {
+        if (depth.count(node.ptr))
+          continue;
+        depth[node.ptr] = -1;
+        stack.push_back({node, true});
+        forEachChild(node, [&](Node child) {
+          if (!depth.count(child.ptr))
+            stack.push_back({child, false});
+        });
+        continue;
+      }
+      int32_t deepest = 0;
+      forEachChild(node, [&](Node child) {
+        auto it = depth.find(child.ptr);
+        if (it != depth.end() && it->second > deepest)
+          deepest = it->second;
+      });
+      depth[node.ptr] = deepest + 1;
+      if (deepest + 1 > limit)
+        return deepest + 1;
+    }
+    return depth[root.ptr];
+  }
+
+  int32_t limit;
+  llvm::DenseMap<const void *, int32_t> depth;
+  std::vector<std::pair<Node, bool>> stack;
+};
+
+} // namespace
 
 extern "C" {
 
@@ -86,5 +188,40 @@ intptr_t tunespecLinalgNumDpsInputs(MlirOperation operation) {
   if (!linalgOp)
     return -1;
   return static_cast<intptr_t>(linalgOp.getNumDpsInputs());
+}
+
+// Finds the first operation (in pre-order) that nests deeper than `limit`: operations inside
+// regions (`*kind` = 0), or its attributes, location, result types or block arguments' types and
+// locations (`*kind` = 1). Returns a null operation when nothing does. Never recurses, so it is
+// safe on IR that MLIR's own recursive walkers could not handle (see DepthMeter).
+MlirOperation tunespecFindTooDeep(MlirOperation root, intptr_t limit, int *kind) {
+  DepthMeter meter(static_cast<int32_t>(limit));
+  std::vector<std::pair<mlir::Operation *, intptr_t>> ops{{unwrap(root), 1}};
+  while (!ops.empty()) {
+    auto [op, level] = ops.back();
+    ops.pop_back();
+    if (level > limit) {
+      *kind = 0;
+      return wrap(op);
+    }
+    bool deep = meter.attribute(op->getAttrDictionary()) > limit ||
+                meter.attribute(op->getLoc()) > limit;
+    for (mlir::Type type : op->getResultTypes())
+      deep = deep || meter.type(type) > limit;
+    for (mlir::Region &region : op->getRegions())
+      for (mlir::Block &block : region)
+        for (mlir::BlockArgument arg : block.getArguments())
+          deep = deep || meter.type(arg.getType()) > limit || meter.attribute(arg.getLoc()) > limit;
+    if (deep) {
+      *kind = 1;
+      return wrap(op);
+    }
+    // Children pushed in reverse so that they are visited in order.
+    for (mlir::Region &region : llvm::reverse(op->getRegions()))
+      for (mlir::Block &block : llvm::reverse(region))
+        for (mlir::Operation &child : llvm::reverse(block))
+          ops.push_back({&child, level + 1});
+  }
+  return MlirOperation{nullptr};
 }
 }
