@@ -526,10 +526,12 @@ impl SnapshotBuilder {
             self.op_ids.insert(op.ptr, id);
             let name = read_string(mlirIdentifierStr(mlirOperationGetName(op)));
             let loc = self.loc(mlirOperationGetLocation(op));
-            let attr_count = mlirOperationGetNumAttributes(op);
+            // One dictionary per op (see the shim: the C API rebuilds it per attribute).
+            let dictionary = tunespec_mlir_shim::tunespecOperationGetAttrDictionary(op);
+            let attr_count = mlirDictionaryAttrGetNumElements(dictionary);
             let mut attrs = Vec::with_capacity(attr_count as usize);
             for index in 0..attr_count {
-                let named = mlirOperationGetAttribute(op, index);
+                let named = mlirDictionaryAttrGetElement(dictionary, index);
                 attrs.push((
                     read_string(mlirIdentifierStr(named.name)),
                     self.attr(named.attribute),

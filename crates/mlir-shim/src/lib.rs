@@ -28,6 +28,8 @@ unsafe extern "C" {
     ) -> isize;
     /// Number of DPS inputs of a linalg op (its inits follow); -1 if not a LinalgOp.
     pub fn tunespecLinalgNumDpsInputs(operation: MlirOperation) -> isize;
+    /// All attributes of an op (inherent and discardable) as one dictionary attribute.
+    pub fn tunespecOperationGetAttrDictionary(operation: MlirOperation) -> MlirAttribute;
     /// The first op nesting deeper than `limit` (kind 0: ops in regions; kind 1: its
     /// attributes, types or locations); null when none does. Iterative: safe on any depth.
     pub fn tunespecFindTooDeep(

@@ -190,6 +190,13 @@ intptr_t tunespecLinalgNumDpsInputs(MlirOperation operation) {
   return static_cast<intptr_t>(linalgOp.getNumDpsInputs());
 }
 
+// All attributes of an operation (inherent and discardable) as one dictionary. The C API's
+// per-index accessor rebuilds this dictionary on every call for ops with properties (most ops
+// now), which made reading k attributes cost k+1 dictionary constructions.
+MlirAttribute tunespecOperationGetAttrDictionary(MlirOperation operation) {
+  return wrap(mlir::Attribute(unwrap(operation)->getAttrDictionary()));
+}
+
 // Finds the first operation (in pre-order) that nests deeper than `limit`: operations inside
 // regions (`*kind` = 0), or its attributes, location, result types or block arguments' types and
 // locations (`*kind` = 1). Returns a null operation when nothing does. Never recurses, so it is
