@@ -43,6 +43,13 @@ impl Default for Mlir {
 /// thread that runs MLIR work has a stack sized for it ([`MLIR_STACK_BYTES`]).
 pub const MAX_IR_DEPTH: usize = 256;
 
+/// How many nodes the attributes, types and locations of a parsed input may expand to when
+/// printed as trees: 16 per input byte, at least 4 Mi. Text without aliases expands to about one
+/// node per byte or two; bytecode shares more, and the factor leaves room for it.
+pub fn expansion_budget(input_len: usize) -> u64 {
+    (input_len as u64).saturating_mul(16).max(4 << 20)
+}
+
 /// The stack of every thread that runs MLIR work: the CLI's main work, verify's workers and the
 /// bytecode probe (which must not have more stack than the threads that parse after it).
 /// MLIR recurses once per nesting level, a few hundred bytes to a few KiB per level; IR at
@@ -125,7 +132,7 @@ impl Mlir {
                 ));
             }
             None
-        } else if let Some(problem) = self.too_deep(raw, source_name) {
+        } else if let Some(problem) = self.too_deep(raw, source_name, bytes.len()) {
             problems.push(problem);
             None
         } else {
@@ -137,18 +144,22 @@ impl Mlir {
         Parsed { module, problems }
     }
 
-    /// Refuses IR nested deeper than [`MAX_IR_DEPTH`], before anything recursive (MLIR's
-    /// printer, verifier and walkers, the bytecode writer, tunespec's snapshot) sees it: those
-    /// recurse once per level and would overflow the stack. Text brackets are limited before
-    /// parsing (`verify::byte_checks`), but aliases (`#a1 = [#a0]`), long affine sums and
-    /// bytecode nest without them. Destroys the op, except ops nested too deep: destroying
-    /// them recurses too, so they are leaked (one rejected input's memory, in a process that
-    /// reports an error).
-    fn too_deep(&self, raw: MlirOperation, source_name: &str) -> Option<Problem> {
+    /// Refuses IR nested deeper than [`MAX_IR_DEPTH`], or too large once expanded, before
+    /// anything recursive (MLIR's printer, verifier and walkers, the bytecode writer, tunespec's
+    /// snapshot) sees it: those recurse once per level and would overflow the stack. Text
+    /// brackets are limited before parsing (`verify::byte_checks`), but aliases (`#a1 = [#a0]`),
+    /// long affine sums and bytecode nest without them. Aliases can also share sub-elements
+    /// (`!t1 = (!t0) -> !t0`), so that a few lines print as gigabytes: the attributes, types and
+    /// locations of all ops, expanded as the printer writes them, may count at most
+    /// [`expansion_budget`] nodes. Destroys the op, except ops nested too deep: destroying them
+    /// recurses too, so they are leaked (one rejected input's memory, in a process that reports
+    /// an error).
+    fn too_deep(&self, raw: MlirOperation, source_name: &str, input_len: usize) -> Option<Problem> {
         let mut kind = 0;
+        let budget = expansion_budget(input_len);
         // SAFETY: `raw` is the live op the parser just returned; the walk is iterative.
         let found = unsafe {
-            tunespec_mlir_shim::tunespecFindTooDeep(raw, MAX_IR_DEPTH as isize, &mut kind)
+            tunespec_mlir_shim::tunespecFindTooDeep(raw, MAX_IR_DEPTH as isize, budget, &mut kind)
         };
         if found.ptr.is_null() {
             return None;
@@ -158,21 +169,26 @@ impl Mlir {
             line: 1,
             col: 1,
         }));
-        let message = if kind == 0 {
-            format!("operations nested in regions deeper than {MAX_IR_DEPTH} levels")
-        } else {
-            format!(
+        let message = match kind {
+            0 => format!("operations nested in regions deeper than {MAX_IR_DEPTH} levels"),
+            1 => format!(
                 "an attribute, type or location of this operation nests deeper than {MAX_IR_DEPTH} levels"
-            )
+            ),
+            _ => format!(
+                "attributes and types expand to more than {budget} nodes when printed (shared aliases multiply); first exceeded here"
+            ),
         };
         if kind != 0 {
             // SAFETY: nothing else owns the op; op destruction does not recurse into attributes.
             unsafe { mlirOperationDestroy(raw) };
         }
         self.take_diagnostics();
-        Some(Problem::error(codes::TOO_DEEP, message, loc).with_help(
-            "MLIR's printer and walkers recurse once per level and would overflow the stack; aliases (`#a1 = [#a0]`) and long affine expressions nest without brackets",
-        ))
+        let help = if kind == 2 {
+            "an alias used twice in the next alias (`!t1 = (!t0) -> !t0`) doubles the printed size per line; MLIR would print without end"
+        } else {
+            "MLIR's printer and walkers recurse once per level and would overflow the stack; aliases (`#a1 = [#a0]`) and long affine expressions nest without brackets"
+        };
+        Some(Problem::error(codes::TOO_DEEP, message, loc).with_help(help))
     }
 
     /// Runs MLIR's verifier on `op`; returns its diagnostics (empty when it verifies).

@@ -491,6 +491,46 @@ fn cases() -> Vec<Case> {
     ] {
         cases.push(case(name, args, file, input, 1, expect));
     }
+    // Aliases that share: each function type uses the previous one twice, so 40 lines print
+    // as 2^40 types (mlir-opt 22 writes gigabytes; tunespec used to hang in `verify`).
+    let mut doubling = String::from("!t0 = i32\n");
+    for index in 1..40 {
+        doubling += &format!("!t{index} = (!t{}) -> !t{}\n", index - 1, index - 1);
+    }
+    // Call-site locations chained through aliases: deep without brackets.
+    let mut callsites = String::from("#loc0 = loc(\"a.mlir\":1:1)\n");
+    for index in 1..5_000 {
+        callsites += &format!(
+            "#loc{index} = loc(callsite(#loc{} at #loc{}))\n",
+            index - 1,
+            index - 1
+        );
+    }
+    for (name, args, file, input, expect) in [
+        (
+            "verify: aliases that double 40 times",
+            VERIFY,
+            "spec.mlir",
+            doubling.clone() + &with_entry_attr("!t39"),
+            "nodes when printed",
+        ),
+        (
+            "apply: aliases that double 40 times",
+            APPLY,
+            "payload.mlir",
+            doubling + "func.func private @f(%a: !t39)\n",
+            "nodes when printed",
+        ),
+        (
+            "verify: call-site location chain 5,000 deep",
+            VERIFY,
+            "spec.mlir",
+            callsites + &spec.replacen("transform.yield\n", "transform.yield loc(#loc4999)\n", 1),
+            "nests deeper than 256 levels",
+        ),
+    ] {
+        cases.push(case(name, args, file, input, 1, expect));
+    }
     // Ops nested 1,000 regions deep, as bytecode (mlir-opt-22 wrote it from 1,000 nested
     // `module {`): the IR depth check stops it (as text, the bracket limit would).
     let deep_ops = corpus("deep_ops_1000.mlirbc");

@@ -31,10 +31,12 @@ unsafe extern "C" {
     /// All attributes of an op (inherent and discardable) as one dictionary attribute.
     pub fn tunespecOperationGetAttrDictionary(operation: MlirOperation) -> MlirAttribute;
     /// The first op nesting deeper than `limit` (kind 0: ops in regions; kind 1: its
-    /// attributes, types or locations); null when none does. Iterative: safe on any depth.
+    /// attributes, types or locations), or at which the IR so far expands to more than `budget`
+    /// printed nodes (kind 2); null when there is none. Iterative: safe on any depth.
     pub fn tunespecFindTooDeep(
         root: MlirOperation,
         limit: isize,
+        budget: u64,
         kind: *mut std::ffi::c_int,
     ) -> MlirOperation;
 }

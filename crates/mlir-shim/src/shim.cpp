@@ -20,17 +20,25 @@
 
 namespace {
 
-// Measures how deep attributes, types, locations and affine expressions nest, without
-// recursion: this runs before anything that recurses over them (the printer, the verifier, walks,
-// the bytecode writer), on IR that may nest arbitrarily deep (aliases such as `#a1 = [#a0]`
-// nest without brackets; `d0 + d0 + ...` is a left-deep affine expression tree).
+// Measures attributes, types, locations and affine expressions without recursion: how deep they
+// nest, and how many nodes they expand to when printed as a tree. This runs before anything that
+// recurses over them or prints them (the printer, the verifier, walks, the bytecode writer), on
+// IR that may be arbitrarily deep (aliases such as `#a1 = [#a0]` nest without brackets;
+// `d0 + d0 + ...` is a left-deep affine tree) or exponentially large once expanded (aliases
+// sharing sub-elements: `!t1 = (!t0) -> !t0` doubles per level, "billion laughs"; mlir-opt
+// prints gigabytes for 30 such lines).
 class DepthMeter {
 public:
+  struct Measure {
+    int32_t depth; // -1 while the node is open (on the current path)
+    uint64_t size; // nodes of the expanded tree, saturating
+  };
+
   explicit DepthMeter(int32_t limit) : limit(limit) {}
 
-  // The depth of an attribute (a location is one) or a type; stops early once past the limit.
-  int32_t attribute(mlir::Attribute attr) { return measure(Node::of(attr)); }
-  int32_t type(mlir::Type type) { return measure(Node::of(type)); }
+  // An attribute (a location is one) or a type; stops early once deeper than the limit.
+  Measure attribute(mlir::Attribute attr) { return measure(Node::of(attr)); }
+  Measure type(mlir::Type type) { return measure(Node::of(type)); }
 
 private:
   // Attribute and type storages, and affine expression storages, are distinct uniqued objects,
@@ -73,43 +81,48 @@ private:
     }
   }
 
-  // Longest path from `root` in the DAG, by an explicit-stack post-order walk with memoized
-  // depths (shared sub-elements are measured once). A node still open when met again closes a
-  // cycle (mutable types can refer to themselves) and counts as depth 0 there.
-  int32_t measure(Node root) {
-    if (auto it = depth.find(root.ptr); it != depth.end())
-      return it->second < 0 ? 0 : it->second;
+  static uint64_t add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+  // Longest path and expanded size from `root` in the DAG, by an explicit-stack post-order walk
+  // with memoized results (shared sub-elements are walked once). A node still open when met
+  // again closes a cycle (mutable types can refer to themselves) and counts as empty there.
+  Measure measure(Node root) {
+    if (auto it = memo.find(root.ptr); it != memo.end())
+      return it->second.depth < 0 ? Measure{0, 0} : it->second;
     stack.clear();
     stack.push_back({root, false});
     while (!stack.empty()) {
       auto [node, expanded] = stack.back();
       stack.pop_back();
       if (!expanded) {
-        if (depth.count(node.ptr))
+        if (memo.count(node.ptr))
           continue;
-        depth[node.ptr] = -1;
+        memo[node.ptr] = {-1, 0};
         stack.push_back({node, true});
         forEachChild(node, [&](Node child) {
-          if (!depth.count(child.ptr))
+          if (!memo.count(child.ptr))
             stack.push_back({child, false});
         });
         continue;
       }
-      int32_t deepest = 0;
+      Measure result{0, 1};
       forEachChild(node, [&](Node child) {
-        auto it = depth.find(child.ptr);
-        if (it != depth.end() && it->second > deepest)
-          deepest = it->second;
+        auto it = memo.find(child.ptr);
+        if (it == memo.end() || it->second.depth < 0)
+          return;
+        result.depth = std::max(result.depth, it->second.depth);
+        result.size = add(result.size, it->second.size);
       });
-      depth[node.ptr] = deepest + 1;
-      if (deepest + 1 > limit)
-        return deepest + 1;
+      result.depth += 1;
+      memo[node.ptr] = result;
+      if (result.depth > limit)
+        return result;
     }
-    return depth[root.ptr];
+    return memo[root.ptr];
   }
 
   int32_t limit;
-  llvm::DenseMap<const void *, int32_t> depth;
+  llvm::DenseMap<const void *, Measure> memo;
   std::vector<std::pair<Node, bool>> stack;
 };
 
@@ -199,10 +212,18 @@ MlirAttribute tunespecOperationGetAttrDictionary(MlirOperation operation) {
 
 // Finds the first operation (in pre-order) that nests deeper than `limit`: operations inside
 // regions (`*kind` = 0), or its attributes, location, result types or block arguments' types and
-// locations (`*kind` = 1). Returns a null operation when nothing does. Never recurses, so it is
-// safe on IR that MLIR's own recursive walkers could not handle (see DepthMeter).
-MlirOperation tunespecFindTooDeep(MlirOperation root, intptr_t limit, int *kind) {
+// locations (`*kind` = 1); or the op at which the attributes, types and locations of the ops so
+// far expand, printed as trees, to more than `budget` nodes (`*kind` = 2). Returns a null
+// operation when there is none. Never recurses, so it is safe on IR that MLIR's own recursive
+// walkers could not handle (see DepthMeter).
+MlirOperation tunespecFindTooDeep(MlirOperation root, intptr_t limit, uint64_t budget, int *kind) {
   DepthMeter meter(static_cast<int32_t>(limit));
+  uint64_t total = 0;
+  bool deep = false;
+  auto count = [&](DepthMeter::Measure measure) {
+    deep = deep || measure.depth > limit;
+    total = measure.size > UINT64_MAX - total ? UINT64_MAX : total + measure.size;
+  };
   std::vector<std::pair<mlir::Operation *, intptr_t>> ops{{unwrap(root), 1}};
   while (!ops.empty()) {
     auto [op, level] = ops.back();
@@ -211,16 +232,18 @@ MlirOperation tunespecFindTooDeep(MlirOperation root, intptr_t limit, int *kind)
       *kind = 0;
       return wrap(op);
     }
-    bool deep = meter.attribute(op->getAttrDictionary()) > limit ||
-                meter.attribute(op->getLoc()) > limit;
+    count(meter.attribute(op->getAttrDictionary()));
+    count(meter.attribute(op->getLoc()));
     for (mlir::Type type : op->getResultTypes())
-      deep = deep || meter.type(type) > limit;
+      count(meter.type(type));
     for (mlir::Region &region : op->getRegions())
       for (mlir::Block &block : region)
-        for (mlir::BlockArgument arg : block.getArguments())
-          deep = deep || meter.type(arg.getType()) > limit || meter.attribute(arg.getLoc()) > limit;
-    if (deep) {
-      *kind = 1;
+        for (mlir::BlockArgument arg : block.getArguments()) {
+          count(meter.type(arg.getType()));
+          count(meter.attribute(arg.getLoc()));
+        }
+    if (deep || total > budget) {
+      *kind = deep ? 1 : 2;
       return wrap(op);
     }
     // Children pushed in reverse so that they are visited in order.
