@@ -124,6 +124,30 @@ for name, text in {
 }.items():
     put("manifest", name, text)
 
+# Deep and repetitive inputs, through the harnesses' `//repeat N` expansion (common.rs): alias
+# chains of attributes, types and locations, aliases that share, affine operator chains, unary
+# minus runs, nested regions. N is mutated like any other byte.
+spec = pathlib.Path("tests/fixtures/specs/good/one_matcher.mlir").read_text()
+def with_attr(attr):
+    return spec.replace("-> (!transform.any_op, !transform.any_param) {",
+                        "-> (!transform.any_op, !transform.any_param) attributes {deep = %s} {" % attr, 1)
+for name, text in {
+    "repeat-attr-alias": "//repeat 300\n#a0 = [1]\n{{#a{i} = [#a{p}]\n}}" + with_attr("#a{n}"),
+    "repeat-dict-alias": "//repeat 300\n#a0 = {k = 1}\n{{#a{i} = {k = #a{p}}\n}}" + with_attr("#a{n}"),
+    "repeat-type-alias": "//repeat 300\n!t0 = i32\n{{!t{i} = tuple<!t{p}>\n}}" + with_attr("!t{n}"),
+    "repeat-type-doubling": "//repeat 30\n!t0 = i32\n{{!t{i} = (!t{p}) -> !t{p}\n}}" + with_attr("!t{n}"),
+    "repeat-loc-callsite": "//repeat 300\n#loc0 = loc(\"a.mlir\":1:1)\n{{#loc{i} = loc(callsite(#loc{p} at #loc{p}))\n}}"
+        + spec.replace("transform.yield\n", "transform.yield loc(#loc{n})\n", 1),
+    "repeat-affine-sum": "//repeat 300\n" + with_attr("affine_map<(d0, d1) -> (d0{{ + d1}})>"),
+    "repeat-affine-mod": "//repeat 300\n" + with_attr("affine_map<(d0) -> (d0{{ mod 7}})>"),
+    "repeat-affine-neg": "//repeat 300\n" + with_attr("affine_map<(d0) -> ({{- }}d0)>"),
+    "repeat-brackets": "//repeat 300\n" + with_attr("{{[}}1"),
+    "repeat-regions": "//repeat 300\n{{\"test.op\"() ({\n}}",
+}.items():
+    put("verify_text", name, text)
+put("payload", "repeat-type-alias", "//repeat 300\n!t0 = i32\n{{!t{i} = tuple<!t{p}>\n}}func.func private @f(%a: !t{n})\n")
+put("payload", "repeat-attr-alias", "//repeat 300\n#a0 = [1]\n{{#a{i} = [#a{p}]\n}}func.func private @f() attributes {deep = #a{n}}\n")
+
 # Payloads carrying a library as text (a string, and dense bytes): extract verifies it.
 lib = (pathlib.Path("tests/fixtures/specs/good/one_matcher.mlir")).read_text()
 payload = pathlib.Path("tests/fixtures/payloads/llama2_f16_decoder.mlir").read_text()

@@ -59,6 +59,69 @@ pub fn with_mlir<R>(f: impl FnOnce(&Mlir) -> R) -> R {
     })
 }
 
+/// Most copies [`expand`] makes, and the largest input it writes.
+const MAX_REPEAT: usize = 20_000;
+const MAX_EXPANDED: usize = 4 << 20;
+
+/// Lets the fuzzer write deep and repetitive inputs, which byte mutations alone almost never
+/// reach: an input starting with `//repeat N` (a line) has the first `{{...}}` in the rest
+/// written N times, with `{i}` in it replaced by the copy's number (1..=N) and `{p}` by the
+/// previous one; `{n}` after it becomes N. So `#a0 = [1]\n{{#a{i} = [#a{p}]\n}}... #a{n}`
+/// is an alias chain N deep, and `(d0{{ + d0}})` a sum of N+1 terms. Other inputs are used
+/// as they are.
+pub fn expand(data: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    use std::borrow::Cow;
+    let Some(rest) = data.strip_prefix(b"//repeat ") else {
+        return Cow::Borrowed(data);
+    };
+    let digits = rest.iter().take_while(|byte| byte.is_ascii_digit()).count();
+    let Some(count) = std::str::from_utf8(&rest[..digits])
+        .ok()
+        .and_then(|text| text.parse::<usize>().ok())
+    else {
+        return Cow::Borrowed(data);
+    };
+    let count = count.min(MAX_REPEAT);
+    let body = &rest[digits..];
+    let body = body.strip_prefix(b"\n").unwrap_or(body);
+    let find = |haystack: &[u8], needle: &[u8]| {
+        haystack
+            .windows(needle.len())
+            .position(|window| window == needle)
+    };
+    let Some(open) = find(body, b"{{") else {
+        return Cow::Borrowed(data);
+    };
+    let Some(close) = find(&body[open + 2..], b"}}").map(|at| open + 2 + at) else {
+        return Cow::Borrowed(data);
+    };
+    let replace = |text: &[u8], key: &[u8], value: &str| -> Vec<u8> {
+        let mut out = Vec::with_capacity(text.len());
+        let mut index = 0;
+        while index < text.len() {
+            if text[index..].starts_with(key) {
+                out.extend_from_slice(value.as_bytes());
+                index += key.len();
+            } else {
+                out.push(text[index]);
+                index += 1;
+            }
+        }
+        out
+    };
+    let template = &body[open + 2..close];
+    let mut out = body[..open].to_vec();
+    for index in 1..=count {
+        let copy = replace(template, b"{i}", &index.to_string());
+        out.extend(replace(&copy, b"{p}", &(index - 1).to_string()));
+        if out.len() > MAX_EXPANDED {
+            break;
+        }
+    }
+    out.extend(replace(&body[close + 2..], b"{n}", &count.to_string()));
+    Cow::Owned(out)
+}
+
 /// Inputs the in-process targets leave to tools/fuzz.sh's bytecode driver: MLIR's bytecode
 /// reader can abort the process on corrupt input (the CLI contains it in a child process, see
 /// src/contain.rs; library users do not get that containment).

@@ -33,6 +33,8 @@ fuzz_target!(|data: &[u8]| {
     if common::is_bytecode(data) {
         return;
     }
+    let expanded = common::expand(data);
+    let data: &[u8] = &expanded;
     let library = library();
     common::with_mlir(|mlir| {
         let payload = match apply::parse_payload(mlir, data, "payload.mlir") {

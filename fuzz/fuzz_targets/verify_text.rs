@@ -18,6 +18,8 @@ fuzz_target!(|data: &[u8]| {
     if common::is_bytecode(data) {
         return;
     }
+    let expanded = common::expand(data);
+    let data: &[u8] = &expanded;
     common::with_mlir(|mlir| {
         let verified = verify::verify_bytes(mlir, data, "fuzz.mlir");
         common::check_problems(&verified.problems, Some(data));
