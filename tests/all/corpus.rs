@@ -719,8 +719,9 @@ fn nesting_just_under_the_limits_links_and_applies() {
     let linked = dir.path().join("linked.mlir");
     let applied = dir.path().join("applied.mlir");
     std::fs::write(&input, &text).unwrap();
+    // Runs tunespec with a 1 MiB main-thread stack and asserts that it succeeds.
     let run = |args: &[&str]| {
-        Command::new("bash")
+        let output = Command::new("bash")
             .arg("-c")
             .arg(r#"ulimit -s 1024; exec "$@""#)
             .arg("bash")
@@ -728,9 +729,14 @@ fn nesting_just_under_the_limits_links_and_applies() {
             .args(args)
             .env("TUNESPEC_CACHE", "off")
             .output()
-            .unwrap()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     };
-    let output = run(&[
+    run(&[
         "link",
         "--no-default",
         "--spec",
@@ -738,14 +744,9 @@ fn nesting_just_under_the_limits_links_and_applies() {
         "-o",
         linked.to_str().unwrap(),
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
     let library = std::fs::read_to_string(&linked).unwrap();
     assert!(library.contains("d198 + d199"), "the sum is printed");
-    let output = run(&[
+    run(&[
         "apply",
         "--no-default",
         "--spec",
@@ -757,10 +758,5 @@ fn nesting_just_under_the_limits_links_and_applies() {
         "-o",
         applied.to_str().unwrap(),
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
     assert!(applied.exists());
 }
