@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
+use super::link::LibraryArgs;
 use super::{tool_error, ExitStatus, Format};
 use crate::apply::{self, Explanation, ATTR_NAME};
 use crate::diagnostics::{self, Style};
@@ -13,36 +14,10 @@ use crate::mlir::{BlobForm, Mlir, OwnedOp};
 use crate::output::{write_output, Emit};
 use crate::problem::Problem;
 
-/// Where the library comes from when it is linked (not taken from the payload).
-#[derive(Debug, Clone, clap::Args)]
-pub struct LibraryArgs {
-    /// Target (architecture, SKU or alias) whose default specs are linked after the user's
-    #[arg(long, short)]
-    pub target: Option<String>,
-    /// User spec file or directory (repeatable; highest priority first)
-    #[arg(long = "spec", short = 's')]
-    pub specs: Vec<PathBuf>,
-    /// Link only the user specs
-    #[arg(long)]
-    pub no_default: bool,
-}
-
 impl LibraryArgs {
-    fn given(&self) -> bool {
-        self.target.is_some() || !self.specs.is_empty() || self.no_default
-    }
-
     /// Links the library and returns it as bytecode; prints link warnings to stderr.
     fn link(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
-        let opts = super::link::Opts {
-            target: self.target.clone(),
-            specs: self.specs.clone(),
-            no_default: self.no_default,
-            output: PathBuf::from("-"),
-            emit: Emit::Mlirbc,
-            dedupe: false,
-        };
-        let inputs = opts.inputs().map_err(|message| {
+        let inputs = self.inputs().map_err(|message| {
             tool_error(message);
             ExitStatus::Usage
         })?;

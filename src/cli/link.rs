@@ -11,9 +11,11 @@ use crate::output::{write_output, Emit};
 use crate::problem::Problem;
 use crate::registry;
 
-#[derive(Debug, clap::Args)]
-#[command(after_help = super::EXIT_STATUS_HELP)]
-pub struct Opts {
+/// Which specs make the library: a target's resolution (user specs first, then its defaults),
+/// or only the user's specs. Shared by `link` and by `attach`/`apply`/`explain`/`coverage`,
+/// which link the same way.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LibraryArgs {
     /// Target (architecture, SKU or alias) whose default specs are linked after the user's
     #[arg(long, short)]
     pub target: Option<String>,
@@ -23,6 +25,13 @@ pub struct Opts {
     /// Link only the user specs
     #[arg(long)]
     pub no_default: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::EXIT_STATUS_HELP)]
+pub struct Opts {
+    #[command(flatten)]
+    pub library: LibraryArgs,
     /// Output file, or `-` for stdout (written atomically)
     #[arg(long, short, default_value = "-")]
     pub output: PathBuf,
@@ -36,7 +45,7 @@ pub struct Opts {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
-        let inputs = match self.inputs() {
+        let inputs = match self.library.inputs() {
             Ok(inputs) => inputs,
             Err(message) => {
                 tool_error(message);
@@ -49,7 +58,7 @@ impl Opts {
         let style = Style::detect_stderr();
         let cache = Cache::from_env();
         let mlir = std::cell::OnceCell::new();
-        let target = cache_target(self.target.as_deref());
+        let target = cache_target(self.library.target.as_deref());
         let options = LinkOptions {
             dedupe: self.dedupe,
         };
@@ -86,6 +95,14 @@ impl Opts {
                 ExitStatus::Usage
             }
         }
+    }
+}
+
+impl LibraryArgs {
+    /// Whether any of the flags was given (`attach` and `apply` otherwise use an attached
+    /// library).
+    pub(crate) fn given(&self) -> bool {
+        self.target.is_some() || !self.specs.is_empty() || self.no_default
     }
 
     /// The specs to link, highest priority first: user specs (command line, project config,
