@@ -92,7 +92,7 @@ use crate::problem::{Problem, Severity};
 use crate::registry;
 
 /// Version of the entry format and of the key's meaning. Bump it when either changes.
-pub const SCHEMA: u32 = 1;
+pub const SCHEMA: u32 = 2;
 /// First bytes of every entry (PNG-style: a high byte, and line endings that text-mode copies
 /// would mangle).
 pub const MAGIC: [u8; 8] = *b"\x89TSLC\r\n\x1a";
@@ -153,7 +153,21 @@ pub struct KeyParts {
     pub target: String,
     pub entry_point: String,
     pub dedupe: bool,
+    /// What the entry holds: the library as bytecode, or as printed text.
+    pub form: Form,
     pub inputs: Vec<KeyInput>,
+}
+
+/// The form of a cached library. Text is cached separately because printing a large library
+/// costs more than linking it from cached bytecode (26 MB of text: about a second), and a hit
+/// should cost only a copy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Form {
+    /// MLIR bytecode (version [`BYTECODE_VERSION`]).
+    #[default]
+    Bytecode,
+    /// The bytecode's library printed as MLIR text (what `link --emit mlir` writes).
+    Text,
 }
 
 impl KeyParts {
@@ -171,6 +185,7 @@ impl KeyParts {
             target: target.to_string(),
             entry_point: names::KERNEL_CONFIG.to_string(),
             dedupe,
+            form: Form::Bytecode,
             inputs: inputs
                 .iter()
                 .map(|input| KeyInput {
@@ -203,6 +218,11 @@ impl KeyParts {
         field(&mut out, "target", self.target.as_bytes());
         field(&mut out, "entry-point", self.entry_point.as_bytes());
         field(&mut out, "dedupe", &[u8::from(self.dedupe)]);
+        let form: &[u8] = match self.form {
+            Form::Bytecode => b"mlirbc",
+            Form::Text => b"mlir",
+        };
+        field(&mut out, "form", form);
         field(
             &mut out,
             "inputs",
@@ -228,6 +248,7 @@ impl KeyParts {
         Key {
             hash: *blake3::hash(&preimage).as_bytes(),
             preimage,
+            form: self.form,
         }
     }
 }
@@ -237,6 +258,8 @@ impl KeyParts {
 pub struct Key {
     hash: [u8; 32],
     preimage: Vec<u8>,
+    /// Also in the preimage; kept apart so that an entry's payload can be checked by its form.
+    form: Form,
 }
 
 impl std::fmt::Debug for Key {
@@ -452,7 +475,7 @@ pub fn parse_size(text: &str) -> Option<u64> {
 /// A linked library, from the cache or just linked.
 #[derive(Clone, Debug)]
 pub struct CachedLibrary {
-    /// MLIR bytecode (version [`BYTECODE_VERSION`]).
+    /// MLIR bytecode (version [`BYTECODE_VERSION`]); the printed text for [`Cache::link_text`].
     pub bytecode: Vec<u8>,
     /// Whether this request did not link (memory, disk, or another thread's concurrent link).
     pub hit: bool,
@@ -588,6 +611,37 @@ impl Cache {
     ) -> Result<CachedLibrary, Vec<Problem>> {
         let key = KeyParts::new(target, inputs, options).key();
         self.get_or_insert_with(&key, || link_artifact(mlir(), inputs, options))
+    }
+
+    /// The library printed as MLIR text, through the cache (an entry of its own, [`Form::Text`]):
+    /// a hit needs no MLIR context and no printing. A miss links, and prints the library parsed
+    /// back from its bytecode, as a bytecode hit would be printed, so that every path prints the
+    /// same text. Only the text entry is stored: one link, one entry.
+    pub fn link_text<'m>(
+        &self,
+        target: &str,
+        inputs: &[LinkInput],
+        options: LinkOptions,
+        mlir: impl FnOnce() -> &'m Mlir,
+    ) -> Result<CachedLibrary, Vec<Problem>> {
+        let mut parts = KeyParts::new(target, inputs, options);
+        parts.form = Form::Text;
+        let key = parts.key();
+        self.get_or_insert_with(&key, || {
+            let mlir = mlir();
+            let artifact = link_artifact(mlir, inputs, options)?;
+            let module = parse_library(mlir, &artifact.bytecode).ok_or_else(|| {
+                vec![Problem::error(
+                    link::codes::INTERNAL,
+                    "the linked library's bytecode does not parse (a tunespec bug: please report it with the inputs)",
+                    None,
+                )]
+            })?;
+            Ok(Artifact {
+                bytecode: module.print_file().into_bytes(),
+                problems: artifact.problems,
+            })
+        })
     }
 
     /// The library parsed in `mlir`'s context, through the cache. A cached entry that MLIR does
@@ -1123,7 +1177,11 @@ pub fn decode_entry(bytes: &[u8], key: &Key) -> Result<Artifact, EntryError> {
     let problems =
         decode_problems(&bytes[preimage_end..problems_end]).ok_or(EntryError::Problems)?;
     let payload = &bytes[problems_end..];
-    if !payload.starts_with(b"ML\xEFR") {
+    let well_formed = match key.form {
+        Form::Bytecode => payload.starts_with(b"ML\xEFR"),
+        Form::Text => !payload.starts_with(b"ML\xEFR") && std::str::from_utf8(payload).is_ok(),
+    };
+    if !well_formed {
         return Err(EntryError::Payload);
     }
     Ok(Artifact {

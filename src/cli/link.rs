@@ -53,8 +53,8 @@ impl Opts {
             }
         };
         // Through the cache of linked libraries (src/cache.rs). The MLIR context is created only
-        // when needed: a hit emitting bytecode needs none. Text is always printed from the
-        // library's bytecode, so a hit prints exactly what a cold link prints.
+        // when needed: a hit needs none. Text is cached too, printed from the library's bytecode,
+        // so a hit prints exactly what a cold link prints.
         let style = Style::detect_stderr();
         let cache = Cache::from_env();
         let mlir = std::cell::OnceCell::new();
@@ -69,13 +69,10 @@ impl Opts {
                 })
                 .map(|library| (library.bytecode, library.problems)),
             Emit::Mlir => cache
-                .link_module(
-                    mlir.get_or_init(Mlir::new_threaded),
-                    &target,
-                    &inputs,
-                    options,
-                )
-                .map(|(module, library)| (module.print_file().into_bytes(), library.problems)),
+                .link_text(&target, &inputs, options, || {
+                    mlir.get_or_init(Mlir::new_threaded)
+                })
+                .map(|library| (library.bytecode, library.problems)),
         };
         report(&cache.take_warnings(), &inputs, style);
         let bytes = match result {

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use tunespec::cache::{
-    self, decode_entry, encode_entry, Artifact, Cache, EntryError, Key, KeyParts, Mode, Settings,
+    self, decode_entry, encode_entry, Artifact, Cache, EntryError, Form, Key, KeyParts, Mode,
+    Settings,
 };
 use tunespec::link::{self, LinkInput, LinkOptions, Role};
 use tunespec::mlir::Mlir;
@@ -171,6 +172,13 @@ fn gfx942_key() -> Key {
     KeyParts::new(&gfx942_target(), &gfx942_inputs(), LinkOptions::default()).key()
 }
 
+/// The key of the entry `link --target gfx942` (text output) stores.
+fn gfx942_text_key() -> Key {
+    let mut parts = KeyParts::new(&gfx942_target(), &gfx942_inputs(), LinkOptions::default());
+    parts.form = Form::Text;
+    parts.key()
+}
+
 // ---------------------------------------------------------------------------------------------
 // Key: one test per input
 
@@ -201,6 +209,11 @@ fn assert_key_depends_on(change: impl Fn(&mut KeyParts)) {
 #[test]
 fn key_depends_on_schema() {
     assert_key_depends_on(|parts| parts.schema += 1);
+}
+
+#[test]
+fn key_depends_on_form() {
+    assert_key_depends_on(|parts| parts.form = Form::Text);
 }
 
 #[test]
@@ -354,7 +367,7 @@ fn key_is_stable_across_processes_and_environment_noise() {
             .file_name()
             .unwrap()
             .to_string_lossy(),
-        gfx942_key().hex()
+        gfx942_text_key().hex()
     );
     // Noise: locale, time zone, unrelated variables, home, XDG directories, another working
     // directory, another cap, an alias of the target.
@@ -432,14 +445,17 @@ fn a_hit_prints_byte_identical_text_and_the_same_warnings() {
     );
     assert_eq!(cold.stderr, miss.stderr);
     assert_eq!(cold.stderr, hit.stderr);
-    // Bytecode output on a hit: what a cold link writes.
+    // Bytecode has an entry of its own: miss and hit write what a cold link writes.
     let bc_args = [&args[..], &["--emit", "mlirbc"]].concat();
     let cold_bc = uncached(&bc_args);
+    let miss_bc = run(tunespec(dir.path()).args(&bc_args));
     let hit_bc = run(tunespec(dir.path()).args(&bc_args));
+    assert_eq!(cold_bc.stdout, miss_bc.stdout);
     assert_eq!(cold_bc.stdout, hit_bc.stdout);
     assert!(hit_bc.stdout.starts_with(b"ML\xEFR"));
+    assert_eq!(cold_bc.stderr, hit_bc.stderr);
     let stats = stats(dir.path());
-    assert_eq!((stats.hits, stats.misses, stats.entries), (2, 1, 1));
+    assert_eq!((stats.hits, stats.misses, stats.entries), (2, 2, 2));
 }
 
 #[test]
@@ -474,7 +490,7 @@ fn recache_relinks_and_stores_and_readonly_writes_nothing() {
         (stats_now.hits, stats_now.misses, stats_now.corrupt),
         (0, 2, 0)
     );
-    assert!(decode_entry(&std::fs::read(&entry).unwrap(), &gfx942_key()).is_ok());
+    assert!(decode_entry(&std::fs::read(&entry).unwrap(), &gfx942_text_key()).is_ok());
 
     // readonly: a hit is served, a miss links, nothing is written (no entry, no counter).
     let log_before = std::fs::read(dir.path().join("stats.log")).unwrap();
@@ -529,7 +545,7 @@ fn assert_relinked_after(damage: impl FnOnce(&Path)) {
         }
     );
     let bytes = std::fs::read(&entry).unwrap();
-    assert!(decode_entry(&bytes, &gfx942_key()).is_ok());
+    assert!(decode_entry(&bytes, &gfx942_text_key()).is_ok());
     // And the repaired entry is a hit.
     assert_eq!(link_gfx942(dir.path()).stdout, cold.stdout);
     assert_eq!(stats(dir.path()).hits, 1);
@@ -579,7 +595,7 @@ fn an_entry_of_another_schema_is_relinked() {
         let checksum = *hasher.finalize().as_bytes();
         bytes[28..60].copy_from_slice(&checksum);
         assert_eq!(
-            decode_entry(&bytes, &gfx942_key()).err(),
+            decode_entry(&bytes, &gfx942_text_key()).err(),
             Some(EntryError::Schema)
         );
         std::fs::write(entry, bytes).unwrap();
@@ -602,7 +618,7 @@ fn an_entry_of_another_key_is_relinked() {
         run(tunespec(other.path()).args(["link", "--target", "gfx950"]));
         let bytes = std::fs::read(only_entry(other.path())).unwrap();
         assert_eq!(
-            decode_entry(&bytes, &gfx942_key()).err(),
+            decode_entry(&bytes, &gfx942_text_key()).err(),
             Some(EntryError::Preimage)
         );
         std::fs::write(entry, bytes).unwrap();
@@ -612,7 +628,7 @@ fn an_entry_of_another_key_is_relinked() {
 #[test]
 fn a_directory_in_place_of_an_entry_is_a_miss() {
     let dir = tempfile::tempdir().unwrap();
-    let entry = dir.path().join("entries").join(gfx942_key().hex());
+    let entry = dir.path().join("entries").join(gfx942_text_key().hex());
     std::fs::create_dir_all(&entry).unwrap();
     let output = link_gfx942(dir.path());
     assert_eq!(
@@ -679,6 +695,26 @@ fn entry_checks_each_field() {
         decode_entry(&not_bytecode, &key).err(),
         Some(EntryError::Payload)
     );
+    // A text entry holds UTF-8 text, never bytecode.
+    let text_key = gfx942_text_key();
+    let text_entry = |payload: &[u8]| {
+        let artifact = Artifact {
+            bytecode: payload.to_vec(),
+            problems: Vec::new(),
+        };
+        decode_entry(&encode_entry(&text_key, &artifact), &text_key).map(|a| a.bytecode)
+    };
+    assert_eq!(text_entry(b"module {\n}\n"), Ok(b"module {\n}\n".to_vec()));
+    assert_eq!(
+        text_entry(&artifact.bytecode).err(),
+        Some(EntryError::Payload)
+    );
+    assert_eq!(text_entry(b"module \xff").err(), Some(EntryError::Payload));
+    // The forms do not share entries.
+    assert_eq!(
+        decode_entry(&good, &text_key).err(),
+        Some(EntryError::Preimage)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -705,11 +741,11 @@ fn a_process_killed_at_each_step_of_a_write_leaves_no_torn_entry() {
             "{step}: the fault hook did not fire"
         );
         assert!(killed.stdout.is_empty(), "{step}");
-        let entry = dir.path().join("entries").join(gfx942_key().hex());
+        let entry = dir.path().join("entries").join(gfx942_text_key().hex());
         if step == "after-rename" {
             // The entry is complete; nothing else is left.
             let bytes = std::fs::read(&entry).unwrap();
-            assert!(decode_entry(&bytes, &gfx942_key()).is_ok(), "{step}");
+            assert!(decode_entry(&bytes, &gfx942_text_key()).is_ok(), "{step}");
             assert!(temp_files(dir.path()).is_empty(), "{step}");
         } else {
             assert!(!entry.exists(), "{step}: a final entry exists");
@@ -728,7 +764,7 @@ fn a_process_killed_at_each_step_of_a_write_leaves_no_torn_entry() {
             (1, 0, 0),
             "{step}"
         );
-        assert!(decode_entry(&std::fs::read(&entry).unwrap(), &gfx942_key()).is_ok());
+        assert!(decode_entry(&std::fs::read(&entry).unwrap(), &gfx942_text_key()).is_ok());
     }
 }
 
