@@ -13,7 +13,9 @@
 //! verifier, MLIR glue, this file: it stands in for a git hash and makes development builds safe);
 //! the MLIR major version, the producer string of the MLIR tunespec was built with (read from the
 //! embedded bytecode, e.g. `MLIR22.1.8`) and the bytecode version written; the target as resolved;
-//! the entry point name; every [`LinkOptions`] field (destructured, so a new option does not
+//! the entry point name; the [`Form`] stored (bytecode, or the printed text `link --emit mlir`
+//! writes, cached too because printing a large library costs more than the link from cached
+//! bytecode); every [`LinkOptions`] field (destructured, so a new option does not
 //! compile until it is part of the key); and every input in link order with its role, display name
 //! (it becomes the file of the locations inside the bytecode) and the BLAKE3 hash and length of the
 //! exact bytes read. No `Debug` strings, map iteration order, paths of the cache or times. The
@@ -33,7 +35,7 @@
 //! | 28 | 32 | BLAKE3 of bytes 0..28, preimage, problems and payload |
 //! | 60 | P | the key's preimage |
 //! | 60+P | Q | the link's warnings, JSON (replayed on a hit, so a hit reports what the miss did) |
-//! | 60+P+Q | N | the library, MLIR bytecode |
+//! | 60+P+Q | N | the library: MLIR bytecode, or UTF-8 text for [`Form::Text`] (checked on load) |
 //!
 //! Writes go to a unique temporary file `entries/.tmp-<key>-<pid>-<n>` (`O_CREAT|O_EXCL`), are
 //! synced, then renamed over the final name (atomic; concurrent writers of one key write identical
