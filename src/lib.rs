@@ -4,6 +4,12 @@
 //! registry, specs load and verify, then link, cache, attach and apply. Nothing below the CLI
 //! prints or exits; everything returns values and [`problem::Problem`]s.
 //!
+//! Embedding: every parse refuses input that nests deeper than the limits (see
+//! [`mlir::MAX_IR_DEPTH`]), but MLIR still recurses up to those limits. Run tunespec on a thread
+//! with [`mlir::MLIR_STACK_BYTES`] of stack, as the CLI does (`std::thread::Builder::stack_size`);
+//! a main thread's default 8 MiB also covers inputs at the limits. Untrusted bytecode is parsed in
+//! process (see [`contain`] for the CLI's child-process probe).
+//!
 //! ```
 //! use tunespec::{mlir::Mlir, registry, verify};
 //!
