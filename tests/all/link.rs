@@ -170,7 +170,27 @@ fn link_texts(
         })
         .collect();
     let result = match link(&mlir, &inputs, options) {
-        Ok(linked) => (linked.module.print(), linked.problems),
+        Ok(linked) => {
+            // `link` prints text from the linked module (no bytecode round trip): it must be
+            // what MLIR prints for the bytecode form.
+            if let Some(mlir_opt) = mlir_opt() {
+                let dir = tempfile::tempdir().expect("temp dir");
+                let path = dir.path().join("linked.mlirbc");
+                std::fs::write(&path, linked.module.to_bytecode().expect("bytecode")).unwrap();
+                let output = Command::new(mlir_opt)
+                    .arg("--allow-unregistered-dialect")
+                    .arg(&path)
+                    .output()
+                    .expect("mlir-opt runs");
+                assert!(output.status.success(), "{output:?}");
+                assert_eq!(
+                    String::from_utf8(output.stdout).unwrap(),
+                    linked.module.print_file(),
+                    "text printed from the module differs from mlir-opt's print of its bytecode"
+                );
+            }
+            (linked.module.print(), linked.problems)
+        }
         Err(problems) => panic!("link failed: {problems:#?}"),
     };
     result
@@ -559,4 +579,38 @@ fn an_included_spec_keeps_resolving_its_own_matchers() {
         linked.contains("transform.include @two_step::@__kernel_config"),
         "{linked}"
     );
+}
+
+#[test]
+fn text_output_is_mlir_opts_print_of_the_bytecode_output_for_every_default_target() {
+    let Some(mlir_opt) = mlir_opt() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for target in tunespec::registry::targets() {
+        let bytecode = dir.path().join(format!("{}.mlirbc", target.name));
+        let text = dir.path().join(format!("{}.mlir", target.name));
+        for (emit, out) in [("mlirbc", &bytecode), ("mlir", &text)] {
+            let status = Command::new(env!("CARGO_BIN_EXE_tunespec"))
+                .args(["link", "--target", target.name, "--emit", emit, "-o"])
+                .arg(out)
+                .env("TUNESPEC_CACHE", "off")
+                .env("TUNESPEC_NO_CONFIG", "1")
+                .status()
+                .unwrap();
+            assert!(status.success(), "link {} --emit {emit}", target.name);
+        }
+        let printed = Command::new(&mlir_opt)
+            .arg("--allow-unregistered-dialect")
+            .arg(&bytecode)
+            .output()
+            .unwrap();
+        assert!(printed.status.success());
+        assert_eq!(
+            String::from_utf8(printed.stdout).unwrap(),
+            std::fs::read_to_string(&text).unwrap(),
+            "{}",
+            target.name
+        );
+    }
 }
