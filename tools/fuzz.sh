@@ -11,7 +11,8 @@
 #    toolchain (`cargo +nightly`): without it, says so and exits 2;
 # 2. writes seed corpora from the repository (specs/, tests/fixtures/, examples/, and inputs made
 #    from them) into fuzz/seeds/<target>/; the corpus libFuzzer grows is fuzz/corpus/<target>/
-#    (both ignored by git);
+#    (both ignored by git); text seeds include `//repeat N` templates (deep alias chains, affine
+#    chains, nested regions), which the harnesses expand (fuzz/fuzz_targets/common.rs);
 # 3. runs each in-process target for SECONDS_PER_TARGET (`cargo +nightly fuzz run`, ASan,
 #    -jobs=1 -workers=1: one fuzzing process at a time; libFuzzer's log is
 #    fuzz/logs/<target>.log), builds in CARGO_TARGET_DIR=target/fuzz so the main build lock is
