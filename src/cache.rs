@@ -168,7 +168,7 @@ pub enum Form {
     /// MLIR bytecode (version [`BYTECODE_VERSION`]).
     #[default]
     Bytecode,
-    /// The bytecode's library printed as MLIR text (what `link --emit mlir` writes).
+    /// The library printed as MLIR text (what `link --emit mlir` writes).
     Text,
 }
 
