@@ -438,6 +438,21 @@ fn cases() -> Vec<Case> {
     let deep_attr_payload = aliases(20_000, "attr")
         + &payload
         + "func.func private @deep() attributes {deep = #a19999}\n";
+    // Aliases that share: each function type uses the previous one twice, so 40 lines print
+    // as 2^40 types (mlir-opt 22 writes gigabytes; tunespec used to hang in `verify`).
+    let mut doubling = String::from("!t0 = i32\n");
+    for index in 1..40 {
+        doubling += &format!("!t{index} = (!t{}) -> !t{}\n", index - 1, index - 1);
+    }
+    // Call-site locations chained through aliases: deep without brackets.
+    let mut callsites = String::from("#loc0 = loc(\"a.mlir\":1:1)\n");
+    for index in 1..5_000 {
+        callsites += &format!(
+            "#loc{index} = loc(callsite(#loc{} at #loc{}))\n",
+            index - 1,
+            index - 1
+        );
+    }
     for (name, args, file, input, expect) in [
         (
             "verify: alias chain 20,000 deep",
@@ -488,25 +503,6 @@ fn cases() -> Vec<Case> {
             deep_attr_payload,
             "nests deeper than 256 levels",
         ),
-    ] {
-        cases.push(case(name, args, file, input, 1, expect));
-    }
-    // Aliases that share: each function type uses the previous one twice, so 40 lines print
-    // as 2^40 types (mlir-opt 22 writes gigabytes; tunespec used to hang in `verify`).
-    let mut doubling = String::from("!t0 = i32\n");
-    for index in 1..40 {
-        doubling += &format!("!t{index} = (!t{}) -> !t{}\n", index - 1, index - 1);
-    }
-    // Call-site locations chained through aliases: deep without brackets.
-    let mut callsites = String::from("#loc0 = loc(\"a.mlir\":1:1)\n");
-    for index in 1..5_000 {
-        callsites += &format!(
-            "#loc{index} = loc(callsite(#loc{} at #loc{}))\n",
-            index - 1,
-            index - 1
-        );
-    }
-    for (name, args, file, input, expect) in [
         (
             "verify: aliases that double 40 times",
             VERIFY,
@@ -759,4 +755,55 @@ fn nesting_just_under_the_limits_links_and_applies() {
         applied.to_str().unwrap(),
     ]);
     assert!(applied.exists());
+}
+
+#[test]
+fn the_library_handles_input_at_the_limits_on_an_8_mib_thread() {
+    // The crate docs promise embedders that a main thread's 8 MiB is enough: text nested 1,000
+    // brackets deep (parsed, refused after the parse), and IR just under the IR limits (parsed,
+    // verified, printed, parsed again, written as bytecode).
+    let spec = good_spec();
+    let mut deep = String::from("#a0 = [1]\n");
+    for index in 1..240 {
+        deep += &format!("#a{index} = [#a{}]\n", index - 1);
+    }
+    let dims: Vec<String> = (0..200).map(|index| format!("d{index}")).collect();
+    deep += &spec.replacen(
+        "-> (!transform.any_op, !transform.any_param) {",
+        &format!(
+            "-> (!transform.any_op, !transform.any_param) attributes {{deep = #a239, sum = affine_map<({}) -> ({})>}} {{",
+            dims.join(", "),
+            dims.join(" + ")
+        ),
+        1,
+    );
+    let nested = "module {\n".repeat(1_000) + &"}\n".repeat(1_000);
+    let generic = "\"t.op\"() ({\n".repeat(1_000) + &"}) : () -> ()\n".repeat(1_000);
+    let outcome = std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(move || {
+            let mlir = Mlir::new();
+            let verified = tunespec::verify::verify_bytes(&mlir, deep.as_bytes(), "deep.mlir");
+            assert!(verified.problems.is_empty(), "{:?}", verified.problems);
+            let module = verified.module.expect("verified");
+            let text = module.print_file();
+            assert!(text.contains("d198 + d199"));
+            assert!(mlir.parse(text.as_bytes(), "again.mlir").module.is_some());
+            assert!(module.to_bytecode().is_ok());
+            for (name, text) in [("nested.mlir", nested), ("generic.mlir", generic)] {
+                let parsed = mlir.parse(text.as_bytes(), name);
+                assert!(parsed.module.is_none(), "{name}: deeper than 256 regions");
+                assert!(
+                    parsed
+                        .problems
+                        .iter()
+                        .any(|problem| problem.code == "tunespec::verify::too-deep"),
+                    "{name}: {:?}",
+                    parsed.problems
+                );
+            }
+        })
+        .unwrap()
+        .join();
+    assert!(outcome.is_ok(), "the checks failed on an 8 MiB thread");
 }
