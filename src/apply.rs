@@ -275,26 +275,68 @@ pub struct PairInfo {
     pub matcher_loc: Option<Loc>,
 }
 
-/// One candidate payload op and what configured it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExplainRow {
-    pub op: String,
-    pub loc: Option<Loc>,
-    /// Static loop ranges (None: not a linalg op; dynamic extents are `?`).
-    pub loops: Option<Vec<i64>>,
-    pub element_types: Vec<String>,
-    /// Index into [`Explanation::pairs`] of the pair whose action ran last on this op.
+/// Which IR the library is matched against.
+///
+/// IREE materializes configs on dispatches, after dispatch formation has generalized named
+/// linalg ops (`linalg.matmul` is a `linalg.generic` there), so a matcher that tests an op's
+/// name may fire on the payload as written and never in a real compile.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum View {
+    /// The payload as iree-compile's config materialization sees it: named ops generalized as
+    /// IREE's dispatch formation does
+    #[default]
+    Dispatch,
+    /// The payload as written (what `apply` materializes, like IREE's materialize passes on
+    /// that IR)
+    Written,
+}
+
+/// What one view of a payload op got: the pair that configured it and the attributes added.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Index into [`Explanation::pairs`] of the pair whose action ran last on the op.
     pub pair: Option<usize>,
     /// Attributes the library added or changed on the op: (name, printed value).
     pub config: Vec<(String, String)>,
 }
 
+/// One candidate payload op and what configured it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExplainRow {
+    /// Pre-order id of the op in the payload as given.
+    pub id: u32,
+    pub op: String,
+    pub loc: Option<Loc>,
+    /// Static loop ranges (None: not a linalg op; dynamic extents are `?`).
+    pub loops: Option<Vec<i64>>,
+    pub element_types: Vec<String>,
+    /// Index into [`Explanation::pairs`] of the pair whose action ran last on this op, in the
+    /// explanation's [`View`].
+    pub pair: Option<usize>,
+    /// Attributes the library added or changed on the op, in the explanation's [`View`].
+    pub config: Vec<(String, String)>,
+    /// The op's name in IREE's dispatch (`linalg.generic` for a generalized `linalg.matmul`),
+    /// when the explanation is of the dispatch view and the name differs.
+    pub dispatch_op: Option<String>,
+    /// When the explanation is of the dispatch view: what matching the op as written gives,
+    /// if that differs (a matcher that tests a named op fires only as written).
+    pub written: Option<Outcome>,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Explanation {
+    pub view: View,
     pub pairs: Vec<PairInfo>,
     pub rows: Vec<ExplainRow>,
     /// Pairs that could not be instrumented (their action's first argument is not an op).
     pub uninstrumented: Vec<usize>,
+}
+
+impl Explanation {
+    /// Rows whose dispatch-level outcome differs from the outcome as written.
+    pub fn differing(&self) -> usize {
+        self.rows.iter().filter(|row| row.written.is_some()).count()
+    }
 }
 
 /// The pairs of every `foreach_match` in the library's entry point, in order.
@@ -333,8 +375,9 @@ pub fn library_pairs(library: &ir::Module) -> Vec<PairInfo> {
     pairs
 }
 
-/// Runs an instrumented copy of `library_bytecode` on a fresh parse of the payload and reports
-/// every candidate op (linalg ops and ops the library touched) with the pair that configured it.
+/// Explains which pair configures each candidate op (linalg ops and ops the library touched).
+/// In the [`View::Dispatch`] view (IREE's real compile) each row also says what matching the op
+/// as written gives when that differs.
 pub fn explain(
     mlir: &Mlir,
     payload_bytes: &[u8],
@@ -342,6 +385,109 @@ pub fn explain(
     library_bytecode: &[u8],
     attr: &str,
     engine: Engine,
+    view: View,
+) -> Result<Explanation, Vec<Problem>> {
+    let written = explain_one(
+        mlir,
+        payload_bytes,
+        payload_name,
+        library_bytecode,
+        attr,
+        engine,
+        View::Written,
+    )?;
+    if view == View::Written {
+        return Ok(written);
+    }
+    let dispatch = explain_one(
+        mlir,
+        payload_bytes,
+        payload_name,
+        library_bytecode,
+        attr,
+        engine,
+        View::Dispatch,
+    )?;
+    let mut by_id: BTreeMap<u32, ExplainRow> = BTreeMap::new();
+    for row in written.rows {
+        let outcome = Outcome {
+            pair: row.pair,
+            config: row.config.clone(),
+        };
+        by_id.insert(
+            row.id,
+            ExplainRow {
+                pair: None,
+                config: Vec::new(),
+                written: Some(outcome),
+                ..row
+            },
+        );
+    }
+    for row in dispatch.rows {
+        let entry = by_id.entry(row.id).or_insert_with(|| ExplainRow {
+            written: Some(Outcome::default()),
+            ..row.clone()
+        });
+        entry.pair = row.pair;
+        entry.config = row.config;
+        if row.op != entry.op {
+            entry.dispatch_op = Some(row.op);
+        }
+    }
+    let rows = by_id
+        .into_values()
+        .map(|mut row| {
+            let same = row
+                .written
+                .as_ref()
+                .is_some_and(|written| written.pair == row.pair && written.config == row.config);
+            if same {
+                row.written = None;
+            }
+            row
+        })
+        .collect();
+    let mut uninstrumented = dispatch.uninstrumented;
+    uninstrumented.extend(written.uninstrumented);
+    uninstrumented.sort_unstable();
+    uninstrumented.dedup();
+    Ok(Explanation {
+        view,
+        pairs: dispatch.pairs,
+        rows,
+        uninstrumented,
+    })
+}
+
+/// Parses `payload_bytes` for `view`: as given, or tagged and generalized like IREE's
+/// dispatch formation (see [`View`]).
+pub fn payload_for_view<'c>(
+    mlir: &'c Mlir,
+    payload_bytes: &[u8],
+    payload_name: &str,
+    view: View,
+) -> Result<OwnedOp<'c>, Vec<Problem>> {
+    let payload = parse_payload(mlir, payload_bytes, payload_name)?;
+    if view == View::Dispatch {
+        payload.tag_ops();
+        payload
+            .generalize_like_iree()
+            .map_err(|message| vec![Problem::error(codes::PAYLOAD, message, None)])?;
+    }
+    Ok(payload)
+}
+
+/// [`explain`] in one view. Row ids are those of the payload as given (the dispatch view maps
+/// its ops back through their tags).
+fn explain_one(
+    mlir: &Mlir,
+    payload_bytes: &[u8],
+    payload_name: &str,
+    library_bytecode: &[u8],
+    attr: &str,
+    engine: Engine,
+    view: View,
 ) -> Result<Explanation, Vec<Problem>> {
     let library = mlir
         .parse(library_bytecode, "<library>")
@@ -355,7 +501,7 @@ pub fn explain(
         })?;
     let library_snapshot = library.snapshot();
     let pairs = library_pairs(&library_snapshot);
-    let payload = parse_payload(mlir, payload_bytes, payload_name)?;
+    let payload = payload_for_view(mlir, payload_bytes, payload_name, view)?;
     let before = payload.snapshot();
     // The native matcher knows which pair fired on each op; otherwise an instrumented copy of
     // the library records it (each action wrapped to tag the op with its pair index).
@@ -399,6 +545,10 @@ pub fn explain(
     }
     let after = payload.snapshot();
     let loops = payload.linalg_loop_ranges();
+    let tags = match view {
+        View::Dispatch => Some(payload.op_tags()),
+        View::Written => None,
+    };
 
     let mut before_ops: BTreeMap<u32, &Op> = BTreeMap::new();
     before.root.walk(&mut |op| {
@@ -414,7 +564,16 @@ pub fn explain(
         if !is_candidate {
             return;
         }
-        // Ops keep their pre-order ids: annotating adds attributes, never ops.
+        // The id in the payload as given: the same op id as written (annotating adds
+        // attributes, never ops); through the op's tag in the dispatch view. Ops that the
+        // generalization created (inside generic bodies) have no counterpart and are skipped.
+        let id = match &tags {
+            None => op.id,
+            Some(tags) => match tags.get(&op.id) {
+                Some(&id) => id,
+                None => return,
+            },
+        };
         let old = before_ops.get(&op.id).copied();
         let config = op
             .attrs
@@ -424,15 +583,19 @@ pub fn explain(
             .map(|(name, value)| (name.clone(), attr_text(value)))
             .collect();
         rows.push(ExplainRow {
+            id,
             op: op.name.clone(),
             loc: op.loc.clone(),
             loops: loops.get(&op.id).cloned(),
             element_types: op.operand_types.iter().map(|ty| element_type(ty)).collect(),
             pair,
             config,
+            dispatch_op: None,
+            written: None,
         });
     });
     Ok(Explanation {
+        view,
         pairs,
         rows,
         uninstrumented,

@@ -1242,3 +1242,95 @@ impl OwnedOp<'_> {
         Ok(())
     }
 }
+
+/// Prefix of the name locations that [`OwnedOp::tag_ops`] puts on every op, so that ops can be
+/// found again after [`OwnedOp::generalize_like_iree`] replaced some of them. Locations,
+/// not attributes: matchers never look at locations (IREE's `cast_compatible_dag_from_root`
+/// compares attributes), and MLIR's rewriters carry them to the replacement op.
+const DISPATCH_TAG: &str = "tunespec.op.";
+
+/// IREE's dispatch-level view of a payload: what `explain` predicts and `apply --as-dispatch`
+/// writes.
+impl OwnedOp<'_> {
+    /// Wraps the location of every op in a name location carrying its pre-order id.
+    pub fn tag_ops(&self) {
+        fn walk(op: MlirOperation, next: &mut u32) {
+            let id = *next;
+            *next += 1;
+            let name = format!("{DISPATCH_TAG}{id}");
+            // SAFETY: `op` is a live operation of this module (reached from its root); the name
+            // location is uniqued in the op's own context and wraps the op's location.
+            unsafe {
+                let location = mlirOperationGetLocation(op);
+                let context = mlirLocationGetContext(location);
+                let tagged = mlirLocationNameGet(context, string_ref(name.as_bytes()), location);
+                mlirOperationSetLocation(op, tagged);
+            }
+            for child in children(op) {
+                walk(child, next);
+            }
+        }
+        let mut next = 0;
+        walk(self.raw, &mut next);
+    }
+
+    /// Generalizes the named linalg ops that IREE's dispatch formation generalizes (see the
+    /// shim's `tunespecGeneralizeLikeIree`); the number of ops rewritten.
+    pub fn generalize_like_iree(&self) -> Result<usize, String> {
+        // SAFETY: `self.raw` is a live operation owned by `self`; the shim rewrites ops nested
+        // in it and keeps it alive.
+        let count = unsafe { tunespec_mlir_shim::tunespecGeneralizeLikeIree(self.raw) };
+        usize::try_from(count).map_err(|_| "a named linalg op could not be generalized".to_string())
+    }
+
+    /// For every op tagged by [`OwnedOp::tag_ops`]: its pre-order id now -> its id when it was
+    /// tagged.
+    pub fn op_tags(&self) -> HashMap<u32, u32> {
+        fn walk(op: MlirOperation, next: &mut u32, out: &mut HashMap<u32, u32>) {
+            let id = *next;
+            *next += 1;
+            if let Some(original) = tag_of(op) {
+                out.insert(id, original);
+            }
+            for child in children(op) {
+                walk(child, next, out);
+            }
+        }
+        let mut out = HashMap::new();
+        let mut next = 0;
+        walk(self.raw, &mut next, &mut out);
+        out
+    }
+
+    /// Removes the tags of [`OwnedOp::tag_ops`] (each op gets its own location back).
+    pub fn untag_ops(&self) {
+        fn walk(op: MlirOperation) {
+            if tag_of(op).is_some() {
+                // SAFETY: `op` is live; a tagged location is a name location (checked by
+                // `tag_of`), whose child is the op's original location.
+                unsafe {
+                    let child = mlirLocationNameGetChildLoc(mlirOperationGetLocation(op));
+                    mlirOperationSetLocation(op, child);
+                }
+            }
+            for child in children(op) {
+                walk(child);
+            }
+        }
+        walk(self.raw);
+    }
+}
+
+/// The pre-order id in a dispatch tag on `op`'s location, if it carries one.
+fn tag_of(op: MlirOperation) -> Option<u32> {
+    // SAFETY: `op` is a live operation; its location and the identifier of a name location are
+    // owned by the context and outlive this call; the string is copied out.
+    unsafe {
+        let location = mlirOperationGetLocation(op);
+        if !mlirLocationIsAName(location) {
+            return None;
+        }
+        let name = read_string(mlirIdentifierStr(mlirLocationNameGetName(location)));
+        name.strip_prefix(DISPATCH_TAG)?.parse().ok()
+    }
+}

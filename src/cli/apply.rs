@@ -197,6 +197,11 @@ pub struct ApplyOpts {
     /// How the library runs: natively when it can (auto), or always in MLIR's interpreter
     #[arg(long, value_enum, default_value_t)]
     pub engine: apply::Engine,
+    /// Materialize on the payload as iree-compile's config materialization sees it (named
+    /// linalg ops generalized, as IREE's dispatch formation does) and write that: tunespec's
+    /// prediction of the configs a real compile puts on each dispatch
+    #[arg(long)]
+    pub as_dispatch: bool,
 }
 
 /// The library to apply: the one attached to the payload, or one linked from `args` when given
@@ -240,6 +245,15 @@ impl ApplyOpts {
             Ok(library) => library,
             Err(problems) => return fail(problems, &payload_bytes),
         };
+        if self.as_dispatch {
+            payload.tag_ops();
+            if let Err(message) = payload.generalize_like_iree() {
+                return fail(
+                    vec![Problem::error(apply::codes::PAYLOAD, message, None)],
+                    &payload_bytes,
+                );
+            }
+        }
         match apply::apply(
             &mlir,
             &payload,
@@ -250,6 +264,9 @@ impl ApplyOpts {
         ) {
             Ok(problems) => report(&problems, Some(&payload_bytes)),
             Err(problems) => return fail(problems, &payload_bytes),
+        }
+        if self.as_dispatch {
+            payload.untag_ops();
         }
         if let Err(message) = write_output(&self.output, payload.print_file().as_bytes()) {
             tool_error(message);
@@ -263,6 +280,7 @@ impl ApplyOpts {
                 &library_bytes,
                 &self.attr,
                 self.engine,
+                apply::View::Dispatch,
             ) {
                 Ok(explanation) => {
                     let text = render_explanation(&explanation, self.format);
@@ -291,6 +309,10 @@ pub struct ExplainOpts {
     /// How the library runs: natively when it can (auto), or always in MLIR's interpreter
     #[arg(long, value_enum, default_value_t)]
     pub engine: apply::Engine,
+    /// Which IR to match: as iree-compile sees it at dispatch level (marking ops where that
+    /// differs from matching the op as written), or as written
+    #[arg(long, value_enum, default_value_t)]
+    pub view: apply::View,
 }
 
 impl ExplainOpts {
@@ -313,6 +335,7 @@ impl ExplainOpts {
             &library_bytes,
             &self.attr,
             self.engine,
+            self.view,
         ) {
             Ok(explanation) => {
                 super::emit(&render_explanation(&explanation, self.format));
@@ -340,6 +363,21 @@ fn loops_text(loops: &Option<Vec<i64>>) -> String {
     }
 }
 
+/// The short form of each added attribute, `; `-separated.
+fn short_configs(config: &[(String, String)]) -> String {
+    config
+        .iter()
+        .map(|(name, value)| {
+            if name == "compilation_info" {
+                apply::short_config(value)
+            } else {
+                format!("{name}={}", apply::short_config(value))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 fn loc_text(loc: &Option<crate::ir::Loc>) -> String {
     loc.as_ref()
         .map_or_else(|| "-".to_string(), ToString::to_string)
@@ -355,15 +393,31 @@ pub fn render_explanation(explanation: &Explanation, format: Format) -> String {
                 .iter()
                 .map(|row| {
                     let pair = pair_of(row);
+                    let config_json = |config: &[(String, String)]| {
+                        config
+                            .iter()
+                            .map(|(name, value)| json!({"name": name, "value": value}))
+                            .collect::<Vec<_>>()
+                    };
+                    let written = row.written.as_ref().map(|written| {
+                        let pair = written.pair.and_then(|index| explanation.pairs.get(index));
+                        json!({
+                            "matcher": pair.map(|p| p.matcher.clone()),
+                            "matcher_location": pair.and_then(|p| p.matcher_loc.as_ref().map(ToString::to_string)),
+                            "config": config_json(&written.config),
+                        })
+                    });
                     json!({
                         "op": row.op,
+                        "dispatch_op": row.dispatch_op,
                         "location": row.loc.as_ref().map(ToString::to_string),
                         "loops": row.loops,
                         "element_types": row.element_types,
                         "matcher": pair.map(|p| p.matcher.clone()),
                         "action": pair.map(|p| p.action.clone()),
                         "matcher_location": pair.and_then(|p| p.matcher_loc.as_ref().map(ToString::to_string)),
-                        "config": row.config.iter().map(|(name, value)| json!({"name": name, "value": value})).collect::<Vec<_>>(),
+                        "config": config_json(&row.config),
+                        "as_written": written,
                     })
                 })
                 .collect();
@@ -375,8 +429,13 @@ pub fn render_explanation(explanation: &Explanation, format: Format) -> String {
             format!(
                 "{}\n",
                 json!({
-                    "version": 1,
+                    "version": 2,
+                    "view": match explanation.view {
+                        apply::View::Dispatch => "dispatch",
+                        apply::View::Written => "written",
+                    },
                     "ops": ops,
+                    "differs_as_written": explanation.differing(),
                     "matched": matched,
                     "unmatched": explanation.rows.len() - matched,
                     "pairs": explanation.pairs.len(),
@@ -394,20 +453,28 @@ pub fn render_explanation(explanation: &Explanation, format: Format) -> String {
             ]];
             for row in &explanation.rows {
                 let pair = pair_of(row);
-                let config = row
-                    .config
-                    .iter()
-                    .map(|(name, value)| {
-                        if name == "compilation_info" {
-                            apply::short_config(value)
+                let mut config = short_configs(&row.config);
+                if let Some(written) = &row.written {
+                    let matcher = written
+                        .pair
+                        .and_then(|index| explanation.pairs.get(index))
+                        .map_or_else(|| "no match".to_string(), |p| format!("@{}", p.matcher));
+                    let as_written = short_configs(&written.config);
+                    config = format!(
+                        "{} [* as written: {matcher}{}]",
+                        if config.is_empty() { "-" } else { &config },
+                        if as_written.is_empty() {
+                            String::new()
                         } else {
-                            format!("{name}={}", apply::short_config(value))
+                            format!(", {as_written}")
                         }
-                    })
-                    .collect::<Vec<_>>()
-                    .join("; ");
+                    );
+                }
                 rows.push([
-                    row.op.clone(),
+                    match &row.dispatch_op {
+                        Some(dispatch) => format!("{} -> {dispatch}", row.op),
+                        None => row.op.clone(),
+                    },
                     loc_text(&row.loc),
                     loops_text(&row.loops),
                     row.element_types.join(","),
@@ -453,10 +520,25 @@ pub fn render_explanation(explanation: &Explanation, format: Format) -> String {
                 .filter(|row| row.pair.is_some())
                 .count();
             out.push_str(&format!(
-                "{matched} of {} candidate op(s) configured by {} matcher(s)\n",
+                "{matched} of {} candidate op(s) configured by {} matcher(s)",
                 explanation.rows.len(),
                 explanation.pairs.len()
             ));
+            match explanation.view {
+                apply::View::Dispatch => {
+                    out.push_str(
+                        " in IREE's dispatches (named ops generalized as iree-compile does)",
+                    );
+                    let differing = explanation.differing();
+                    if differing > 0 {
+                        out.push_str(&format!(
+                            "\n* {differing} op(s) would be configured differently if matched as written (`apply` without --as-dispatch); iree-compile does what the table says"
+                        ));
+                    }
+                }
+                apply::View::Written => out.push_str(" (matched as written)"),
+            }
+            out.push('\n');
             out
         }
     }
@@ -473,6 +555,9 @@ pub struct CoverageOpts {
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    /// Which IR to match: as iree-compile sees it at dispatch level, or as written
+    #[arg(long, value_enum, default_value_t)]
+    pub view: apply::View,
 }
 
 impl CoverageOpts {
@@ -495,6 +580,7 @@ impl CoverageOpts {
                 &library_bytes,
                 ATTR_NAME,
                 apply::Engine::Auto,
+                self.view,
             ) {
                 Ok(explanation) => explanations.push(explanation),
                 Err(problems) => return fail(problems, &bytes),

@@ -158,7 +158,9 @@ fn extract_reports_a_missing_or_corrupt_library() {
 #[test]
 fn explain_names_the_matcher_and_spec_line_for_every_op() {
     let output = run(tunespec()
-        .args(["explain", "--target", "gfx942", "--format", "json"])
+        .args([
+            "explain", "--target", "gfx942", "--format", "json", "--view", "written",
+        ])
         .arg("tests/fixtures/payloads/llama2_f16_decoder.mlir"));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let ops = report["ops"].as_array().unwrap();
@@ -207,7 +209,9 @@ fn explain_names_the_matcher_and_spec_line_for_every_op() {
 #[test]
 fn coverage_lists_matchers_that_never_fire() {
     let output = run(tunespec()
-        .args(["coverage", "--target", "gfx942", "--format", "json"])
+        .args([
+            "coverage", "--target", "gfx942", "--format", "json", "--view", "written",
+        ])
         .arg("tests/fixtures/payloads/llama2_f16_decoder.mlir"));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     // gfx942's 16 matchers and the 8 of its family, gfx9 (Llama-3-70B shapes).
@@ -223,7 +227,9 @@ fn coverage_lists_matchers_that_never_fire() {
     // With both payloads every matcher of gfx942 fires, and of the family's Llama-3-70B shapes
     // the one batch GEMM the Llama-3 payload has (64 heads x 2048 x 2048 x 128).
     let output = run(tunespec()
-        .args(["coverage", "--target", "gfx942", "--format", "json"])
+        .args([
+            "coverage", "--target", "gfx942", "--format", "json", "--view", "written",
+        ])
         .arg("tests/fixtures/payloads/llama2_f16_decoder.mlir")
         .arg("tests/fixtures/payloads/llama3_bf16_decoder.mlir"));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -387,7 +393,8 @@ fn explain_gives_the_same_account_with_either_engine() {
     ] {
         let explain = |engine: &str| {
             run(tunespec().args([
-                "explain", "--target", "gfx950", "--format", "json", "--engine", engine, payload,
+                "explain", "--target", "gfx950", "--format", "json", "--view", "written",
+                "--engine", engine, payload,
             ]))
             .stdout
         };

@@ -39,4 +39,8 @@ unsafe extern "C" {
         budget: u64,
         kind: *mut std::ffi::c_int,
     ) -> MlirOperation;
+    /// Generalizes, under `root`, the named linalg ops that IREE's dispatch formation turns
+    /// into `linalg.generic` (contractions, convolutions, IREE's list of elementwise ops),
+    /// keeping their discardable attributes; the count rewritten, -1 if one failed.
+    pub fn tunespecGeneralizeLikeIree(root: MlirOperation) -> isize;
 }

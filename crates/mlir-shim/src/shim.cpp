@@ -7,6 +7,8 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -253,5 +255,43 @@ MlirOperation tunespecFindTooDeep(MlirOperation root, intptr_t limit, uint64_t b
           ops.push_back({&child, level + 1});
   }
   return MlirOperation{nullptr};
+}
+
+// Rewrites, under `root`, the named linalg ops that IREE's dispatch formation turns into
+// `linalg.generic` before configs are materialized (IREE 3.13's global optimization generalizes
+// contractions, convolutions and a fixed list of elementwise / data-movement ops; `linalg.fill`
+// and ops already generic stay). Discardable attributes are carried over, so a caller can tag
+// ops before and find them after. Returns the number of ops rewritten, or -1 when one failed
+// (the IR is then partly rewritten; callers work on a copy).
+intptr_t tunespecGeneralizeLikeIree(MlirOperation root) {
+  llvm::SmallVector<mlir::linalg::LinalgOp> candidates;
+  unwrap(root)->walk([&](mlir::linalg::LinalgOp op) {
+    mlir::Operation *raw = op.getOperation();
+    if (llvm::isa<mlir::linalg::GenericOp>(raw))
+      return;
+    if (mlir::linalg::isaContractionOpInterface(op) ||
+        mlir::linalg::isaConvolutionOpInterface(op) ||
+        llvm::isa<mlir::linalg::AbsOp, mlir::linalg::AddOp, mlir::linalg::BroadcastOp,
+                  mlir::linalg::CeilOp, mlir::linalg::CopyOp, mlir::linalg::DivOp,
+                  mlir::linalg::DivUnsignedOp, mlir::linalg::ExpOp, mlir::linalg::FloorOp,
+                  mlir::linalg::LogOp, mlir::linalg::MapOp, mlir::linalg::MaxOp,
+                  mlir::linalg::MulOp, mlir::linalg::NegFOp, mlir::linalg::ReduceOp,
+                  mlir::linalg::SubOp, mlir::linalg::TransposeOp>(raw))
+      candidates.push_back(op);
+  });
+  mlir::IRRewriter rewriter(unwrap(root)->getContext());
+  intptr_t rewritten = 0;
+  for (mlir::linalg::LinalgOp op : candidates) {
+    llvm::SmallVector<mlir::NamedAttribute> discardable(op->getDiscardableAttrs());
+    rewriter.setInsertionPoint(op);
+    mlir::FailureOr<mlir::linalg::GenericOp> generic =
+        mlir::linalg::generalizeNamedOp(rewriter, op);
+    if (mlir::failed(generic))
+      return -1;
+    for (const mlir::NamedAttribute &attr : discardable)
+      (*generic)->setDiscardableAttr(attr.getName(), attr.getValue());
+    ++rewritten;
+  }
+  return rewritten;
 }
 }
