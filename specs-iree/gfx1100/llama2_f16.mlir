@@ -1,8 +1,8 @@
-// tunespec default tuning spec: gfx1100 (AMD RDNA3 (Radeon RX 7900 XTX)), llama2_f16.mlir.
+// tunespec default tuning spec for gfx1100: AMD RDNA3 (Radeon RX 7900 XTX); llama2_f16.mlir.
 // Covers Llama-2 in f16 (f32 accumulation): 7B (hidden 4096, FFN 11008, 32 heads) decode GEMVs
-// (1 x N x K) and 4096-token prefill projection GEMMs (M x N x K, M = tokens), 13B (hidden 5120,
-// FFN 13824) 2048-token prefill FFN GEMMs, and 7B's attention batch GEMMs (B x M x N x K, B =
-// heads) at 4096 tokens. The f16 twin of the 1 x 4096 x 4096 GEMV is in llama3_bf16.mlir (bf16).
+// (1 x N x K), 4096-token prefill projection GEMMs (M x N x K, M = tokens) and attention batch
+// GEMMs (B x M x N x K, B = heads); 13B (hidden 5120, FFN 13824, 40 heads) 2048-token prefill
+// projection and attention GEMMs. The 1 x 4096 x 4096 GEMV has a bf16 twin in llama3_bf16.mlir.
 //
 // Form (IREE's tuner form, checked with iree-opt 3.13): each matcher tests, in order,
 // transform.iree.match.has_no_lowering_config (an op that already has a config is left alone),
@@ -18,16 +18,18 @@
 // @apply_op_config.
 //
 // Rule R1 (TileAndFuse, M > 1). Intrinsic I = iM x iN x iK of the op's element type (f16 ops an
-// f16 intrinsic, bf16 ops a bf16 one), from the target's MMA list: f16: WMMAR3_F32_16x16x16_F16, bf16: WMMAR3_F32_16x16x16_BF16.
+// f16 intrinsic, bf16 ops a bf16 one), from the target's MMA list:
+//   f16: WMMAR3_F32_16x16x16_F16, bf16: WMMAR3_F32_16x16x16_BF16.
 // Workgroup tile TM x TN over (M, N), K step TK, SM x SN subgroups:
-// //   128 x 128, TK = 64, 2 x 4 subgroups of 32 (256 threads): shared memory (128+128)*64*2
+//   128 x 128, TK = 64, 2 x 4 subgroups of 32 (256 threads): shared memory (128+128)*64*2
 //   = 32 KiB, 64 accumulators per thread.
 // Then: workgroup = [TM, TN, 0] (batch GEMMs: [1, TM, TN, 0]); subgroup = [TM/SM/iM, TN/SN/iN, 0]
 // (per-subgroup tile counted in intrinsic tiles); reduction = [0, 0, TK/iK]; workgroup_size =
 // SM*SN*32; subgroup_size = 32; promote_operands = [0, 1]; prefetch_num_stages = 2.
 // Checks a reader can make without hardware, for every R1 matcher:
 //   TM | M, TN | N, TK | K (no partial tiles);
-//   shared memory = (TM + TN) * TK * 2 bytes (both 16-bit operands promoted, one buffer) <= 65536 (64 KiB).
+//   shared memory = (TM + TN) * TK * 2 bytes (both 16-bit operands promoted, one buffer)
+//     <= 65536 (64 KiB: IREE's max_workgroup_memory_bytes on gfx1100 and gfx1201).
 //     IREE 3.13's TileAndFuse keeps one copy with prefetch_num_stages = 2 (measured on gfx942: a
 //     256x128 tile with K step 128 is reported as using exactly (256+128)*128*2 = 98304 bytes);
 //   f32 accumulators per thread = TM*TN / workgroup_size <= 64.
@@ -56,7 +58,7 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-2-7B decode (1 token): attention q/k/v/o projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x4096x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -69,8 +71,8 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-2-7B decode (1 token): attention q/k/v/o projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*4*4 B.
+  // Llama-2-7B decode (1 token): attention q/k/v/o projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x4096x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -84,7 +86,7 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-2-7B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x11008x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -97,8 +99,8 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-2-7B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*4*4 B.
+  // Llama-2-7B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x11008x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -112,7 +114,7 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-2-7B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 64 threads (2 subgroup(s) of 32) x 4 elements = K chunk 256 (11008 = 43 x 256); LDS 4*2*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 64 threads (2 subgroup(s) of 32) x 4 elements = K chunk 256 (11008 = 43 x 256); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x4096x11008_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -125,8 +127,8 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-2-7B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 64 threads (2 subgroup(s) of 32) x 4 elements = K chunk 256 (11008 = 43 x 256); LDS 4*2*4 B.
+  // Llama-2-7B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 64 threads (2 subgroup(s) of 32) x 4 elements = K chunk 256 (11008 = 43 x 256); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x4096x11008_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -140,7 +142,7 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-2-7B prefill, 4096 tokens: attention q/k/v/o projection; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_4096x4096x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -153,8 +155,8 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-2-7B prefill, 4096 tokens: attention q/k/v/o projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Llama-2-7B prefill, 4096 tokens: attention q/k/v/o projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_4096x4096x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -168,7 +170,7 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-2-7B prefill, 4096 tokens: FFN gate/up projection; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_4096x11008x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -181,8 +183,8 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-2-7B prefill, 4096 tokens: FFN gate/up projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Llama-2-7B prefill, 4096 tokens: FFN gate/up projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_4096x11008x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -196,7 +198,7 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-2-7B prefill, 4096 tokens: FFN down projection; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_4096x4096x11008_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -209,8 +211,8 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-2-7B prefill, 4096 tokens: FFN down projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Llama-2-7B prefill, 4096 tokens: FFN down projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_4096x4096x11008_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -223,8 +225,36 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
+  // Llama-2-13B prefill, 2048 tokens: attention q/k/v/o projection; f16 x f16 -> f32, A*B (B stored [K, N]).
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_matmul_2048x5120x5120_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [2048] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [5120] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [5120] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_F16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 2, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-2-13B prefill, 2048 tokens: attention q/k/v/o projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_matmul_2048x5120x5120_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [2048] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [5120] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [5120] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_F16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 2, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
   // Llama-2-13B prefill, 2048 tokens: FFN gate/up projection; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x13824x5120_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -237,8 +267,8 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-2-13B prefill, 2048 tokens: FFN gate/up projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Llama-2-13B prefill, 2048 tokens: FFN gate/up projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x13824x5120_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -252,7 +282,7 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-2-13B prefill, 2048 tokens: FFN down projection; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x5120x13824_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -265,8 +295,8 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-2-13B prefill, 2048 tokens: FFN down projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Llama-2-13B prefill, 2048 tokens: FFN down projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x5120x13824_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -280,7 +310,7 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-2-7B attention scores Q*K^T (K^T stored [B, K, N]): 32 heads, seq 4096, head dim 128; f16 x f16 -> f32, batched A*B (B stored [B, K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_batch_matmul_32x4096x4096x128_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -294,7 +324,7 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-2-7B attention probs*V: 32 heads, seq 4096, head dim 128; f16 x f16 -> f32, batched A*B (B stored [B, K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_batch_matmul_32x4096x128x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -303,6 +333,34 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
     transform.iree.match.dims_equal %m, [4096] : !transform.param<i64>
     transform.iree.match.dims_equal %n, [128] : !transform.param<i64>
     transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_F16>, promote_operands = [0, 1], reduction = [0, 0, 0, 4], subgroup = [0, 4, 2, 0], workgroup = [1, 128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-2-13B attention scores Q*K^T (K^T stored [B, K, N]): 40 heads, seq 2048, head dim 128; f16 x f16 -> f32, batched A*B (B stored [B, K, N]).
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_batch_matmul_40x2048x2048x128_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [40] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [2048] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [2048] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [128] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_F16>, promote_operands = [0, 1], reduction = [0, 0, 0, 4], subgroup = [0, 4, 2, 0], workgroup = [1, 128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-2-13B attention probs*V: 40 heads, seq 2048, head dim 128; f16 x f16 -> f32, batched A*B (B stored [B, K, N]).
+  // Config: R1: WMMAR3_F32_16x16x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_batch_matmul_40x2048x128x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [40] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [2048] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [128] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [2048] : !transform.param<i64>
     %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_F16>, promote_operands = [0, 1], reduction = [0, 0, 0, 4], subgroup = [0, 4, 2, 0], workgroup = [1, 128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
@@ -321,12 +379,16 @@ module @gfx1100_llama2_f16 attributes {transform.with_named_sequence, iree_codeg
         @match_matmul_4096x11008x4096_f16_abt -> @apply_op_config,
         @match_matmul_4096x4096x11008_f16_ab -> @apply_op_config,
         @match_matmul_4096x4096x11008_f16_abt -> @apply_op_config,
+        @match_matmul_2048x5120x5120_f16_ab -> @apply_op_config,
+        @match_matmul_2048x5120x5120_f16_abt -> @apply_op_config,
         @match_matmul_2048x13824x5120_f16_ab -> @apply_op_config,
         @match_matmul_2048x13824x5120_f16_abt -> @apply_op_config,
         @match_matmul_2048x5120x13824_f16_ab -> @apply_op_config,
         @match_matmul_2048x5120x13824_f16_abt -> @apply_op_config,
         @match_batch_matmul_32x4096x4096x128_f16_ab -> @apply_op_config,
-        @match_batch_matmul_32x4096x128x4096_f16_ab -> @apply_op_config
+        @match_batch_matmul_32x4096x128x4096_f16_ab -> @apply_op_config,
+        @match_batch_matmul_40x2048x2048x128_f16_ab -> @apply_op_config,
+        @match_batch_matmul_40x2048x128x2048_f16_ab -> @apply_op_config
       : (!transform.any_op) -> !transform.any_op
     transform.yield %res : !transform.any_op
   }

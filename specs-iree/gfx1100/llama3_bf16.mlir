@@ -1,4 +1,4 @@
-// tunespec default tuning spec: gfx1100 (AMD RDNA3 (Radeon RX 7900 XTX)), llama3_bf16.mlir.
+// tunespec default tuning spec for gfx1100: AMD RDNA3 (Radeon RX 7900 XTX); llama3_bf16.mlir.
 // Covers Llama-3 in bf16 (f32 accumulation): 8B (hidden 4096, FFN 14336, GQA with 8 KV heads of
 // 128 so k/v projections have N = 1024, 32 heads) decode GEMVs (1 x N x K) and 8192-token prefill
 // projection GEMMs, 70B's 2048-token gate/up GEMM (hidden 8192, FFN 28672), and 8B's attention
@@ -18,16 +18,18 @@
 // @apply_op_config.
 //
 // Rule R1 (TileAndFuse, M > 1). Intrinsic I = iM x iN x iK of the op's element type (f16 ops an
-// f16 intrinsic, bf16 ops a bf16 one), from the target's MMA list: f16: WMMAR3_F32_16x16x16_F16, bf16: WMMAR3_F32_16x16x16_BF16.
+// f16 intrinsic, bf16 ops a bf16 one), from the target's MMA list:
+//   f16: WMMAR3_F32_16x16x16_F16, bf16: WMMAR3_F32_16x16x16_BF16.
 // Workgroup tile TM x TN over (M, N), K step TK, SM x SN subgroups:
-// //   128 x 128, TK = 64, 2 x 4 subgroups of 32 (256 threads): shared memory (128+128)*64*2
+//   128 x 128, TK = 64, 2 x 4 subgroups of 32 (256 threads): shared memory (128+128)*64*2
 //   = 32 KiB, 64 accumulators per thread.
 // Then: workgroup = [TM, TN, 0] (batch GEMMs: [1, TM, TN, 0]); subgroup = [TM/SM/iM, TN/SN/iN, 0]
 // (per-subgroup tile counted in intrinsic tiles); reduction = [0, 0, TK/iK]; workgroup_size =
 // SM*SN*32; subgroup_size = 32; promote_operands = [0, 1]; prefetch_num_stages = 2.
 // Checks a reader can make without hardware, for every R1 matcher:
 //   TM | M, TN | N, TK | K (no partial tiles);
-//   shared memory = (TM + TN) * TK * 2 bytes (both 16-bit operands promoted, one buffer) <= 65536 (64 KiB).
+//   shared memory = (TM + TN) * TK * 2 bytes (both 16-bit operands promoted, one buffer)
+//     <= 65536 (64 KiB: IREE's max_workgroup_memory_bytes on gfx1100 and gfx1201).
 //     IREE 3.13's TileAndFuse keeps one copy with prefetch_num_stages = 2 (measured on gfx942: a
 //     256x128 tile with K step 128 is reported as using exactly (256+128)*128*2 = 98304 bytes);
 //   f32 accumulators per thread = TM*TN / workgroup_size <= 64.
@@ -56,7 +58,7 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
   }
 
   // Llama-3-8B decode (1 token): attention q/o projection, a GEMV (the bf16 twin of Llama-2-7B's f16 q/k/v/o); bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -69,8 +71,8 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B decode (1 token): attention q/o projection, a GEMV (the bf16 twin of Llama-2-7B's f16 q/k/v/o); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*4*4 B.
+  // Llama-3-8B decode (1 token): attention q/o projection, a GEMV (the bf16 twin of Llama-2-7B's f16 q/k/v/o); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -84,7 +86,7 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
   }
 
   // Llama-3-8B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -97,8 +99,8 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*4*4 B.
+  // Llama-3-8B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -112,7 +114,7 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
   }
 
   // Llama-3-8B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -125,8 +127,8 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*4*4 B.
+  // Llama-3-8B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -140,7 +142,7 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
   }
 
   // Llama-3-8B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (14336 = 14 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (14336 = 14 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -153,8 +155,8 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (14336 = 14 x 1024); LDS 4*4*4 B.
+  // Llama-3-8B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (14336 = 14 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -168,7 +170,7 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
   }
 
   // Llama-3-8B prefill, 8192 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -181,8 +183,8 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B prefill, 8192 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Llama-3-8B prefill, 8192 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -196,7 +198,7 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
   }
 
   // Llama-3-8B prefill, 8192 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -209,8 +211,8 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B prefill, 8192 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Llama-3-8B prefill, 8192 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -224,7 +226,7 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
   }
 
   // Llama-3-8B prefill, 8192 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -237,8 +239,8 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B prefill, 8192 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Llama-3-8B prefill, 8192 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -252,7 +254,7 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
   }
 
   // Llama-3-8B prefill, 8192 tokens: FFN down projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -265,8 +267,8 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B prefill, 8192 tokens: FFN down projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Llama-3-8B prefill, 8192 tokens: FFN down projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -280,7 +282,7 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
   }
 
   // Llama-3-70B prefill, 2048 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x28672x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -293,8 +295,8 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-70B prefill, 2048 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Llama-3-70B prefill, 2048 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x28672x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -308,7 +310,7 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
   }
 
   // Llama-3-8B attention scores Q*K^T (K^T stored [B, K, N]): 32 heads, seq 8192, head dim 128; bf16 x bf16 -> f32, batched A*B (B stored [B, K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_batch_matmul_32x8192x8192x128_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -322,7 +324,7 @@ module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_code
   }
 
   // Llama-3-8B attention probs*V: 32 heads, seq 8192, head dim 128; bf16 x bf16 -> f32, batched A*B (B stored [B, K, N]).
-  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; LDS (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_batch_matmul_32x8192x128x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op

@@ -1,4 +1,4 @@
-// tunespec default tuning spec: gfx9 (AMD CDNA family (gfx90a, gfx942, gfx950)), llama3_70b_bf16.mlir.
+// tunespec default tuning spec for gfx9: AMD CDNA family (gfx90a, gfx942, gfx950); llama3_70b_bf16.mlir.
 // Family spec: it comes after the architecture specs of gfx942 and gfx950 (and is the only spec
 // of gfx90a), so its configs suit every member: gfx90a, gfx942, gfx950 (wave64, at least 64 KiB
 // of LDS per workgroup). bf16 intrinsic MFMA_F32_16x16x16_BF16: in gfx942's and gfx950's MMA
@@ -23,16 +23,18 @@
 // @apply_op_config.
 //
 // Rule R1 (TileAndFuse, M > 1). Intrinsic I = iM x iN x iK of the op's element type (f16 ops an
-// f16 intrinsic, bf16 ops a bf16 one), from the target's MMA list: f16: MFMA_F32_16x16x16_F16, bf16: MFMA_F32_16x16x16_BF16.
+// f16 intrinsic, bf16 ops a bf16 one), from the target's MMA list:
+//   f16: MFMA_F32_16x16x16_F16, bf16: MFMA_F32_16x16x16_BF16.
 // Workgroup tile TM x TN over (M, N), K step TK, SM x SN subgroups:
-// //   256 x 128 (128 x 256 when N > M), TK = 64, 2 x 2 subgroups (256 threads):
+//   256 x 128 (128 x 256 when N > M), TK = 64, 2 x 2 subgroups (256 threads):
 //   shared memory (256+128)*64*2 = 48 KiB, 128 accumulators per thread.
 // Then: workgroup = [TM, TN, 0] (batch GEMMs: [1, TM, TN, 0]); subgroup = [TM/SM/iM, TN/SN/iN, 0]
 // (per-subgroup tile counted in intrinsic tiles); reduction = [0, 0, TK/iK]; workgroup_size =
 // SM*SN*64; subgroup_size = 64; promote_operands = [0, 1]; prefetch_num_stages = 2.
 // Checks a reader can make without hardware, for every R1 matcher:
 //   TM | M, TN | N, TK | K (no partial tiles);
-//   shared memory = (TM + TN) * TK * 2 bytes (both 16-bit operands promoted, one buffer) <= 65536 (64 KiB, IREE's max_workgroup_memory_bytes for gfx90a/gfx942).
+//   shared memory = (TM + TN) * TK * 2 bytes (both 16-bit operands promoted, one buffer)
+//     <= 65536 (64 KiB: IREE's max_workgroup_memory_bytes on gfx90a and gfx942).
 //     IREE 3.13's TileAndFuse keeps one copy with prefetch_num_stages = 2 (measured on gfx942: a
 //     256x128 tile with K step 128 is reported as using exactly (256+128)*128*2 = 98304 bytes);
 //   f32 accumulators per thread = TM*TN / workgroup_size <= 128 (CDNA: 512 VGPR+AGPR per lane).
@@ -61,7 +63,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   }
 
   // Llama-3-70B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); LDS 4*2*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x8192x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -74,8 +76,8 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-70B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); LDS 4*2*4 B.
+  // Llama-3-70B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x8192x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -89,7 +91,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   }
 
   // Llama-3-70B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); LDS 4*2*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x28672x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -102,8 +104,8 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-70B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); LDS 4*2*4 B.
+  // Llama-3-70B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x28672x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -117,7 +119,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   }
 
   // Llama-3-70B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (28672 = 28 x 1024); LDS 4*2*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (28672 = 28 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x8192x28672_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -130,8 +132,8 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-70B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (28672 = 28 x 1024); LDS 4*2*4 B.
+  // Llama-3-70B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (28672 = 28 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x8192x28672_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -145,7 +147,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   }
 
   // Llama-3-70B prefill, 2048 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 128x256, K step 64, 4 subgroups (2x2) of 64x128, 256 threads; LDS (128+256)*64*2 = 48 KiB; 128 f32 accumulators per thread.
+  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 128x256, K step 64, 4 subgroups (2x2) of 64x128, 256 threads; shared memory (128+256)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x8192x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -158,8 +160,8 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-70B prefill, 2048 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 128x256, K step 64, 4 subgroups (2x2) of 64x128, 256 threads; LDS (128+256)*64*2 = 48 KiB; 128 f32 accumulators per thread.
+  // Llama-3-70B prefill, 2048 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 128x256, K step 64, 4 subgroups (2x2) of 64x128, 256 threads; shared memory (128+256)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x8192x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -173,7 +175,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   }
 
   // Llama-3-70B prefill, 2048 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; LDS (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
+  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; shared memory (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x1024x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -186,8 +188,8 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-70B prefill, 2048 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; LDS (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
+  // Llama-3-70B prefill, 2048 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; shared memory (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x1024x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -201,7 +203,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   }
 
   // Llama-3-70B prefill, 2048 tokens: FFN down projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 128x256, K step 64, 4 subgroups (2x2) of 64x128, 256 threads; LDS (128+256)*64*2 = 48 KiB; 128 f32 accumulators per thread.
+  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 128x256, K step 64, 4 subgroups (2x2) of 64x128, 256 threads; shared memory (128+256)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x8192x28672_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -214,8 +216,8 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-70B prefill, 2048 tokens: FFN down projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 128x256, K step 64, 4 subgroups (2x2) of 64x128, 256 threads; LDS (128+256)*64*2 = 48 KiB; 128 f32 accumulators per thread.
+  // Llama-3-70B prefill, 2048 tokens: FFN down projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 128x256, K step 64, 4 subgroups (2x2) of 64x128, 256 threads; shared memory (128+256)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x8192x28672_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -229,7 +231,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   }
 
   // Llama-3-70B attention scores Q*K^T (K^T stored [B, K, N]): 64 heads, seq 2048, head dim 128; bf16 x bf16 -> f32, batched A*B (B stored [B, K, N]).
-  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; LDS (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
+  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; shared memory (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_batch_matmul_64x2048x2048x128_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -243,7 +245,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   }
 
   // Llama-3-70B attention probs*V: 64 heads, seq 2048, head dim 128; bf16 x bf16 -> f32, batched A*B (B stored [B, K, N]).
-  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; LDS (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
+  // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; shared memory (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_batch_matmul_64x2048x128x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op

@@ -1,4 +1,4 @@
-// tunespec default tuning spec: gfx950 (AMD CDNA4 (MI350X, MI355X)), llama3_bf16.mlir.
+// tunespec default tuning spec for gfx950: AMD CDNA4 (MI350X, MI355X); llama3_bf16.mlir.
 // Covers Llama-3 in bf16 (f32 accumulation): 8B (hidden 4096, FFN 14336, GQA with 8 KV heads of
 // 128 so k/v projections have N = 1024, 32 heads) decode GEMVs (1 x N x K) and 8192-token prefill
 // projection GEMMs, 70B's 2048-token gate/up GEMM (hidden 8192, FFN 28672), and 8B's attention
@@ -18,9 +18,10 @@
 // @apply_op_config.
 //
 // Rule R1 (TileAndFuse, M > 1). Intrinsic I = iM x iN x iK of the op's element type (f16 ops an
-// f16 intrinsic, bf16 ops a bf16 one), from the target's MMA list: f16: MFMA_F32_16x16x32_F16, bf16: MFMA_F32_16x16x32_BF16.
+// f16 intrinsic, bf16 ops a bf16 one), from the target's MMA list:
+//   f16: MFMA_F32_16x16x32_F16, bf16: MFMA_F32_16x16x32_BF16.
 // Workgroup tile TM x TN over (M, N), K step TK, SM x SN subgroups:
-// //   256 x 256, TK = 64, 2 x 4 subgroups (512 threads): shared memory (256+256)*64*2 = 64 KiB
+//   256 x 256, TK = 64, 2 x 4 subgroups (512 threads): shared memory (256+256)*64*2 = 64 KiB
 //   (of 160 KiB), 128 accumulators per thread; where M or N is below 256 (attention probs*V,
 //   N = 128): 256 x 128, 2 x 2 subgroups (256 threads), 48 KiB, 128 accumulators per thread.
 // Then: workgroup = [TM, TN, 0] (batch GEMMs: [1, TM, TN, 0]); subgroup = [TM/SM/iM, TN/SN/iN, 0]
@@ -28,7 +29,8 @@
 // SM*SN*64; subgroup_size = 64; promote_operands = [0, 1]; prefetch_num_stages = 2.
 // Checks a reader can make without hardware, for every R1 matcher:
 //   TM | M, TN | N, TK | K (no partial tiles);
-//   shared memory = (TM + TN) * TK * 2 bytes (both 16-bit operands promoted, one buffer) <= 163840 (160 KiB, gfx950).
+//   shared memory = (TM + TN) * TK * 2 bytes (both 16-bit operands promoted, one buffer)
+//     <= 163840 (160 KiB: IREE's max_workgroup_memory_bytes on gfx950).
 //     IREE 3.13's TileAndFuse keeps one copy with prefetch_num_stages = 2 (measured on gfx942: a
 //     256x128 tile with K step 128 is reported as using exactly (256+128)*128*2 = 98304 bytes);
 //   f32 accumulators per thread = TM*TN / workgroup_size <= 128 (CDNA: 512 VGPR+AGPR per lane).
@@ -57,7 +59,7 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-3-8B decode (1 token): attention q/o projection, a GEMV (the bf16 twin of Llama-2-7B's f16 q/k/v/o); bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*2*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -70,8 +72,8 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B decode (1 token): attention q/o projection, a GEMV (the bf16 twin of Llama-2-7B's f16 q/k/v/o); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*2*4 B.
+  // Llama-3-8B decode (1 token): attention q/o projection, a GEMV (the bf16 twin of Llama-2-7B's f16 q/k/v/o); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -85,7 +87,7 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-3-8B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*2*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -98,8 +100,8 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*2*4 B.
+  // Llama-3-8B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -113,7 +115,7 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-3-8B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*2*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -126,8 +128,8 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (4096 = 4 x 1024); LDS 4*2*4 B.
+  // Llama-3-8B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -141,7 +143,7 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-3-8B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (14336 = 14 x 1024); LDS 4*2*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (14336 = 14 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -154,8 +156,8 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (14336 = 14 x 1024); LDS 4*2*4 B.
+  // Llama-3-8B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (14336 = 14 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -169,7 +171,7 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-3-8B prefill, 8192 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; LDS (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
+  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; shared memory (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -182,8 +184,8 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B prefill, 8192 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; LDS (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
+  // Llama-3-8B prefill, 8192 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; shared memory (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -197,7 +199,7 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-3-8B prefill, 8192 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; LDS (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
+  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; shared memory (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -210,8 +212,8 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B prefill, 8192 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; LDS (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
+  // Llama-3-8B prefill, 8192 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; shared memory (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -225,7 +227,7 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-3-8B prefill, 8192 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; LDS (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
+  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; shared memory (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -238,8 +240,8 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B prefill, 8192 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; LDS (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
+  // Llama-3-8B prefill, 8192 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; shared memory (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -253,7 +255,7 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-3-8B prefill, 8192 tokens: FFN down projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; LDS (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
+  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; shared memory (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -266,8 +268,8 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B prefill, 8192 tokens: FFN down projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; LDS (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
+  // Llama-3-8B prefill, 8192 tokens: FFN down projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; shared memory (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_8192x4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -281,7 +283,7 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-3-70B prefill, 2048 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; LDS (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
+  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; shared memory (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x28672x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -294,8 +296,8 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-70B prefill, 2048 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; LDS (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
+  // Llama-3-70B prefill, 2048 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; shared memory (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_matmul_2048x28672x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -309,7 +311,7 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-3-8B attention scores Q*K^T (K^T stored [B, K, N]): 32 heads, seq 8192, head dim 128; bf16 x bf16 -> f32, batched A*B (B stored [B, K, N]).
-  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; LDS (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
+  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x256, K step 64, 8 subgroups (2x4) of 128x64, 512 threads; shared memory (256+256)*64*2 = 64 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_batch_matmul_32x8192x8192x128_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -323,7 +325,7 @@ module @gfx950_llama3_bf16 attributes {transform.with_named_sequence, iree_codeg
   }
 
   // Llama-3-8B attention probs*V: 32 heads, seq 8192, head dim 128; bf16 x bf16 -> f32, batched A*B (B stored [B, K, N]).
-  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; LDS (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
+  // Config: R1: MFMA_F32_16x16x32_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; shared memory (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
   transform.named_sequence @match_batch_matmul_32x8192x128x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op

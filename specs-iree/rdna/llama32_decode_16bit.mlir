@@ -1,4 +1,4 @@
-// tunespec default tuning spec: rdna (AMD RDNA3 and RDNA4 family (gfx1100, gfx1201)), llama32_decode_16bit.mlir.
+// tunespec default tuning spec for rdna: AMD RDNA3 and RDNA4 family (gfx1100, gfx1201); llama32_decode_16bit.mlir.
 // Family spec: it comes after the architecture specs of every target falling back to
 // rdna, so its configs assume only what they share: gfx1100, gfx1201 (wave32), at most 128 threads per
 // workgroup, no MMA intrinsic (RDNA3 and RDNA4 WMMA intrinsics differ), a few bytes of shared memory.
@@ -44,7 +44,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x2048x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -57,8 +57,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x2048x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -72,7 +72,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x2048x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -85,8 +85,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x2048x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -100,7 +100,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x512x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -113,8 +113,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x512x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -128,7 +128,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x512x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -141,8 +141,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x512x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -156,7 +156,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x8192x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -169,8 +169,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x8192x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -184,7 +184,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x8192x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -197,8 +197,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x8192x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -212,7 +212,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x2048x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -225,8 +225,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x2048x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -240,7 +240,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x2048x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -253,8 +253,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x2048x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -268,7 +268,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x3072x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -281,8 +281,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x3072x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -296,7 +296,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x3072x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -309,8 +309,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x3072x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -324,7 +324,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x1024x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -337,8 +337,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x1024x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -352,7 +352,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x1024x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -365,8 +365,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x1024x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -380,7 +380,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x8192x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -393,8 +393,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x8192x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -408,7 +408,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x8192x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -421,8 +421,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x8192x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -436,7 +436,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x3072x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -449,8 +449,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x3072x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -464,7 +464,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   }
 
   // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); LDS 4*4*4 B.
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x3072x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
@@ -477,8 +477,8 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as weights of nn.Linear).
-  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); LDS 4*4*4 B.
+  // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
   transform.named_sequence @match_matmul_1x3072x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
