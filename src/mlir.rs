@@ -72,6 +72,9 @@ impl Mlir {
     fn with_threading(threading: bool) -> Self {
         let registry = melior::dialect::DialectRegistry::new();
         melior::utility::register_all_dialects(&registry);
+        // SAFETY: `registry` is a live registry owned by this function, and no context has been
+        // created from it yet; the call only adds an extension to it (no other pointer kept).
+        unsafe { tunespec_mlir_shim::tunespecRegisterIreeTransformExtension(registry.to_raw()) };
         let context = melior::Context::new_with_registry(&registry, threading);
         context.set_allow_unregistered_dialects(true);
         // SAFETY: the context is alive; see shim.cpp for why op printing in notes is off.

@@ -3,9 +3,15 @@
 //! Why a separate crate: tunespec's `build.rs` verifies specs with the same code as the CLI, so
 //! it needs these functions too, and a build script can only link native code that a
 //! dependency built before it. Used only by tunespec's `src/mlir.rs`.
-use mlir_sys::{MlirAttribute, MlirContext, MlirOperation, MlirStringRef};
+use mlir_sys::{MlirAttribute, MlirContext, MlirDialectRegistry, MlirOperation, MlirStringRef};
 
 unsafe extern "C" {
+    /// Adds IREE's tuning-spec matcher ops (`transform.iree.match.*`, IREE 3.13's syntax,
+    /// verifiers, effects and semantics; see `iree_match_ops.cpp`) to the transform dialect of
+    /// every context created from `registry` afterwards. The C API cannot add transform dialect
+    /// extensions, hence this function; it only registers, nothing runs before a context loads
+    /// the transform dialect.
+    pub fn tunespecRegisterIreeTransformExtension(registry: MlirDialectRegistry);
     /// Enables or disables "see current operation" notes (and the op printing behind them).
     pub fn tunespecContextSetPrintOpOnDiagnostic(context: MlirContext, enable: bool);
     /// Parses text or bytecode without verifying; a null operation on parse failure.
