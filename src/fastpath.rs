@@ -36,6 +36,8 @@ enum Param {
     InputBitwidth(i64),
     InitBitwidth(i64),
     Merge(Vec<Param>),
+    /// Loop ranges of a contraction's batch (0), m (1), n (2) or k (3) dims.
+    Contraction(u8),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -82,6 +84,18 @@ enum Check {
     InputExists(i64),
     InitExists(i64),
     Cmp(Predicate, Param, Param),
+    /// `transform.iree.match.contraction`: a linalg contraction with these element types (and
+    /// indexing maps, printed, when given).
+    Contraction {
+        lhs: String,
+        rhs: String,
+        output: String,
+        maps: Option<String>,
+    },
+    /// `transform.iree.match.has_no_lowering_config`.
+    NoConfig,
+    /// `transform.iree.match.dims_equal`: same length, each value equal or expected -1.
+    DimsEqual(Param, Vec<i64>),
 }
 
 /// One recognised matcher -> action pair.
@@ -113,6 +127,9 @@ impl NativeLibrary {
         self.pairs.len()
     }
 }
+
+/// The name key of indexed pairs that do not test the op's name.
+const ANY_OP: &str = "*";
 
 /// The edit for one payload op: (payload op id, attribute name, library op id, "value").
 pub type Edit = (u32, String, u32, String);
@@ -181,8 +198,11 @@ fn index(pairs: Vec<Pair>) -> NativeLibrary {
     let mut group_order: Vec<Vec<Param>> = Vec::new();
     let mut scanned = Vec::new();
     for (position, pair) in pairs.iter().enumerate() {
+        // A pair that names no op is indexed under ANY_OP (IREE's matchers infer the op kind
+        // from its structure instead of its name).
         let single_name = match &pair.names {
             Some(names) if names.len() == 1 => Some(names[0].clone()),
+            None => Some(ANY_OP.to_string()),
             _ => None,
         };
         let mut keys: Vec<(Param, Vec<i64>)> = Vec::new();
@@ -193,7 +213,12 @@ fn index(pairs: Vec<Pair>) -> NativeLibrary {
                 Check::Structured
                 | Check::DimsExist(_)
                 | Check::InputExists(_)
-                | Check::InitExists(_) => {}
+                | Check::InitExists(_)
+                | Check::Contraction { .. }
+                | Check::NoConfig => {}
+                Check::DimsEqual(param, values) if !values.contains(&-1) => {
+                    keys.push((param.clone(), values.clone()))
+                }
                 Check::Cmp(Predicate::Eq, lhs, rhs) => match (constant(lhs), constant(rhs)) {
                     (None, Some(values)) => keys.push((lhs.clone(), values)),
                     (Some(values), None) => keys.push((rhs.clone(), values)),
@@ -202,7 +227,11 @@ fn index(pairs: Vec<Pair>) -> NativeLibrary {
                 _ => indexable = false,
             }
         }
-        if !indexable || keys.is_empty() || !pair.checks.contains(&Check::Structured) {
+        let linalg_only = pair
+            .checks
+            .iter()
+            .any(|check| matches!(check, Check::Structured | Check::Contraction { .. }));
+        if !indexable || keys.is_empty() || !linalg_only {
             scanned.push(position);
             continue;
         }
@@ -359,6 +388,45 @@ fn compile_matcher(op: &Op) -> Option<(Option<Vec<String>>, Vec<Check>, u32)> {
                 };
                 checks.push(Check::Cmp(predicate, lhs, rhs));
             }
+            "transform.iree.match.has_no_lowering_config" => {
+                if !matches!(operand(0), Some(Value::Root)) || !inner.result_types.is_empty() {
+                    return None;
+                }
+                checks.push(Check::NoConfig);
+            }
+            "transform.iree.match.contraction" => {
+                if !matches!(operand(0), Some(Value::Root)) || inner.result_types.len() != 4 {
+                    return None;
+                }
+                let ty = |name: &str| match inner.attr(name) {
+                    Some(Attr::Type(text)) => Some(text.clone()),
+                    _ => None,
+                };
+                let maps = match inner.attr("indexing_maps") {
+                    None => None,
+                    Some(Attr::Array(maps)) => Some(printed_array(maps)?),
+                    Some(_) => return None,
+                };
+                checks.push(Check::Contraction {
+                    lhs: ty("lhs_type")?,
+                    rhs: ty("rhs_type")?,
+                    output: ty("output_type")?,
+                    maps,
+                });
+                for group in 0..4u8 {
+                    values.insert(
+                        result(u32::from(group)),
+                        Value::Param(Param::Contraction(group)),
+                    );
+                }
+            }
+            "transform.iree.match.dims_equal" => {
+                let Some(Value::Param(param)) = operand(0) else {
+                    return None;
+                };
+                let expected = i64_array(inner.attr("expected_values")?)?;
+                checks.push(Check::DimsEqual(param, expected));
+            }
             "transform.match.structured" => {
                 if !matches!(operand(0), Some(Value::Root))
                     || inner.attr("failure_propagation_mode") != Some(&Attr::Int(1))
@@ -388,6 +456,19 @@ fn compile_matcher(op: &Op) -> Option<(Option<Vec<String>>, Vec<Check>, u32)> {
         return None;
     };
     Some((names_filter, checks, config))
+}
+
+/// An array of affine maps as MLIR prints the whole array attribute, from its elements as
+/// printed (each an `affine_map<...>`): what the payload side prints for its indexing maps.
+fn printed_array(elements: &[Attr]) -> Option<String> {
+    let parts = elements
+        .iter()
+        .map(|attr| match attr {
+            Attr::Other(text) if text.starts_with("affine_map<") => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(format!("[{}]", parts.join(", ")))
 }
 
 /// A DenseI64ArrayAttr's values.
@@ -540,6 +621,7 @@ fn evaluate(param: &Param, op: &OpFeatures) -> Option<Vec<i64>> {
             }
             Some(out)
         }
+        Param::Contraction(group) => Some(op.contraction.as_ref()?[usize::from(*group)].clone()),
     }
 }
 
@@ -562,6 +644,27 @@ fn check_holds(check: &Check, op: &OpFeatures) -> bool {
             }
             _ => false,
         },
+        Check::Contraction {
+            lhs,
+            rhs,
+            output,
+            maps,
+        } => {
+            // DPS inputs first, then inits; a contraction has two inputs and one init.
+            op.contraction.is_some()
+                && op.num_inputs == Some(2)
+                && op.element_types.first() == Some(lhs)
+                && op.element_types.get(1) == Some(rhs)
+                && op.element_types.get(2) == Some(output)
+                && maps
+                    .as_ref()
+                    .is_none_or(|maps| op.indexing_maps.as_ref() == Some(maps))
+        }
+        Check::NoConfig => !op.has_config,
+        Check::DimsEqual(param, expected) => evaluate(param, op).is_some_and(|actual| {
+            actual.len() == expected.len()
+                && actual.iter().zip(expected).all(|(a, e)| *e == -1 || a == e)
+        }),
     }
 }
 
@@ -587,7 +690,12 @@ impl NativeLibrary {
                 };
                 // The key covers the equality checks; the other checks (operands exist) are
                 // confirmed per candidate, in priority order.
-                if let Some(candidates) = map.get(&(op.name.clone(), values)) {
+                let mut key = (op.name.clone(), values);
+                for name in [op.name.as_str(), ANY_OP] {
+                    name.clone_into(&mut key.0);
+                    let Some(candidates) = map.get(&key) else {
+                        continue;
+                    };
                     for &index in candidates {
                         if best.is_some_and(|current| index >= current) {
                             break;

@@ -184,4 +184,15 @@ pub struct OpFeatures {
     pub operand_bitwidths: Vec<Option<u32>>,
     /// Nested inside a function-like op (or is one): visited by `foreach_match` per function.
     pub in_function: bool,
+    /// Per operand: its element type printed (the type itself when not shaped), as IREE's
+    /// match ops compare it (`getElementTypeOrSelf`).
+    pub element_types: Vec<String>,
+    /// For a linalg contraction: the loop ranges of its batch, m, n and k dims, as
+    /// `transform.iree.match.contraction` reports them.
+    pub contraction: Option<[Vec<i64>; 4]>,
+    /// A linalg op's indexing maps, printed (`[affine_map<...>, ...]`).
+    pub indexing_maps: Option<String>,
+    /// Carries IREE's `lowering_config` or `compilation_info` attribute (what
+    /// `transform.iree.match.has_no_lowering_config` rejects).
+    pub has_config: bool,
 }

@@ -1113,6 +1113,37 @@ fn loop_ranges(op: MlirOperation) -> Option<Vec<i64>> {
     }
 }
 
+/// The batch, m, n and k loop ranges of a linalg contraction, or None.
+fn contraction_dims(op: MlirOperation) -> Option<[Vec<i64>; 4]> {
+    let mut ranges = vec![0i64; 8];
+    loop {
+        let mut counts = [0isize; 4];
+        // SAFETY: `op` is a live operation; the shim writes at most `capacity` ranges into the
+        // buffer and exactly four counts.
+        let total = unsafe {
+            tunespec_mlir_shim::tunespecContractionDims(
+                op,
+                ranges.as_mut_ptr(),
+                ranges.len() as isize,
+                counts.as_mut_ptr(),
+            )
+        };
+        let total = usize::try_from(total).ok()?;
+        if total > ranges.len() {
+            ranges = vec![0; total];
+            continue;
+        }
+        let mut groups: [Vec<i64>; 4] = Default::default();
+        let mut start = 0;
+        for (group, count) in groups.iter_mut().zip(counts) {
+            let end = start + count as usize;
+            *group = ranges[start..end].to_vec();
+            start = end;
+        }
+        return Some(groups);
+    }
+}
+
 /// The ops directly nested in `op` (every block of every region), in order.
 fn children(op: MlirOperation) -> Vec<MlirOperation> {
     let mut out = Vec::new();
@@ -1189,6 +1220,31 @@ impl OwnedOp<'_> {
                 let operand_bitwidths = (0..mlirOperationGetNumOperands(op))
                     .map(|index| bitwidth(mlirValueGetType(mlirOperationGetOperand(op, index))))
                     .collect();
+                let element_types = (0..mlirOperationGetNumOperands(op))
+                    .map(|index| {
+                        let ty = mlirValueGetType(mlirOperationGetOperand(op, index));
+                        let element = if mlirTypeIsAShaped(ty) {
+                            mlirShapedTypeGetElementType(ty)
+                        } else {
+                            ty
+                        };
+                        print_with(|callback, data| mlirTypePrint(element, callback, data))
+                    })
+                    .collect();
+                let (contraction, indexing_maps) = if loops.is_some() {
+                    let maps = tunespec_mlir_shim::tunespecLinalgIndexingMaps(op);
+                    let maps = (!maps.ptr.is_null()).then(|| {
+                        print_with(|callback, data| mlirAttributePrint(maps, callback, data))
+                    });
+                    (contraction_dims(op), maps)
+                } else {
+                    (None, None)
+                };
+                let has_config = ["lowering_config", "compilation_info"].iter().any(|name| {
+                    !mlirOperationGetAttributeByName(op, string_ref(name.as_bytes()))
+                        .ptr
+                        .is_null()
+                });
                 out.push(crate::ir::OpFeatures {
                     id,
                     name,
@@ -1196,6 +1252,10 @@ impl OwnedOp<'_> {
                     num_inputs: (inputs >= 0).then_some(inputs as usize),
                     operand_bitwidths,
                     in_function,
+                    element_types,
+                    contraction,
+                    indexing_maps,
+                    has_config,
                 });
                 for child in children(op) {
                     walk(child, in_function || is_function, next, out);

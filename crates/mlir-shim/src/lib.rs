@@ -49,4 +49,14 @@ unsafe extern "C" {
     /// into `linalg.generic` (contractions, convolutions, IREE's list of elementwise ops),
     /// keeping their discardable attributes; the count rewritten, -1 if one failed.
     pub fn tunespecGeneralizeLikeIree(root: MlirOperation) -> isize;
+    /// The loop ranges of a contraction's batch, m, n and k dims (group sizes in `counts`),
+    /// as IREE's `transform.iree.match.contraction` reports them; -1 if not a contraction.
+    pub fn tunespecContractionDims(
+        operation: MlirOperation,
+        out: *mut i64,
+        capacity: isize,
+        counts: *mut isize,
+    ) -> isize;
+    /// The indexing maps of a linalg op (implicit ones of named ops too); null otherwise.
+    pub fn tunespecLinalgIndexingMaps(operation: MlirOperation) -> MlirAttribute;
 }

@@ -294,4 +294,39 @@ intptr_t tunespecGeneralizeLikeIree(MlirOperation root) {
   }
   return rewritten;
 }
+
+// The loop ranges of a contraction's batch, m, n and k dimensions, as IREE's
+// `transform.iree.match.contraction` reports them: `counts[0..4]` get each group's size and
+// `out` the ranges, group after group (dynamic: i64::MIN). Returns the total, or -1 when the op
+// is not a linalg contraction (`isaContractionOpInterface`).
+intptr_t tunespecContractionDims(MlirOperation operation, int64_t *out, intptr_t capacity,
+                                 intptr_t *counts) {
+  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(unwrap(operation));
+  if (!linalgOp || !mlir::linalg::isaContractionOpInterface(linalgOp))
+    return -1;
+  mlir::FailureOr<mlir::linalg::ContractionDimensions> dims =
+      mlir::linalg::inferContractionDims(linalgOp);
+  if (mlir::failed(dims))
+    return -1;
+  llvm::SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  const llvm::SmallVector<unsigned, 2> *groups[4] = {&dims->batch, &dims->m, &dims->n, &dims->k};
+  intptr_t total = 0;
+  for (int group = 0; group < 4; ++group) {
+    counts[group] = static_cast<intptr_t>(groups[group]->size());
+    for (unsigned dim : *groups[group]) {
+      if (total < capacity)
+        out[total] = ranges[dim];
+      ++total;
+    }
+  }
+  return total;
+}
+
+// The indexing maps of a linalg op (named ops included: their implicit maps), or null.
+MlirAttribute tunespecLinalgIndexingMaps(MlirOperation operation) {
+  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(unwrap(operation));
+  if (!linalgOp)
+    return MlirAttribute{nullptr};
+  return wrap(mlir::Attribute(linalgOp.getIndexingMaps()));
+}
 }
