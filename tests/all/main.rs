@@ -9,6 +9,7 @@ mod corpus;
 mod determinism;
 mod differential;
 mod fastpath;
+mod iree_ops;
 mod link;
 mod reference;
 mod registry;
