@@ -13,6 +13,12 @@
 #[path = "src/ir.rs"]
 mod ir;
 #[allow(dead_code)]
+#[path = "src/iree_attrs.rs"]
+mod iree_attrs;
+#[allow(dead_code)]
+#[path = "src/iree_ops.rs"]
+mod iree_ops;
+#[allow(dead_code)]
 #[path = "src/manifest.rs"]
 mod manifest;
 #[allow(dead_code)]
@@ -31,6 +37,8 @@ use std::path::{Path, PathBuf};
 fn main() {
     for shared in [
         "src/ir.rs",
+        "src/iree_attrs.rs",
+        "src/iree_ops.rs",
         "src/manifest.rs",
         "src/mlir.rs",
         "src/problem.rs",

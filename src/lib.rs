@@ -39,6 +39,8 @@ pub mod diagnostics;
 pub mod export;
 pub mod fastpath;
 pub mod ir;
+pub mod iree_attrs;
+pub mod iree_ops;
 pub mod link;
 pub mod manifest;
 pub mod mlir;

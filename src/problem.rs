@@ -113,6 +113,16 @@ pub mod codes {
     pub const UNSAFE_OP: &str = "tunespec::verify::unsafe-op";
     pub const DUPLICATE_PAIR: &str = "tunespec::verify::duplicate-matcher";
     pub const NO_SPECS: &str = "tunespec::verify::no-specs";
+    /// A `transform.match.operation_name` that only lists named ops IREE has generalized.
+    pub const NAMED_OP_MATCHER: &str = "tunespec::verify::named-op-matcher";
+    /// A `transform.iree.*` op that is not one of IREE's tuning-spec (match) ops.
+    pub const IREE_NOT_TUNING_OP: &str = "tunespec::iree::not-a-tuning-op";
+    /// An IREE attribute that iree-opt rejects (IREE's message).
+    pub const IREE_ATTRIBUTE: &str = "tunespec::iree::attribute";
+    /// An IREE config that IREE accepts but that cannot be what the author meant.
+    pub const IREE_CONFIG: &str = "tunespec::iree::config";
+    /// IREE attributes were not checked (no iree-opt, or it failed): one note per run.
+    pub const IREE_NOT_CHECKED: &str = "tunespec::iree::not-checked";
     pub const MANIFEST: &str = "tunespec::registry::manifest";
     pub const CONFIG: &str = "tunespec::config";
 }

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 
 use super::{tool_error, ExitStatus, Format};
 use crate::diagnostics::{self, Style};
+use crate::iree_attrs;
 use crate::manifest;
 use crate::mlir::Mlir;
 use crate::problem::{codes, Problem, Severity};
@@ -32,6 +33,13 @@ pub struct Opts {
     /// Print only problems, no summary line
     #[arg(short, long)]
     pub quiet: bool,
+    /// iree-opt to check IREE attributes with (default: $TUNESPEC_IREE_OPT, then
+    /// $TUNESPEC_IREE_VENV/bin/iree-opt, then iree-opt on PATH)
+    #[arg(long, value_name = "PATH", conflicts_with = "no_iree_check")]
+    pub iree_opt: Option<PathBuf>,
+    /// Do not check IREE attributes (#iree_codegen.*, #iree_gpu.*, ...) with iree-opt
+    #[arg(long)]
+    pub no_iree_check: bool,
 }
 
 /// One thing to verify.
@@ -60,6 +68,8 @@ pub struct FileResult {
     pub source: Vec<u8>,
     pub problems: Vec<Problem>,
     pub facts: Option<SpecFacts>,
+    /// The IREE attributes of a spec that parsed, for the one iree-opt run.
+    pub iree_sites: Vec<iree_attrs::Site>,
 }
 
 impl Opts {
@@ -79,11 +89,27 @@ impl Opts {
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1);
-        let results = verify_inputs(&inputs, jobs);
-        self.report(&results)
+        // Resolved before verifying: a missing --iree-opt is a usage error, not a finding.
+        let iree_opt = match (&self.iree_opt, self.no_iree_check) {
+            (_, true) => None,
+            (Some(path), false) => match iree_attrs::find_iree_opt(Some(path)) {
+                Ok(path) => Some(Ok(path)),
+                Err(message) => {
+                    tool_error(message);
+                    return ExitStatus::Usage;
+                }
+            },
+            (None, false) => Some(iree_attrs::find_iree_opt(None)),
+        };
+        let mut results = verify_inputs(&inputs, jobs);
+        let not_checked = match iree_opt {
+            Some(iree_opt) => check_iree_attributes(&mut results, iree_opt),
+            None => None,
+        };
+        self.report(&results, not_checked.as_ref())
     }
 
-    fn report(&self, results: &[FileResult]) -> ExitStatus {
+    fn report(&self, results: &[FileResult], not_checked: Option<&Problem>) -> ExitStatus {
         let style = Style::detect();
         let mut errors = 0usize;
         let mut warnings = 0usize;
@@ -110,6 +136,20 @@ impl Opts {
                         out.push_str(&diagnostics::render(&problem, Some(&result.source), style));
                     }
                 }
+            }
+        }
+        if let Some(note) = not_checked {
+            match self.format {
+                Format::Json => {
+                    out.push_str(&diagnostics::to_json(note).to_string());
+                    out.push('\n');
+                }
+                // On stderr: it is about this run, not about an input, and the report on
+                // stdout stays the same whether or not the machine has iree-opt.
+                Format::Human if !self.quiet => {
+                    super::emit_stderr(&format!("tunespec: note: {}\n", note.message))
+                }
+                Format::Human => {}
             }
         }
         super::emit(&out);
@@ -254,6 +294,7 @@ fn verify_one(mlir: &Mlir, input: &Input) -> FileResult {
             source: std::fs::read(path).unwrap_or_default(),
             problems: registry::check_toml(path),
             facts: None,
+            iree_sites: Vec::new(),
         };
     }
     let bytes: Vec<u8> = match input {
@@ -267,6 +308,7 @@ fn verify_one(mlir: &Mlir, input: &Input) -> FileResult {
                     source: Vec::new(),
                     problems: vec![Problem::error(codes::IO, message, None)],
                     facts: None,
+                    iree_sites: Vec::new(),
                 }
             }
         },
@@ -277,13 +319,22 @@ fn verify_one(mlir: &Mlir, input: &Input) -> FileResult {
             source: Vec::new(),
             problems: vec![*problem],
             facts: None,
+            iree_sites: Vec::new(),
         };
     }
     let verified = verify::verify_bytes(mlir, &bytes, &name);
+    let mut problems = verified.problems;
+    let mut iree_sites = Vec::new();
+    if let Some(snapshot) = &verified.snapshot {
+        problems.extend(verify::check_iree_pipeline(snapshot));
+        verify::sort_problems(&mut problems);
+        iree_sites = iree_attrs::collect(&bytes, &name, Some(snapshot));
+    }
     FileResult {
         name,
-        problems: verified.problems,
+        problems,
         facts: verified.facts,
+        iree_sites,
         source: if bytes.starts_with(verify::BYTECODE_MAGIC) {
             Vec::new()
         } else {
@@ -295,4 +346,60 @@ fn verify_one(mlir: &Mlir, input: &Input) -> FileResult {
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path)
         .map_err(|error| format!("cannot read {}: {}", path.display(), io_message(&error)))
+}
+
+/// Checks the IREE attributes of every result with one iree-opt run and adds what it rejects to
+/// the results. Returns the run's one note when attributes went unchecked (no iree-opt, or it
+/// failed); nothing when the run has no IREE attributes.
+fn check_iree_attributes(
+    results: &mut [FileResult],
+    iree_opt: Result<PathBuf, String>,
+) -> Option<Problem> {
+    let mut sites = Vec::new();
+    let mut owners = Vec::new();
+    for (index, result) in results.iter().enumerate() {
+        sites.extend(result.iree_sites.iter().cloned());
+        owners.extend(std::iter::repeat_n(index, result.iree_sites.len()));
+    }
+    if sites.is_empty() {
+        return None;
+    }
+    let files = owners
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let unchecked = |reason: String| {
+        Some(
+            Problem {
+                severity: Severity::Note,
+                ..Problem::error(
+                    codes::IREE_NOT_CHECKED,
+                    format!(
+                        "IREE attributes were not checked ({} in {files} file(s)): {reason}",
+                        sites.len()
+                    ),
+                    None,
+                )
+            }
+            .with_help(
+                "install IREE's compiler (tools/iree-venv.sh, or pip install iree-base-compiler) and pass --iree-opt PATH or set TUNESPEC_IREE_OPT; --no-iree-check turns the check off",
+            ),
+        )
+    };
+    let iree_opt = match iree_opt {
+        Ok(path) => path,
+        Err(reason) => return unchecked(reason),
+    };
+    match iree_attrs::check(&iree_opt, &sites, iree_attrs::timeout_from_env()) {
+        Ok(found) => {
+            for (site, problem) in found {
+                results[owners[site]].problems.push(problem);
+            }
+            for result in results.iter_mut() {
+                verify::sort_problems(&mut result.problems);
+            }
+            None
+        }
+        Err(reason) => unchecked(reason),
+    }
 }

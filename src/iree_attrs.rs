@@ -1,0 +1,884 @@
+//! IREE attributes in specs (`#iree_codegen.*`, `#iree_gpu.*`, any `#iree_*`): finding them,
+//! checking them with IREE's own parser, and reading the few config fields tunespec lints.
+//!
+//! Why iree-opt: tunespec's MLIR context knows no IREE dialect, so an IREE attribute parses as
+//! an opaque attribute whatever it holds; a misspelt pipeline or MMA intrinsic would pass
+//! `verify` and only fail inside IREE's compile. iree-opt (PyPI `iree-base-compiler`) is the one
+//! parser that knows. It is optional, so it runs as a child process: ONE per run, on a generated
+//! file with one `// -----` chunk per attribute (`--split-input-file`), each chunk wrapping the
+//! attribute in `module attributes {tunespec.check = ...} {}`. No `--allow-unregistered-dialect`:
+//! an attribute of a misspelt dialect (`#iree_gpus.lowering_config`) is then an error too.
+//!
+//! Locations: attributes are copied from the spec text line for line, with the first line padded
+//! to the attribute's column, so iree-opt's `line:col` (which `--split-input-file` reports
+//! relative to the whole generated file) maps back to the spec by a line offset. Aliases an
+//! attribute uses (`#lc = ...`, `!t = ...`) are copied into its chunk the same way. Bytecode
+//! specs have no text: their attributes are checked in MLIR's printed form and reported at the
+//! location of the op that holds them.
+//!
+//! Shared with `build.rs` through `#[path]` (it checks the default specs when iree-opt is
+//! present), so it depends on nothing but std.
+
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::ir::{self, Attr, Loc};
+use crate::problem::{codes, Problem};
+
+/// How long iree-opt may take for a whole run before it is killed.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The environment variables that locate iree-opt, in the order they are tried (after the
+/// `--iree-opt` flag), and the one that changes the timeout (whole seconds).
+pub const ENV_IREE_OPT: &str = "TUNESPEC_IREE_OPT";
+pub const ENV_IREE_VENV: &str = "TUNESPEC_IREE_VENV";
+pub const ENV_TIMEOUT: &str = "TUNESPEC_IREE_TIMEOUT_SECS";
+
+/// One IREE attribute of one spec, ready to be checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// Where the attribute starts (text) or the op that holds it (bytecode).
+    pub loc: Option<Loc>,
+    /// Alias definitions the attribute uses, in source order, then the attribute.
+    segments: Vec<Segment>,
+}
+
+/// Text copied into a chunk: from the spec (lines map back) or MLIR's printed form (they do not).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Segment {
+    /// The spec line of the first line of `text`; `None` for printed text.
+    first_line: Option<u32>,
+    /// Lines to copy; in spec text the first one is padded to the original column.
+    text: String,
+}
+
+/// Every IREE attribute of a spec that MLIR parsed: from its text when it is text, else from the
+/// snapshot's printed attributes.
+pub fn collect(bytes: &[u8], file: &str, snapshot: Option<&ir::Module>) -> Vec<Site> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) if !bytes.starts_with(b"ML\xEFR") => collect_text(text, file),
+        _ => snapshot.map_or_else(Vec::new, collect_printed),
+    }
+}
+
+/// Attribute sites in MLIR text: each `#iree_*` attribute not nested in another one.
+pub fn collect_text(text: &str, file: &str) -> Vec<Site> {
+    let scan = scan(text);
+    scan.sites
+        .iter()
+        .map(|&(start, end)| {
+            let mut used = BTreeSet::new();
+            aliases_used(&text[start..end], &scan.aliases, text, &mut used);
+            let mut segments: Vec<Segment> = used
+                .iter()
+                .map(|&index| {
+                    let alias = &scan.aliases[index];
+                    segment(text, alias.start, alias.end)
+                })
+                .collect();
+            segments.push(segment(text, start, end));
+            let (line, col) = line_col(text, start);
+            Site {
+                loc: Some(Loc {
+                    file: file.to_string(),
+                    line,
+                    col,
+                }),
+                segments,
+            }
+        })
+        .collect()
+}
+
+/// Attribute sites from a snapshot (bytecode input): every printed attribute value that holds an
+/// IREE attribute, at its op's location.
+pub fn collect_printed(module: &ir::Module) -> Vec<Site> {
+    let mut sites = Vec::new();
+    module.root.walk(&mut |op| {
+        for (_, attr) in &op.attrs {
+            printed_iree_attrs(attr, &mut |printed| {
+                sites.push(Site {
+                    loc: op.loc.clone(),
+                    segments: vec![Segment {
+                        first_line: None,
+                        text: printed.to_string(),
+                    }],
+                });
+            });
+        }
+    });
+    sites
+}
+
+/// Calls `found` with each printed attribute value under `attr` that names an IREE attribute.
+pub fn printed_iree_attrs<'a>(attr: &'a Attr, found: &mut dyn FnMut(&'a str)) {
+    match attr {
+        Attr::Array(items) => items
+            .iter()
+            .for_each(|item| printed_iree_attrs(item, found)),
+        Attr::Dict(entries) => entries
+            .iter()
+            .for_each(|(_, value)| printed_iree_attrs(value, found)),
+        Attr::Other(printed) if printed.contains("#iree_") => found(printed),
+        _ => {}
+    }
+}
+
+/// An alias definition (`#name = value` or `!name = value`) at the top level of the text.
+struct Alias {
+    /// The alias with its sigil, e.g. `#lc`.
+    name: String,
+    /// Offset of the `#`/`!` and the end of the value.
+    start: usize,
+    end: usize,
+}
+
+struct Scan {
+    aliases: Vec<Alias>,
+    /// Byte ranges of top-level `#iree_*` attributes.
+    sites: Vec<(usize, usize)>,
+}
+
+fn is_ident(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'$' | b'.' | b'-')
+}
+
+/// End of the identifier starting at `start` (`-` is not part of MLIR identifiers, but of
+/// none of the names here either; stop at it).
+fn ident_end(bytes: &[u8], start: usize) -> usize {
+    let mut end = start;
+    while end < bytes.len() && is_ident(bytes[end]) && bytes[end] != b'-' {
+        end += 1;
+    }
+    end
+}
+
+/// Skips a string starting at `index` (on its `"`); returns the offset after the closing quote.
+fn skip_string(bytes: &[u8], mut index: usize) -> usize {
+    index += 1;
+    while index < bytes.len() && bytes[index] != b'"' {
+        index += if bytes[index] == b'\\' { 2 } else { 1 };
+    }
+    (index + 1).min(bytes.len())
+}
+
+fn skip_comment(bytes: &[u8], mut index: usize) -> usize {
+    while index < bytes.len() && bytes[index] != b'\n' {
+        index += 1;
+    }
+    index
+}
+
+/// One pass over the text: alias definitions and top-level IREE attributes, skipping strings
+/// and comments.
+fn scan(text: &str) -> Scan {
+    let bytes = text.as_bytes();
+    let mut scan = Scan {
+        aliases: Vec::new(),
+        sites: Vec::new(),
+    };
+    let mut depth = 0usize;
+    let mut line_start = true;
+    let mut index = 0;
+    while index < bytes.len() {
+        let byte = bytes[index];
+        match byte {
+            b'"' => {
+                index = skip_string(bytes, index);
+                line_start = false;
+                continue;
+            }
+            b'/' if bytes.get(index + 1) == Some(&b'/') => {
+                index = skip_comment(bytes, index);
+                continue;
+            }
+            b'\n' => line_start = true,
+            b' ' | b'\t' | b'\r' => {}
+            b'#' | b'!' if depth == 0 && line_start => {
+                let name_end = ident_end(bytes, index + 1);
+                let mut after = name_end;
+                while after < bytes.len() && matches!(bytes[after], b' ' | b'\t') {
+                    after += 1;
+                }
+                if name_end > index + 1
+                    && bytes.get(after) == Some(&b'=')
+                    && bytes.get(after + 1) != Some(&b'=')
+                {
+                    let end = value_end(bytes, after + 1);
+                    scan.aliases.push(Alias {
+                        name: text[index..name_end].to_string(),
+                        start: index,
+                        end,
+                    });
+                    // Go on scanning inside the value: it may hold IREE attributes.
+                    index = after + 1;
+                    line_start = false;
+                    continue;
+                }
+                line_start = false;
+            }
+            b'#' if text[index..].starts_with("#iree_")
+                && (index == 0 || !is_ident(bytes[index - 1])) =>
+            {
+                let end = attribute_end(bytes, index);
+                scan.sites.push((index, end));
+                index = end;
+                line_start = false;
+                continue;
+            }
+            b'{' | b'(' | b'[' | b'<' => {
+                depth += 1;
+                line_start = false;
+            }
+            b'-' if bytes.get(index + 1) == Some(&b'>') => {
+                index += 2;
+                line_start = false;
+                continue;
+            }
+            b'}' | b')' | b']' | b'>' => {
+                depth = depth.saturating_sub(1);
+                line_start = false;
+            }
+            _ => line_start = false,
+        }
+        index += 1;
+    }
+    scan
+}
+
+/// End of an alias value starting after its `=`: the first newline outside brackets.
+fn value_end(bytes: &[u8], mut index: usize) -> usize {
+    let mut depth = 0usize;
+    let mut seen_value = false;
+    while index < bytes.len() {
+        match bytes[index] {
+            b'"' => {
+                index = skip_string(bytes, index);
+                seen_value = true;
+                continue;
+            }
+            b'/' if bytes.get(index + 1) == Some(&b'/') => {
+                index = skip_comment(bytes, index);
+                continue;
+            }
+            b'\n' if depth == 0 && seen_value => return index,
+            b'-' if bytes.get(index + 1) == Some(&b'>') => index += 1,
+            b'{' | b'(' | b'[' | b'<' => depth += 1,
+            b'}' | b')' | b']' | b'>' => depth = depth.saturating_sub(1),
+            b' ' | b'\t' | b'\r' | b'\n' => {}
+            _ => seen_value = true,
+        }
+        index += 1;
+    }
+    bytes.len()
+}
+
+/// End of the attribute `#dialect.mnemonic<...>` starting at `start` (its `#`).
+fn attribute_end(bytes: &[u8], start: usize) -> usize {
+    let name_end = ident_end(bytes, start + 1);
+    if bytes.get(name_end) != Some(&b'<') {
+        return name_end;
+    }
+    let mut depth = 0usize;
+    let mut index = name_end;
+    while index < bytes.len() {
+        match bytes[index] {
+            b'"' => {
+                index = skip_string(bytes, index);
+                continue;
+            }
+            b'-' if bytes.get(index + 1) == Some(&b'>') => index += 1,
+            b'>' if bytes.get(index + 1) == Some(&b'=') => index += 1,
+            b'{' | b'(' | b'[' | b'<' => depth += 1,
+            b'}' | b')' | b']' | b'>' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return index + 1;
+                }
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    bytes.len()
+}
+
+/// Adds to `used` the aliases `value` refers to, and theirs.
+fn aliases_used(value: &str, aliases: &[Alias], text: &str, used: &mut BTreeSet<usize>) {
+    let bytes = value.as_bytes();
+    let mut index = 0;
+    while index < bytes.len() {
+        match bytes[index] {
+            b'"' => {
+                index = skip_string(bytes, index);
+                continue;
+            }
+            b'#' | b'!' => {
+                let end = ident_end(bytes, index + 1);
+                let name = &value[index..end];
+                if let Some(position) = aliases.iter().position(|alias| alias.name == name) {
+                    if used.insert(position) {
+                        let alias = &aliases[position];
+                        let definition = &text[alias.start..alias.end];
+                        let value_start = definition.find('=').map_or(0, |at| at + 1);
+                        aliases_used(&definition[value_start..], aliases, text, used);
+                    }
+                }
+                index = end.max(index + 1);
+                continue;
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+}
+
+/// The text from `start` to `end`, comments blanked (a `// -----` would split the chunk), the
+/// first line padded with spaces to `start`'s column.
+fn segment(text: &str, start: usize, end: usize) -> Segment {
+    let (line, col) = line_col(text, start);
+    let mut copied = " ".repeat(col as usize - 1);
+    let bytes = text.as_bytes();
+    let mut index = start;
+    while index < end {
+        match bytes[index] {
+            b'"' => {
+                let after = skip_string(bytes, index).min(end);
+                copied.push_str(&text[index..after]);
+                index = after;
+            }
+            b'/' if bytes.get(index + 1) == Some(&b'/') => {
+                let after = skip_comment(bytes, index).min(end);
+                copied.push_str(&" ".repeat(after - index));
+                index = after;
+            }
+            _ => {
+                let next = text[index..]
+                    .chars()
+                    .next()
+                    .map_or(1, char::len_utf8)
+                    .max(1);
+                copied.push_str(&text[index..index + next]);
+                index += next;
+            }
+        }
+    }
+    Segment {
+        first_line: Some(line),
+        text: copied,
+    }
+}
+
+/// 1-based line and byte column of `offset`.
+fn line_col(text: &str, offset: usize) -> (u32, u32) {
+    let before = &text.as_bytes()[..offset];
+    let line = before.iter().filter(|&&byte| byte == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&byte| byte == b'\n')
+        .map_or(0, |position| position + 1);
+    (line as u32, (offset - line_start + 1) as u32)
+}
+
+/// Where iree-opt was found, or why it was not.
+pub fn find_iree_opt(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(path) = explicit {
+        return if path.is_file() {
+            Ok(path.to_path_buf())
+        } else {
+            Err(format!("--iree-opt {}: no such file", path.display()))
+        };
+    }
+    if let Some(value) = std::env::var_os(ENV_IREE_OPT).filter(|value| !value.is_empty()) {
+        let path = PathBuf::from(&value);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!("{ENV_IREE_OPT}={} is not a file", path.display()))
+        };
+    }
+    if let Some(value) = std::env::var_os(ENV_IREE_VENV).filter(|value| !value.is_empty()) {
+        let path = PathBuf::from(&value).join("bin").join("iree-opt");
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!("{ENV_IREE_VENV}: {} is not a file", path.display()))
+        };
+    }
+    if let Some(path) = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("iree-opt"))
+            .find(|candidate| candidate.is_file())
+    }) {
+        return Ok(path);
+    }
+    Err(format!(
+        "iree-opt not found (--iree-opt, {ENV_IREE_OPT}, {ENV_IREE_VENV}, PATH)"
+    ))
+}
+
+/// The timeout from [`ENV_TIMEOUT`], else [`DEFAULT_TIMEOUT`].
+pub fn timeout_from_env() -> Duration {
+    std::env::var(ENV_TIMEOUT)
+        .ok()
+        .and_then(|value| value.trim().parse::<u64>().ok())
+        .filter(|&seconds| seconds > 0)
+        .map_or(DEFAULT_TIMEOUT, Duration::from_secs)
+}
+
+/// The generated input: every site's chunk, and for each generated line where it came from.
+struct Generated {
+    text: String,
+    /// Per generated line (index = line - 1): the site and the spec line it maps to.
+    lines: Vec<(usize, Option<u32>)>,
+}
+
+fn generate(sites: &[Site]) -> Generated {
+    let mut generated = Generated {
+        text: String::new(),
+        lines: Vec::new(),
+    };
+    let push_line = |generated: &mut Generated, site: usize, line: &str, from: Option<u32>| {
+        generated.text.push_str(line);
+        generated.text.push('\n');
+        generated.lines.push((site, from));
+    };
+    for (index, site) in sites.iter().enumerate() {
+        if index > 0 {
+            push_line(&mut generated, index, "// -----", None);
+        }
+        let (attribute, aliases) = site
+            .segments
+            .split_last()
+            .expect("a site has its attribute");
+        for segment in aliases {
+            for (offset, line) in segment.text.lines().enumerate() {
+                let from = segment.first_line.map(|first| first + offset as u32);
+                push_line(&mut generated, index, line, from);
+            }
+        }
+        push_line(
+            &mut generated,
+            index,
+            "module attributes {tunespec.check =",
+            None,
+        );
+        for (offset, line) in attribute.text.lines().enumerate() {
+            let from = attribute.first_line.map(|first| first + offset as u32);
+            push_line(&mut generated, index, line, from);
+        }
+        push_line(&mut generated, index, "} {}", None);
+    }
+    generated
+}
+
+/// Checks every site with one iree-opt process. Returns, per site that iree-opt rejects, the
+/// site's index and the problem (IREE's first error for it, located in the spec); `Err` says why
+/// nothing could be checked (iree-opt would not start, timed out, crashed, or said nothing
+/// tunespec could place).
+pub fn check(
+    iree_opt: &Path,
+    sites: &[Site],
+    timeout: Duration,
+) -> Result<Vec<(usize, Problem)>, String> {
+    if sites.is_empty() {
+        return Ok(Vec::new());
+    }
+    let generated = generate(sites);
+    let (status, stderr) = run(iree_opt, generated.text.clone().into_bytes(), timeout)?;
+    let mut problems: Vec<(usize, Problem)> = Vec::new();
+    let mut reported: BTreeSet<usize> = BTreeSet::new();
+    for line in stderr.lines() {
+        let Some((line_number, col, message)) = parse_error(line) else {
+            continue;
+        };
+        let Some(&(site_index, from)) = generated.lines.get(line_number.wrapping_sub(1) as usize)
+        else {
+            continue;
+        };
+        // The first error of a chunk is the cause; the next ones unwind the same parse.
+        if !reported.insert(site_index) {
+            continue;
+        }
+        let site = &sites[site_index];
+        let loc = match (from, &site.loc) {
+            (Some(line), Some(site_loc)) => Some(Loc {
+                file: site_loc.file.clone(),
+                line,
+                col,
+            }),
+            (_, loc) => loc.clone(),
+        };
+        let generated_line = generated
+            .text
+            .lines()
+            .nth(line_number as usize - 1)
+            .unwrap_or_default();
+        let explained = explain(message, generated_line, col);
+        let loc = if explained.at_start {
+            site.loc.clone()
+        } else {
+            loc
+        };
+        let mut problem = Problem::error(codes::IREE_ATTRIBUTE, explained.message, loc);
+        problem.help = Some(match explained.help {
+            Some(help) => {
+                format!("{help} (IREE would fail to load this spec; checked with iree-opt)")
+            }
+            None => "IREE would fail to load this spec (checked with iree-opt)".to_string(),
+        });
+        if from.is_none() && site.segments.last().is_some_and(|s| s.first_line.is_none()) {
+            problem.message = format!(
+                "{} (at column {col} of the attribute as MLIR prints it)",
+                problem.message
+            );
+        }
+        problems.push((site_index, problem));
+    }
+    // Sites whose alias definitions were at fault report the same finding: keep one.
+    let mut seen = BTreeSet::new();
+    problems.retain(|(_, problem)| seen.insert((problem.loc.clone(), problem.message.clone())));
+    if problems.is_empty() && !status.success() {
+        let tail: String = stderr.lines().take(5).collect::<Vec<_>>().join("\n");
+        return Err(format!(
+            "{} exited with {status} without a diagnostic tunespec could place{}",
+            iree_opt.display(),
+            if tail.is_empty() {
+                String::new()
+            } else {
+                format!(": {tail}")
+            }
+        ));
+    }
+    Ok(problems)
+}
+
+/// `<stdin>:LINE:COL: error: MESSAGE` -> (line, col, message).
+fn parse_error(line: &str) -> Option<(u32, u32, &str)> {
+    let rest = line.strip_prefix("<stdin>:")?;
+    let (line_number, rest) = rest.split_once(':')?;
+    let (col, rest) = rest.split_once(':')?;
+    let message = rest.strip_prefix(" error: ")?;
+    Some((line_number.parse().ok()?, col.parse().ok()?, message))
+}
+
+/// IREE's message, made readable where it is not, with help where tunespec knows more.
+struct Explained {
+    message: String,
+    help: Option<String>,
+    /// Report at the attribute's start rather than at IREE's column.
+    at_start: bool,
+}
+
+/// Known pipelines, for the old `pipeline = LLVMGPUTileAndFuse` spelling (IREE 3.13's list, from
+/// its "to be one of" message).
+const GPU_PIPELINES: &[&str] = &[
+    "Default",
+    "BaseLowering",
+    "Distribute",
+    "Vectorize",
+    "VectorDistribute",
+    "WinogradVectorize",
+    "TileAndFuse",
+];
+
+fn explain(message: &str, line: &str, col: u32) -> Explained {
+    let word_at = |col: u32| -> String {
+        line.get(col.saturating_sub(1) as usize..)
+            .unwrap_or_default()
+            .chars()
+            .take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '_')
+            .collect()
+    };
+    let mut explained = Explained {
+        message: message.to_string(),
+        help: None,
+        at_start: false,
+    };
+    // "expected <enum> to be one of: A, B, ...": an enum case IREE does not know.
+    if let Some((expected, cases)) = message.split_once(" to be one of: ") {
+        let cases: Vec<&str> = cases.split(", ").collect();
+        let word = word_at(col);
+        if !word.is_empty() {
+            let nearest = cases
+                .iter()
+                .map(|case| (distance(&word, case), *case))
+                .filter(|(distance, case)| *distance <= (word.len().max(case.len()) / 4).max(1))
+                .min()
+                .map(|(_, case)| case);
+            if let Some(nearest) = nearest {
+                explained.help = Some(format!("did you mean `{nearest}`?"));
+            }
+            // Long lists (MMA intrinsics: about a hundred) bury the point.
+            if cases.len() > 12 {
+                explained.message = format!(
+                    "`{word}` is not a valid value: {expected} to be one of {} values",
+                    cases.len()
+                );
+            }
+        }
+        return explained;
+    }
+    // The pre-3.13 spelling `pipeline = LLVMGPUTileAndFuse`.
+    let before = line
+        .get(..col.saturating_sub(1) as usize)
+        .unwrap_or_default();
+    if message == "expected attribute value" && before.trim_end().ends_with("pipeline =") {
+        let word = word_at(col);
+        let bare = word.strip_prefix("LLVMGPU").unwrap_or(&word);
+        let case = GPU_PIPELINES
+            .iter()
+            .find(|case| case.eq_ignore_ascii_case(bare))
+            .unwrap_or(&"TileAndFuse");
+        explained.help = Some(format!(
+            "IREE 3.13 spells a GPU pipeline as an attribute: `pipeline = #iree_gpu.pipeline<{case}>`"
+        ));
+        return explained;
+    }
+    // An attribute of a dialect iree-opt does not have: MLIR's message is about a context flag.
+    if let Some(rest) = message.strip_prefix("#\"") {
+        if message.contains("attribute created with unregistered dialect") {
+            let dialect = &rest[..rest.find('"').unwrap_or(0)];
+            explained.message = format!("IREE has no attribute dialect `{dialect}`");
+            explained.help = crate::iree_ops::ATTRIBUTE_DIALECTS
+                .iter()
+                .map(|known| (distance(dialect, known), *known))
+                .filter(|(distance, _)| *distance <= 2)
+                .min()
+                .map(|(_, known)| format!("did you mean `#{known}`?"));
+            explained.at_start = true;
+        }
+    }
+    explained
+}
+
+/// Levenshtein distance (enum cases are short).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            current[j + 1] = (previous[j] + usize::from(ca != *cb))
+                .min(previous[j + 1] + 1)
+                .min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+/// Runs iree-opt on `input` (stdin), returns its exit status and stderr. Never waits longer than
+/// `timeout`: the child is killed and the run reported as not checked.
+fn run(
+    iree_opt: &Path,
+    input: Vec<u8>,
+    timeout: Duration,
+) -> Result<(std::process::ExitStatus, String), String> {
+    let mut child = Command::new(iree_opt)
+        .args([
+            "--split-input-file",
+            "--mlir-disable-threading",
+            "-o",
+            "-",
+            "-",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("cannot run {}: {error}", iree_opt.display()))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    // Threads for both pipes: a child that fills one while tunespec writes the other must not
+    // deadlock. After a timeout they are left behind (a grandchild may hold a pipe open).
+    std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stderr.read_to_end(&mut text);
+        let _ = sender.send(String::from_utf8_lossy(&text).into_owned());
+    });
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < timeout => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "{} did not finish within {} s and was stopped ({ENV_TIMEOUT} sets the limit)",
+                    iree_opt.display(),
+                    timeout.as_secs()
+                ));
+            }
+            Err(error) => return Err(format!("waiting for {}: {error}", iree_opt.display())),
+        }
+    };
+    let remaining = timeout.saturating_sub(started.elapsed()) + Duration::from_secs(1);
+    let stderr = receiver.recv_timeout(remaining).map_err(|_| {
+        format!(
+            "{} exited but its diagnostics did not arrive within {} s",
+            iree_opt.display(),
+            timeout.as_secs()
+        )
+    })?;
+    Ok((status, stderr))
+}
+
+/// A tile list of a lowering config: its key and length.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileList {
+    pub key: String,
+    pub len: usize,
+}
+
+/// The tile lists of the lowering configs in a printed attribute: `#iree_gpu.lowering_config`'s
+/// `workgroup`, `reduction`, `partial_reduction`, `subgroup`, `thread`, `lane` and `serial`
+/// lists, and each level of `#iree_codegen.lowering_config<tile_sizes = [[...], ...]>`.
+pub fn tile_lists(printed: &str) -> Vec<TileList> {
+    const GPU_LEVELS: &[&str] = &[
+        "workgroup",
+        "reduction",
+        "partial_reduction",
+        "subgroup",
+        "thread",
+        "lane",
+        "serial",
+    ];
+    let mut lists = Vec::new();
+    for (start, _) in printed.match_indices("#iree_gpu.lowering_config<{") {
+        let body_start = start + "#iree_gpu.lowering_config<{".len();
+        let Some(body) = balanced(&printed[body_start..], '}') else {
+            continue;
+        };
+        for entry in split_top(body) {
+            let Some((key, value)) = entry.split_once('=') else {
+                continue;
+            };
+            let key = key.trim();
+            if GPU_LEVELS.contains(&key) {
+                if let Some(len) = int_list_len(value.trim()) {
+                    lists.push(TileList {
+                        key: key.to_string(),
+                        len,
+                    });
+                }
+            }
+        }
+    }
+    for (start, _) in printed.match_indices("#iree_codegen.lowering_config<tile_sizes = [") {
+        let body_start = start + "#iree_codegen.lowering_config<tile_sizes = [".len();
+        let Some(body) = balanced(&printed[body_start..], ']') else {
+            continue;
+        };
+        for (level, entry) in split_top(body).iter().enumerate() {
+            if let Some(len) = int_list_len(entry.trim()) {
+                lists.push(TileList {
+                    key: format!("tile_sizes[{level}]"),
+                    len,
+                });
+            }
+        }
+    }
+    lists
+}
+
+/// `workgroup_size` and `subgroup_size` of each `#iree_codegen.translation_info` in a printed
+/// attribute.
+pub fn workgroup_sizes(printed: &str) -> Vec<(Vec<i64>, i64)> {
+    let mut found = Vec::new();
+    for (start, _) in printed.match_indices("#iree_codegen.translation_info<") {
+        let body_start = start + "#iree_codegen.translation_info<".len();
+        let Some(body) = balanced(&printed[body_start..], '>') else {
+            continue;
+        };
+        let sizes = body.find("workgroup_size = [").and_then(|at| {
+            let list = &body[at + "workgroup_size = [".len()..];
+            let list = &list[..list.find(']')?];
+            list.split(',')
+                .map(|item| item.trim().parse::<i64>().ok())
+                .collect::<Option<Vec<i64>>>()
+        });
+        let subgroup = body.find("subgroup_size = ").and_then(|at| {
+            let rest = &body[at + "subgroup_size = ".len()..];
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse::<i64>().ok()
+        });
+        if let (Some(sizes), Some(subgroup)) = (sizes, subgroup) {
+            found.push((sizes, subgroup));
+        }
+    }
+    found
+}
+
+/// The text up to the bracket that closes an already opened `close` group.
+fn balanced(text: &str, close: char) -> Option<&str> {
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut previous = ' ';
+    for (index, ch) in text.char_indices() {
+        match ch {
+            '"' => in_string = !in_string,
+            _ if in_string => {}
+            '>' if previous == '-' => {}
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' if depth == 0 => {
+                return (ch == close).then(|| &text[..index]);
+            }
+            ')' | '>' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+        previous = ch;
+    }
+    None
+}
+
+/// Splits on commas outside brackets and strings.
+fn split_top(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut start = 0;
+    let mut previous = ' ';
+    for (index, ch) in text.char_indices() {
+        match ch {
+            '"' => in_string = !in_string,
+            _ if in_string => {}
+            '>' if previous == '-' => {}
+            '(' | '<' | '[' | '{' => depth += 1,
+            ')' | '>' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..index]);
+                start = index + 1;
+            }
+            _ => {}
+        }
+        previous = ch;
+    }
+    if !text[start..].trim().is_empty() {
+        parts.push(&text[start..]);
+    }
+    parts
+}
+
+/// The length of `[1, 2, 3]` (integers only); `None` for anything else.
+fn int_list_len(value: &str) -> Option<usize> {
+    let inner = value.strip_prefix('[')?.strip_suffix(']')?.trim();
+    if inner.is_empty() {
+        return Some(0);
+    }
+    inner
+        .split(',')
+        .map(|item| item.trim().parse::<i64>().ok())
+        .collect::<Option<Vec<i64>>>()
+        .map(|items| items.len())
+}
