@@ -20,10 +20,16 @@ For every spec the tool:
      as M = 1 that IREE folds away in a generic); all of a spec's matchers go into one payload;
   3. for each compile target of the spec (from its directory name, see TARGETS below, or
      --targets), runs iree-compile on that payload three times:
-       a. with --iree-codegen-tuning-spec-path=SPEC --compile-to=executable-configurations,
+       a. with the spec, --compile-to=executable-configurations,
        b. the same without the spec,
        c. the full compile with the spec (-o /dev/null); if it fails, each matcher's function
           is compiled alone to find which configs fail;
+     (how the spec reaches iree-compile, --route: "flag" passes
+     --iree-codegen-tuning-spec-path=SPEC; "attr" attaches the spec, written as bytecode by
+     iree-opt, to the payload module as iree_codegen.tuning_spec_mlirbc = dense<"0x..."> :
+     vector<Nxi8>, as `tunespec attach` does; "auto", the default, uses "attr" for CUDA targets
+     (sm_*), because iree-compile 3.13 silently ignores the flag there: only the ROCm target
+     passes it to its MaterializeTuningSpecs pass, and "flag" elsewhere)
      and reports, per matcher:
        took_effect  a dispatch of the matcher's function has exactly the spec's lowering_config
                     (on its root op) and translation_info (on the dispatch function);
@@ -49,7 +55,7 @@ Output (stable; one line per result, fields separated by a single space, no spac
 `-` means not determined (an earlier step failed). <target> is the iree-compile target, or
 "<dir>~<stand-in>" for a stand-in. With --json one JSON object is printed instead:
     {"version": 1, "iree_compile": str, "ok": bool,
-     "results": [{"spec", "target", "matcher", "took_effect", "differs", "compiled", "ok",
+     "results": [{"spec", "target", "route", "matcher", "took_effect", "differs", "compiled", "ok",
                   "reason", "expected": {"lowering_config", "translation_info"},
                   "actual": {...} | null, "default": {...} | null}],
      "chains": [{"target", "specs", "matchers", "duplicates": [[spec, matcher, spec, matcher]],
@@ -68,6 +74,7 @@ Options:
     --targets T1,T2      compile targets for every spec (instead of the directory name's)
     --registry FILE      registry manifest for the chain check
     --jobs N             iree-compile processes at once (default 1)
+    --route auto|flag|attr  how the spec is given to iree-compile (see 3.; default auto)
     --keep DIR           keep payloads and configuration outputs in DIR
     --json               print JSON instead of lines
 Python 3 standard library only (the chain check needs tomllib, Python >= 3.11).
@@ -381,7 +388,16 @@ def configs_for(found, matcher):
 
 # ---------------------------------------------------------------------------- main check
 
-def check_spec_target(spec, matchers, target, label, ic, workdir, jobs):
+def route_for(target, route):
+    if route != "auto":
+        return route
+    # iree-compile 3.13 threads --iree-codegen-tuning-spec-path only into the ROCm target's
+    # configuration pipeline: on CUDA the flag is silently ignored, so the spec is attached to
+    # the payload module as iree_codegen.tuning_spec_mlirbc instead (as `tunespec attach` does).
+    return "attr" if target.startswith("sm_") else "flag"
+
+
+def check_spec_target(spec, matchers, target, label, ic, io, workdir, jobs, route):
     """Results for one spec on one compile target."""
     good = [m for m in matchers if m.error is None and getattr(m, "function", None)]
     base = os.path.join(workdir, re.sub(r"[^\w.-]", "_", spec) + "." + target)
@@ -393,12 +409,35 @@ def check_spec_target(spec, matchers, target, label, ic, workdir, jobs):
         return [dict(matcher=m.name, took_effect=None, differs=None, compiled=None,
                      reason=m.error, actual=None, default=None, expected=m.expected) for m in matchers]
     dev = device_flags(target)
+    route = route_for(target, route)
+    if route == "attr":
+        rc, err = run([io, "--emit-bytecode", spec, "-o", base + ".spec.mlirbc"])
+        if rc != 0:
+            return [dict(matcher=m.name, took_effect=None, differs=None, compiled=None,
+                         reason="iree-opt_cannot_write_bytecode:" + first_error(err), actual=None,
+                         default=None, expected=m.expected) for m in matchers]
+        blob = open(base + ".spec.mlirbc", "rb").read()
+        attr = f'iree_codegen.tuning_spec_mlirbc = dense<"0x{blob.hex().upper()}"> : vector<{len(blob)}xi8>'
+
+        def attached(text, path):
+            with open(path, "w") as f:
+                f.write(f"module attributes {{{attr}}} {{\n{text}}}\n")
+            return path
+        with_payload = attached("".join(m.function for m in good), base + ".attached.mlir")
+        spec_flags = []
+    else:
+        def attached(text, path):
+            with open(path, "w") as f:
+                f.write(text)
+            return path
+        with_payload = payload
+        spec_flags = [f"--iree-codegen-tuning-spec-path={spec}"]
     cmds = {
-        "with": [ic, payload, *dev, f"--iree-codegen-tuning-spec-path={spec}",
+        "with": [ic, with_payload, *dev, *spec_flags,
                  "--compile-to=executable-configurations", "--mlir-print-local-scope", "-o", base + ".with.mlir"],
         "without": [ic, payload, *dev, "--compile-to=executable-configurations",
                     "--mlir-print-local-scope", "-o", base + ".without.mlir"],
-        "full": [ic, payload, *dev, f"--iree-codegen-tuning-spec-path={spec}", "-o", os.devnull],
+        "full": [ic, with_payload, *dev, *spec_flags, "-o", os.devnull],
     }
     with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as ex:
         outs = dict(zip(cmds, ex.map(run, cmds.values())))
@@ -412,10 +451,8 @@ def check_spec_target(spec, matchers, target, label, ic, workdir, jobs):
         compiled = {m.name: (True, None) for m in good}
     else:
         def alone(m):
-            p = base + "." + m.name + ".mlir"
-            with open(p, "w") as f:
-                f.write(m.function)
-            rc, err = run([ic, p, *dev, f"--iree-codegen-tuning-spec-path={spec}", "-o", os.devnull])
+            p = attached(m.function, base + "." + m.name + ".mlir")
+            rc, err = run([ic, p, *dev, *spec_flags, "-o", os.devnull])
             return m.name, (rc == 0, None if rc == 0 else first_error(err))
         with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as ex:
             compiled = dict(ex.map(alone, good))
@@ -515,6 +552,7 @@ def main(argv):
     ap.add_argument("--targets")
     ap.add_argument("--registry")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--route", choices=["auto", "flag", "attr"], default="auto")
     ap.add_argument("--keep")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -569,12 +607,13 @@ def main(argv):
         matchers, error = load(spec)
         for target, label in targets:
             if error or not matchers:
-                results.append(dict(spec=spec, target=label, matcher="-", took_effect=None, differs=None,
+                results.append(dict(spec=spec, target=label, route=route_for(target, args.route), matcher="-",
+                                    took_effect=None, differs=None,
                                     compiled=None, reason=error or "no_matchers", actual=None, default=None,
                                     expected=None))
                 continue
-            for r in check_spec_target(spec, matchers, target, label, ic, workdir, args.jobs):
-                r["spec"], r["target"] = spec, label
+            for r in check_spec_target(spec, matchers, target, label, ic, io, workdir, args.jobs, args.route):
+                r["spec"], r["target"], r["route"] = spec, label, route_for(target, args.route)
                 results.append(r)
     for r in results:
         r["ok"] = bool(r["took_effect"] and r["differs"] and r["compiled"] and not r["reason"])
@@ -601,7 +640,8 @@ def main(argv):
         def pair(p):
             return None if p is None else dict(lowering_config=p[0], translation_info=p[1])
         out = dict(version=1, iree_compile=ic, ok=ok, results=[
-            dict(spec=r["spec"], target=r["target"], matcher=r["matcher"], took_effect=r["took_effect"],
+            dict(spec=r["spec"], target=r["target"], route=r["route"], matcher=r["matcher"],
+                 took_effect=r["took_effect"],
                  differs=r["differs"], compiled=r["compiled"], ok=r["ok"], reason=r["reason"],
                  expected=pair(r["expected"]), actual=pair(r["actual"]), default=pair(r["default"]))
             for r in results], chains=chain_out, summary=summary)

@@ -46,11 +46,14 @@
 //
 // Every matcher is checked by tools/check-default-configs.py (iree-compile 3.13): it builds the
 // payload each matcher is meant for (a linalg.fill-initialized linalg.matmul / linalg.batch_matmul
-// of the exact shape, element types and layout), compiles it with this file as
-// --iree-codegen-tuning-spec-path for sm_80 and checks that the dispatch got exactly this
+// of the exact shape, element types and layout), compiles it with this file attached to the
+// payload as iree_codegen.tuning_spec_mlirbc (as tunespec attach does) for sm_80 and checks that the dispatch got exactly this
 // file's lowering_config and translation_info (and another config without the spec), then that
 // the full compile succeeds. Configs are plausible starting points derived by the rules above,
 // NOT values measured on hardware: tune them before relying on them for performance.
+// On CUDA, iree-compile 3.13 ignores --iree-codegen-tuning-spec-path (only its ROCm target passes
+// the flag to the MaterializeTuningSpecs pass): a spec takes effect there only when attached to
+// the payload module (iree_codegen.tuning_spec_mlirbc), e.g. by tunespec attach.
 module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codegen.tuning_spec_with_default_entrypoint} {
   transform.named_sequence @apply_op_config(%op: !transform.any_op {transform.readonly}, %config: !transform.any_param {transform.readonly}) {
     transform.annotate %op "compilation_info" = %config : !transform.any_op, !transform.any_param
