@@ -34,7 +34,9 @@ For every spec the tool:
        took_effect  a dispatch of the matcher's function has exactly the spec's lowering_config
                     (on its root op) and translation_info (on the dispatch function);
        differs      without the spec, that dispatch gets another config (else the matcher
-                    has no observable effect);
+                    has no observable effect), or iree-compile cannot configure the function
+                    without the spec (then each function is configured alone to find which;
+                    the JSON "note" says so);
        compiled     the full compile succeeds.
      A matcher passes when all three hold.
   4. when a registry manifest is known (--registry FILE, or a registry.toml in a directory
@@ -56,7 +58,7 @@ Output (stable; one line per result, fields separated by a single space, no spac
 "<dir>~<stand-in>" for a stand-in. With --json one JSON object is printed instead:
     {"version": 1, "iree_compile": str, "ok": bool,
      "results": [{"spec", "target", "route", "matcher", "took_effect", "differs", "compiled", "ok",
-                  "reason", "expected": {"lowering_config", "translation_info"},
+                  "reason", "note", "expected": {"lowering_config", "translation_info"},
                   "actual": {...} | null, "default": {...} | null}],
      "chains": [{"target", "specs", "matchers", "duplicates": [[spec, matcher, spec, matcher]],
                  "ok"}],
@@ -442,10 +444,22 @@ def check_spec_target(spec, matchers, target, label, ic, io, workdir, jobs, rout
     with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as ex:
         outs = dict(zip(cmds, ex.map(run, cmds.values())))
     with_cfg = without_cfg = None
+    without_alone = {}
     if outs["with"][0] == 0:
         with_cfg = dispatch_configs(open(base + ".with.mlir").read())
     if outs["without"][0] == 0:
         without_cfg = dispatch_configs(open(base + ".without.mlir").read())
+    else:
+        # IREE itself failed to configure some function without the spec: find which, alone.
+        def alone_without(m):
+            p = base + "." + m.name + ".without.payload.mlir"
+            with open(p, "w") as f:
+                f.write(m.function)
+            out = base + "." + m.name + ".without.mlir"
+            rc, err = run([ic, p, *dev, "--compile-to=executable-configurations", "--mlir-print-local-scope", "-o", out])
+            return m.name, (dispatch_configs(open(out).read()) if rc == 0 else first_error(err))
+        with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as ex:
+            without_alone = dict(ex.map(alone_without, good))
     compiled = {}
     if outs["full"][0] == 0:
         compiled = {m.name: (True, None) for m in good}
@@ -474,19 +488,25 @@ def check_spec_target(spec, matchers, target, label, ic, io, workdir, jobs, rout
                 reason = "no_dispatch_for_function"
             elif not took:
                 reason = "config_not_applied"
-        if without_cfg is not None:
-            dpairs = configs_for(without_cfg, m.name)
+        note = None
+        wc = without_cfg if without_cfg is not None else without_alone.get(m.name)
+        if isinstance(wc, dict):
+            dpairs = configs_for(wc, m.name)
             default = next((p for p in dpairs if p[0]), dpairs[0]) if dpairs else None
             differs = m.expected not in dpairs
             if not differs and reason is None:
                 reason = "same_config_without_the_spec"
+        elif isinstance(wc, str):
+            # Without the spec iree-compile cannot configure this function at all.
+            differs = True
+            note = "iree-compile fails to configure it without the spec: " + wc
         elif reason is None:
             reason = "configuration_without_spec_failed:" + first_error(outs["without"][1])
         ok_c, err_c = compiled.get(m.name, (None, None))
         if ok_c is False and reason is None:
             reason = "full_compile_failed:" + (err_c or "")
         results.append(dict(matcher=m.name, took_effect=took, differs=differs, compiled=ok_c,
-                            reason=reason, actual=actual, default=default, expected=m.expected))
+                            reason=reason, actual=actual, default=default, expected=m.expected, note=note))
     return results
 
 
@@ -643,7 +663,8 @@ def main(argv):
             dict(spec=r["spec"], target=r["target"], route=r["route"], matcher=r["matcher"],
                  took_effect=r["took_effect"],
                  differs=r["differs"], compiled=r["compiled"], ok=r["ok"], reason=r["reason"],
-                 expected=pair(r["expected"]), actual=pair(r["actual"]), default=pair(r["default"]))
+                 expected=pair(r["expected"]), actual=pair(r["actual"]), default=pair(r["default"]),
+                 note=r.get("note"))
             for r in results], chains=chain_out, summary=summary)
         print(json.dumps(out, indent=1))
     else:

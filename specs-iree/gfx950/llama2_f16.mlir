@@ -45,6 +45,14 @@
 // For A*B GEMVs the K-contiguous reads of R2 stride over B's rows; an N-vectorized config may be
 // faster there (not measured).
 //
+// Rule R3 (gfx950 only: a workaround). The decode examples' attention scores Q*K^T with one query
+// and one key (B x 1 x 1 x K batch GEMM): iree-compile 3.13 crashes (segfault in
+// ConfigureExecutables) choosing its own config for it on gfx950, with or without a spec, so
+// this file gives it one: VectorDistribute, workgroup = [1, 1, 1, 0] (one batch element),
+// lane_basis = [[1, 1, 1, 64], [0, 1, 2, 3]], subgroup_basis = [[1, 1, 1, 1], [0, 1, 2, 3]],
+// thread = [0, 0, 0, K/64], partial_reduction = [0, 0, 0, K], workgroup_size = 64; needs 64 | K.
+// No shared memory beyond the subgroup reduction.
+//
 // Every matcher is checked by tools/check-default-configs.py (iree-compile 3.13): it builds the
 // payload each matcher is meant for (a linalg.fill-initialized linalg.matmul / linalg.batch_matmul
 // of the exact shape, element types and layout), compiles it with this file as
@@ -366,6 +374,20 @@ module @gfx950_llama2_f16 attributes {transform.with_named_sequence, iree_codege
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
+  // Llama-2-7B decode attention scores Q*K^T as the decode example has it (one query, one key): 32 heads, head dim 128. iree-compile 3.13 crashes choosing its own config for this op on gfx950; f16 x f16 -> f32, batched A*B (B stored [B, K, N]).
+  // Config: R3: VectorDistribute, one batch element per workgroup, 64 lanes x 2 elements = K (128); shared memory none.
+  // provenance: derived by rule R3 (not measured on hardware)
+  transform.named_sequence @match_batch_matmul_32x1x1x128_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [32] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [1] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [1] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [128] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 1, 64], [0, 1, 2, 3]], partial_reduction = [0, 0, 0, 128], subgroup_basis = [[1, 1, 1, 1], [0, 1, 2, 3]], thread = [0, 0, 0, 2], workgroup = [1, 1, 1, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [64, 1, 1] subgroup_size = 64>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
   transform.named_sequence @__kernel_config(%arg: !transform.any_op {transform.consumed}) -> !transform.any_op attributes {iree_codegen.tuning_spec_entrypoint} {
     %res = transform.foreach_match in %arg
         @match_matmul_1x4096x4096_f16_ab -> @apply_op_config,
@@ -389,7 +411,8 @@ module @gfx950_llama2_f16 attributes {transform.with_named_sequence, iree_codege
         @match_batch_matmul_32x4096x4096x128_f16_ab -> @apply_op_config,
         @match_batch_matmul_32x4096x128x4096_f16_ab -> @apply_op_config,
         @match_batch_matmul_40x2048x2048x128_f16_ab -> @apply_op_config,
-        @match_batch_matmul_40x2048x128x2048_f16_ab -> @apply_op_config
+        @match_batch_matmul_40x2048x128x2048_f16_ab -> @apply_op_config,
+        @match_batch_matmul_32x1x1x128_f16_ab -> @apply_op_config
       : (!transform.any_op) -> !transform.any_op
     transform.yield %res : !transform.any_op
   }

@@ -54,7 +54,8 @@
 // Every matcher is checked by tools/check-default-configs.py (iree-compile 3.13): it builds the
 // payload each matcher is meant for (a linalg.fill-initialized linalg.matmul / linalg.batch_matmul
 // of the exact shape, element types and layout), compiles it with this file attached to the
-// payload as iree_codegen.tuning_spec_mlirbc (as tunespec attach does) for sm_89 (stand-in for sm_90, see above) and checks that the dispatch got exactly this
+// payload as iree_codegen.tuning_spec_mlirbc (as tunespec attach does) for
+// sm_89 (stand-in for sm_90, see above) and checks that the dispatch got exactly this
 // file's lowering_config and translation_info (and another config without the spec), then that
 // the full compile succeeds. Configs are plausible starting points derived by the rules above,
 // NOT values measured on hardware: tune them before relying on them for performance.
