@@ -47,6 +47,8 @@ fn main() {
         println!("cargo:rerun-if-changed={shared}");
     }
     println!("cargo:rerun-if-env-changed=TUNESPEC_SPECS_DIR");
+    println!("cargo:rerun-if-env-changed={}", iree_attrs::ENV_IREE_OPT);
+    println!("cargo:rerun-if-env-changed={}", iree_attrs::ENV_TIMEOUT);
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let specs_dir = std::env::var_os("TUNESPEC_SPECS_DIR")
         .map(PathBuf::from)
@@ -89,6 +91,7 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
 
     // Every spec file, each verified once even if several targets list it.
     let mut spec_index: Vec<String> = Vec::new();
+    let mut iree_sites: Vec<iree_attrs::Site> = Vec::new();
     let mut spec_entries = String::new();
     for relative in manifest::list_spec_files(specs_dir) {
         // Files reached through symlinks out of specs/ are never embedded (a target listing one
@@ -109,6 +112,17 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
             }
         };
         let verified = verify::verify_bytes(&context, &bytes, &name);
+        if let Some(module) = &verified.module {
+            // Bytecode has no text to read attributes from: print them.
+            let printed = bytes
+                .starts_with(verify::BYTECODE_MAGIC)
+                .then(|| module.snapshot());
+            iree_sites.extend(iree_attrs::collect(
+                &bytes,
+                &name,
+                printed.as_ref().or(verified.snapshot.as_ref()),
+            ));
+        }
         let has_errors = verified.has_errors();
         problems.extend(verified.problems.iter().cloned());
         if has_errors {
@@ -145,6 +159,7 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
         .expect("write to String");
         spec_index.push(relative);
     }
+    check_iree_attributes(&iree_sites, &mut problems);
     if problems.iter().any(problem::Problem::is_error) {
         return Err(problems);
     }
@@ -190,4 +205,33 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
     );
     std::fs::write(out_dir.join("index.rs"), index).expect("OUT_DIR is writable");
     Ok(())
+}
+
+/// IREE's parser on the default specs' IREE attributes (the check `tunespec verify` makes), when
+/// iree-opt is at hand: `TUNESPEC_IREE_OPT`, else the reference venv `target/iree-venv` that
+/// `tools/iree-venv.sh` makes. Without it the build goes on and says what it did not check.
+fn check_iree_attributes(sites: &[iree_attrs::Site], problems: &mut Vec<problem::Problem>) {
+    if sites.is_empty() {
+        return;
+    }
+    let venv = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"))
+        .join("target/iree-venv/bin/iree-opt");
+    let iree_opt = match std::env::var_os(iree_attrs::ENV_IREE_OPT).filter(|v| !v.is_empty()) {
+        Some(path) => PathBuf::from(path),
+        None => venv,
+    };
+    if !iree_opt.is_file() {
+        println!(
+            "cargo:warning=the IREE attributes of the default specs were not checked: no iree-opt at {} (tools/iree-venv.sh, or {})",
+            iree_opt.display(),
+            iree_attrs::ENV_IREE_OPT
+        );
+        return;
+    }
+    match iree_attrs::check(&iree_opt, sites, iree_attrs::timeout_from_env()) {
+        Ok(found) => problems.extend(found.into_iter().map(|(_, problem)| problem)),
+        Err(reason) => println!(
+            "cargo:warning=the IREE attributes of the default specs were not checked: {reason}"
+        ),
+    }
 }

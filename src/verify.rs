@@ -101,7 +101,13 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
         };
     };
     let snapshot = module.snapshot_structure();
-    let (facts, rule_problems) = check_module(&snapshot);
+    let (facts, mut rule_problems) = check_module(&snapshot);
+    // A rule may restate a parse error (an IREE op in generic form): keep one.
+    rule_problems.retain(|rule| {
+        !problems
+            .iter()
+            .any(|known| known.code == rule.code && known.loc == rule.loc)
+    });
     let structural_error = rule_problems
         .iter()
         .any(|problem| problem.code == codes::NOT_A_LIBRARY || problem.code == codes::EMPTY);
@@ -722,11 +728,15 @@ fn check_ops(
                     }
                 } else if inner.name == names::INCLUDE {
                     check_include(inner, symbols, problems);
-                } else if !is_tuning_safe(&inner.name)
-                    && inner.name.starts_with("transform.")
-                    // Parsed only in generic form, and already an error (`not_a_tuning_op`).
-                    && !inner.name.starts_with("transform.iree.")
+                } else if inner.name.starts_with("transform.iree.")
+                    && !iree_ops::is_tuning_op(&inner.name)
                 {
+                    // Parsed in generic form: MLIR reports the first such op only.
+                    problems.push(not_a_tuning_op(
+                        &inner.name,
+                        Problem::error(codes::PARSE, String::new(), inner.loc.clone()),
+                    ));
+                } else if !is_tuning_safe(&inner.name) && inner.name.starts_with("transform.") {
                     problems.push(
                         Problem::warning(
                             codes::UNSAFE_OP,
@@ -1281,20 +1291,48 @@ fn check_include(op: &Op, symbols: &SymbolTable, problems: &mut Vec<Problem>) {
 /// Separate from [`check_module`] because they are about IREE's pipeline, not about the spec
 /// being a valid library: `tunespec verify` runs them; `link` and `apply`, which also run on
 /// specs made for upstream MLIR, do not.
-pub fn check_iree_pipeline(module: &ir::Module) -> Vec<Problem> {
+///
+/// `texts` supplies the attribute values a structure snapshot leaves unprinted: from the spec
+/// text ([`iree_attrs::AttrTexts::from_text`]) or from a fully printed snapshot.
+pub fn check_iree_pipeline(
+    module: &ir::Module,
+    texts: &iree_attrs::AttrTexts,
+    file: &str,
+) -> Vec<Problem> {
     let mut problems = Vec::new();
     module.root.walk(&mut |op| {
         if op.name == "transform.match.operation_name" {
             check_operation_name(op, &mut problems);
         }
-        for (_, attr) in &op.attrs {
-            iree_attrs::printed_iree_attrs(attr, &mut |printed| {
-                check_workgroup_size(op, printed, &mut problems);
-            });
-        }
     });
+    let sites = texts.sites(file);
+    if sites.is_empty() {
+        module.root.walk(&mut |op| {
+            for (_, attr) in &op.attrs {
+                iree_attrs::printed_iree_attrs(attr, &mut |printed| {
+                    check_workgroup_size(&op.loc, printed, &mut problems);
+                });
+            }
+        });
+    } else {
+        for (loc, text) in &sites {
+            check_workgroup_size(&Some(loc.clone()), text, &mut problems);
+        }
+    }
+    for (loc, alias) in texts.alias_uses(file) {
+        problems.push(
+            Problem::warning(
+                codes::IREE_ALIAS,
+                format!(
+                    "`{alias}` is an alias inside an IREE attribute: MLIR without IREE's dialects keeps such an attribute as text and drops the alias's definition, so what tunespec links, attaches or writes as bytecode refers to an undefined `{alias}`"
+                ),
+                Some(loc),
+            )
+            .with_help(format!("write the value of `{alias}` in its place")),
+        );
+    }
     if module.root.name == names::MODULE {
-        check_tile_lists(&module.root, &mut problems);
+        check_tile_lists(&module.root, texts, &mut problems);
     }
     let mut seen = HashSet::new();
     problems.retain(|problem| seen.insert((problem.loc.clone(), problem.message.clone())));
@@ -1370,7 +1408,7 @@ fn check_operation_name(op: &Op, problems: &mut Vec<Problem>) {
 }
 
 /// `workgroup_size` whose thread count is not a whole number of subgroups.
-fn check_workgroup_size(op: &Op, printed: &str, problems: &mut Vec<Problem>) {
+fn check_workgroup_size(loc: &Option<Loc>, printed: &str, problems: &mut Vec<Problem>) {
     for (sizes, subgroup) in iree_attrs::workgroup_sizes(printed) {
         let threads: i64 = sizes.iter().product();
         if subgroup <= 0 || threads % subgroup == 0 {
@@ -1387,7 +1425,7 @@ fn check_workgroup_size(op: &Op, printed: &str, problems: &mut Vec<Problem>) {
                 format!(
                     "workgroup_size = [{listed}] is {threads} threads, not a multiple of subgroup_size = {subgroup}"
                 ),
-                op.loc.clone(),
+                loc.clone(),
             )
             .with_help(format!(
                 "IREE runs a workgroup as whole subgroups of {subgroup} threads; make the product of workgroup_size a multiple of {subgroup}"
@@ -1421,7 +1459,7 @@ struct MatcherFacts<'a> {
 
 /// Tile lists longer than the loop count that the matcher pins (for every matcher -> action
 /// pair of every `foreach_match`, module by module).
-fn check_tile_lists(module: &Op, problems: &mut Vec<Problem>) {
+fn check_tile_lists(module: &Op, texts: &iree_attrs::AttrTexts, problems: &mut Vec<Problem>) {
     let symbols = SymbolTable::new(module);
     let mut foreach_ops = Vec::new();
     collect_in_module(module, &mut foreach_ops);
@@ -1443,17 +1481,17 @@ fn check_tile_lists(module: &Op, problems: &mut Vec<Problem>) {
             let (Some(matcher), Some(action)) = (resolve(matcher), resolve(action)) else {
                 continue;
             };
-            let facts = matcher_facts(matcher.op);
+            let facts = matcher_facts(matcher.op, texts);
             let Some((loops, pinned_by)) = facts.loops else {
                 continue;
             };
             for config in configs_applied(&facts, action.op) {
-                check_config_tiles(config, loops, pinned_by, problems);
+                check_config_tiles(config, texts, loops, pinned_by, problems);
             }
         }
     }
     for nested in module.body().iter().filter(|op| op.name == names::MODULE) {
-        check_tile_lists(nested, problems);
+        check_tile_lists(nested, texts, problems);
     }
 }
 
@@ -1474,7 +1512,7 @@ fn collect_in_module<'a>(op: &'a Op, found: &mut Vec<&'a Op>) {
 }
 
 /// Follows a matcher's values: which op it pins the loop count of, and what it yields.
-fn matcher_facts(matcher: &Op) -> MatcherFacts<'_> {
+fn matcher_facts<'a>(matcher: &'a Op, texts: &iree_attrs::AttrTexts) -> MatcherFacts<'a> {
     let mut facts = MatcherFacts {
         loops: None,
         yielded: Vec::new(),
@@ -1538,10 +1576,10 @@ fn matcher_facts(matcher: &Op) -> MatcherFacts<'_> {
             "transform.iree.match.contraction" if operand(0) == Some(Known::Root) => {
                 contraction = Some(op);
                 if let Some(count) = op
-                    .attr("indexing_maps")
-                    .and_then(Attr::as_array)
-                    .and_then(|maps| maps.first())
-                    .and_then(affine_map_dims)
+                    .has_attr("indexing_maps")
+                    .then(|| texts.get(op, "indexing_maps"))
+                    .flatten()
+                    .and_then(|maps| affine_map_dims(&maps))
                 {
                     pins.push((count, op));
                 }
@@ -1616,12 +1654,10 @@ fn structured_yields(op: &Op) -> Vec<Option<Known<'_>>> {
     Vec::new()
 }
 
-/// The number of dimensions of a printed `affine_map<(d0, d1, d2)[s0] -> (...)>`.
-fn affine_map_dims(attr: &Attr) -> Option<usize> {
-    let Attr::Other(printed) = attr else {
-        return None;
-    };
-    let dims = printed.strip_prefix("affine_map<(")?;
+/// The number of dimensions of the first `affine_map<(d0, d1, d2)[s0] -> (...)>` in `text`.
+fn affine_map_dims(text: &str) -> Option<usize> {
+    let at = text.find("affine_map<(")?;
+    let dims = &text[at + "affine_map<(".len()..];
     let dims = &dims[..dims.find(')')?];
     Some(dims.split(',').filter(|d| !d.trim().is_empty()).count())
 }
@@ -1664,12 +1700,18 @@ fn configs_applied<'a>(facts: &MatcherFacts<'a>, action: &'a Op) -> Vec<&'a Op> 
     configs
 }
 
-fn check_config_tiles(config: &Op, loops: usize, pinned_by: &Op, problems: &mut Vec<Problem>) {
-    let Some(value) = config.attr("value") else {
+fn check_config_tiles(
+    config: &Op,
+    texts: &iree_attrs::AttrTexts,
+    loops: usize,
+    pinned_by: &Op,
+    problems: &mut Vec<Problem>,
+) {
+    let Some(value) = texts.get(config, "value") else {
         return;
     };
-    iree_attrs::printed_iree_attrs(value, &mut |printed| {
-        for list in iree_attrs::tile_lists(printed) {
+    {
+        for list in iree_attrs::tile_lists(&value) {
             if list.len <= loops {
                 continue;
             }
@@ -1682,12 +1724,12 @@ fn check_config_tiles(config: &Op, loops: usize, pinned_by: &Op, problems: &mut 
                 config.loc.clone(),
             )
             .with_help(format!(
-                "IREE tiles loop i with entry i of the list; give at most {loops} entries (fewer are padded with 0)"
+                "entry i of a tile list tiles loop i; iree-compile 3.13 ignores the entries past the op's {loops} loops, so a longer list was likely written for another op: give at most {loops}"
             ));
             if let Some(loc) = &pinned_by.loc {
                 problem = problem.with_related(loc.clone(), "the matcher pins the loop count here");
             }
             problems.push(problem);
         }
-    });
+    }
 }

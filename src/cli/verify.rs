@@ -101,7 +101,7 @@ impl Opts {
             },
             (None, false) => Some(iree_attrs::find_iree_opt(None)),
         };
-        let mut results = verify_inputs(&inputs, jobs);
+        let mut results = verify_inputs(&inputs, jobs, iree_opt.is_some());
         let not_checked = match iree_opt {
             Some(iree_opt) => check_iree_attributes(&mut results, iree_opt),
             None => None,
@@ -221,7 +221,8 @@ fn io_message(error: &std::io::Error) -> String {
 }
 
 /// Verifies `inputs` on `jobs` threads; results come back in input order.
-pub fn verify_inputs(inputs: &[Input], jobs: usize) -> Vec<FileResult> {
+/// `check_iree`: collect each spec's IREE attributes for the run's one iree-opt check.
+pub fn verify_inputs(inputs: &[Input], jobs: usize, check_iree: bool) -> Vec<FileResult> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<FileResult>>> = Mutex::new(vec![None; inputs.len()]);
     let progress = progress_bar(inputs.len());
@@ -246,7 +247,7 @@ pub fn verify_inputs(inputs: &[Input], jobs: usize) -> Vec<FileResult> {
                             Mlir::new()
                         }
                     });
-                    let result = verify_one(context, input);
+                    let result = verify_one(context, input, check_iree);
                     if let Some(bar) = &progress {
                         bar.inc(1);
                     }
@@ -268,7 +269,9 @@ pub fn verify_inputs(inputs: &[Input], jobs: usize) -> Vec<FileResult> {
         .into_iter()
         .zip(inputs)
         .map(|(result, input)| {
-            result.unwrap_or_else(|| verify_one(fallback.get_or_insert_with(Mlir::new), input))
+            result.unwrap_or_else(|| {
+                verify_one(fallback.get_or_insert_with(Mlir::new), input, check_iree)
+            })
         })
         .collect()
 }
@@ -286,7 +289,7 @@ fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-fn verify_one(mlir: &Mlir, input: &Input) -> FileResult {
+fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
     let name = input.name();
     if let Input::Manifest(path) = input {
         return FileResult {
@@ -325,10 +328,26 @@ fn verify_one(mlir: &Mlir, input: &Input) -> FileResult {
     let verified = verify::verify_bytes(mlir, &bytes, &name);
     let mut problems = verified.problems;
     let mut iree_sites = Vec::new();
-    if let Some(snapshot) = &verified.snapshot {
-        problems.extend(verify::check_iree_pipeline(snapshot));
+    if let (Some(module), Some(structure)) = (&verified.module, &verified.snapshot) {
+        // The rules' snapshot leaves attribute values unprinted (printing every config would
+        // cost a large spec a good part of its verify time): text is read where it is; bytecode
+        // has none, so it gets a fully printed snapshot.
+        let text = std::str::from_utf8(&bytes)
+            .ok()
+            .filter(|_| !bytes.starts_with(verify::BYTECODE_MAGIC));
+        let printed;
+        let (snapshot, texts) = match text {
+            Some(text) => (structure, iree_attrs::AttrTexts::from_text(text, structure)),
+            None => {
+                printed = module.snapshot();
+                (&printed, iree_attrs::AttrTexts::printed())
+            }
+        };
+        problems.extend(verify::check_iree_pipeline(snapshot, &texts, &name));
         verify::sort_problems(&mut problems);
-        iree_sites = iree_attrs::collect(&bytes, &name, Some(snapshot));
+        if check_iree {
+            iree_sites = iree_attrs::collect(&bytes, &name, Some(snapshot));
+        }
     }
     FileResult {
         name,

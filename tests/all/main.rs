@@ -10,6 +10,7 @@ mod determinism;
 mod differential;
 mod fastpath;
 mod iree_ops;
+mod iree_verify;
 mod link;
 mod reference;
 mod registry;
