@@ -1,4 +1,5 @@
-// tunespec default tuning spec for gfx942: AMD CDNA3 (MI300X, MI300A, MI325X); llama3_bf16.mlir.
+// tunespec default tuning spec for gfx942, llama3_bf16.mlir:
+// AMD CDNA3 (MI300X, MI300A, MI325X).
 // Covers Llama-3 in bf16 (f32 accumulation): 8B (hidden 4096, FFN 14336, GQA with 8 KV heads of
 // 128 so k/v projections have N = 1024, 32 heads) decode GEMVs (1 x N x K) and 8192-token prefill
 // projection GEMMs, 70B's 2048-token gate/up GEMM (hidden 8192, FFN 28672), and 8B's attention
@@ -23,9 +24,10 @@
 // Workgroup tile TM x TN over (M, N), K step TK, SM x SN subgroups:
 //   256 x 128 (128 x 256 when N > M), TK = 64, 2 x 2 subgroups (256 threads):
 //   shared memory (256+128)*64*2 = 48 KiB, 128 accumulators per thread.
-// Then: workgroup = [TM, TN, 0] (batch GEMMs: [1, TM, TN, 0]); subgroup = [TM/SM/iM, TN/SN/iN, 0]
-// (per-subgroup tile counted in intrinsic tiles); reduction = [0, 0, TK/iK]; workgroup_size =
-// SM*SN*64; subgroup_size = 64; promote_operands = [0, 1]; prefetch_num_stages = 2.
+// Then: workgroup = [TM, TN, 0]; subgroup = [TM/SM/iM, TN/SN/iN, 0] (per-subgroup tile counted
+// in intrinsic tiles); reduction = [0, 0, TK/iK] (batch GEMMs: workgroup [1, TM, TN, 0], and a
+// leading 0 in subgroup and reduction); workgroup_size = SM*SN*64; subgroup_size = 64;
+// promote_operands = [0, 1]; prefetch_num_stages = 2.
 // Checks a reader can make without hardware, for every R1 matcher:
 //   TM | M, TN | N, TK | K (no partial tiles);
 //   shared memory = (TM + TN) * TK * 2 bytes (both 16-bit operands promoted, one buffer)
@@ -47,10 +49,12 @@
 // Every matcher is checked by tools/check-default-configs.py (iree-compile 3.13): it builds the
 // payload each matcher is meant for (a linalg.fill-initialized linalg.matmul / linalg.batch_matmul
 // of the exact shape, element types and layout), compiles it with this file as
-// --iree-codegen-tuning-spec-path for gfx942 and checks that the dispatch got exactly this
-// file's lowering_config and translation_info (and another config without the spec), then that
-// the full compile succeeds. Configs are plausible starting points derived by the rules above,
-// NOT values measured on hardware: tune them before relying on them for performance.
+// --iree-codegen-tuning-spec-path for
+//   gfx942
+// and checks that the dispatch got exactly this file's lowering_config and translation_info
+// (and another config without the spec), then that the full compile succeeds.
+// Configs are plausible starting points derived by the rules above, NOT values measured on
+// hardware: tune them before relying on them for performance.
 module @gfx942_llama3_bf16 attributes {transform.with_named_sequence, iree_codegen.tuning_spec_with_default_entrypoint} {
   transform.named_sequence @apply_op_config(%op: !transform.any_op {transform.readonly}, %config: !transform.any_param {transform.readonly}) {
     transform.annotate %op "compilation_info" = %config : !transform.any_op, !transform.any_param

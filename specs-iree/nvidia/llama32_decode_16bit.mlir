@@ -1,7 +1,8 @@
-// tunespec default tuning spec for nvidia: NVIDIA GPUs (vendor: every target falling back to nvidia); llama32_decode_16bit.mlir.
-// Vendor spec: it comes after the architecture specs of every target falling back to
-// nvidia, so its configs assume only what they share: every NVIDIA target (warp 32), checked on sm_80 and sm_89, at most 128 threads per
-// workgroup, no MMA intrinsic (RDNA3 and RDNA4 WMMA intrinsics differ), a few bytes of shared memory.
+// tunespec default tuning spec for nvidia, llama32_decode_16bit.mlir:
+// NVIDIA GPUs (vendor).
+// Vendor spec: it comes after the architecture specs of every NVIDIA target (sm_80, sm_90), so
+// its configs assume only what all share: warp 32, at most 128 threads per workgroup, no MMA
+// intrinsic, a few bytes of shared memory; checked on sm_80 and sm_89.
 // Covers Llama-3.2-1B (hidden 2048, FFN 8192, GQA 8 KV heads of 64: k/v N = 512) and Llama-3.2-3B
 // (hidden 3072, FFN 8192, 8 KV heads of 128: N = 1024) decode GEMVs (1 x N x K), each in f16 and in
 // bf16 (Llama-3.2 ships bf16; f16 deployments are common) and in both layouts. The shapes are
@@ -34,10 +35,11 @@
 // payload each matcher is meant for (a linalg.fill-initialized linalg.matmul / linalg.batch_matmul
 // of the exact shape, element types and layout), compiles it with this file attached to the
 // payload as iree_codegen.tuning_spec_mlirbc (as tunespec attach does) for
-// sm_80 and sm_89 and checks that the dispatch got exactly this
-// file's lowering_config and translation_info (and another config without the spec), then that
-// the full compile succeeds. Configs are plausible starting points derived by the rules above,
-// NOT values measured on hardware: tune them before relying on them for performance.
+//   sm_80 and sm_89
+// and checks that the dispatch got exactly this file's lowering_config and translation_info
+// (and another config without the spec), then that the full compile succeeds.
+// Configs are plausible starting points derived by the rules above, NOT values measured on
+// hardware: tune them before relying on them for performance.
 // On CUDA, iree-compile 3.13 ignores --iree-codegen-tuning-spec-path (only its ROCm target passes
 // the flag to the MaterializeTuningSpecs pass): a spec takes effect there only when attached to
 // the payload module (iree_codegen.tuning_spec_mlirbc), e.g. by tunespec attach.

@@ -1,7 +1,8 @@
-// tunespec default tuning spec for rdna: AMD RDNA3 and RDNA4 family (gfx1100, gfx1201); llama32_decode_16bit.mlir.
-// Family spec: it comes after the architecture specs of every target falling back to
-// rdna, so its configs assume only what they share: gfx1100, gfx1201 (wave32), at most 128 threads per
-// workgroup, no MMA intrinsic (RDNA3 and RDNA4 WMMA intrinsics differ), a few bytes of shared memory.
+// tunespec default tuning spec for rdna, llama32_decode_16bit.mlir:
+// AMD RDNA3 and RDNA4 family (gfx1100, gfx1201).
+// Family spec: it comes after the architecture specs of gfx1100 and gfx1201, so its configs
+// assume only what both share: wave32, at most 128 threads per workgroup, no MMA intrinsic
+// (RDNA3's and RDNA4's WMMA intrinsics differ), a few bytes of shared memory.
 // Covers Llama-3.2-1B (hidden 2048, FFN 8192, GQA 8 KV heads of 64: k/v N = 512) and Llama-3.2-3B
 // (hidden 3072, FFN 8192, 8 KV heads of 128: N = 1024) decode GEMVs (1 x N x K), each in f16 and in
 // bf16 (Llama-3.2 ships bf16; f16 deployments are common) and in both layouts. The shapes are
@@ -33,10 +34,12 @@
 // Every matcher is checked by tools/check-default-configs.py (iree-compile 3.13): it builds the
 // payload each matcher is meant for (a linalg.fill-initialized linalg.matmul / linalg.batch_matmul
 // of the exact shape, element types and layout), compiles it with this file as
-// --iree-codegen-tuning-spec-path for gfx1100 and gfx1201 and checks that the dispatch got exactly this
-// file's lowering_config and translation_info (and another config without the spec), then that
-// the full compile succeeds. Configs are plausible starting points derived by the rules above,
-// NOT values measured on hardware: tune them before relying on them for performance.
+// --iree-codegen-tuning-spec-path for
+//   gfx1100 and gfx1201
+// and checks that the dispatch got exactly this file's lowering_config and translation_info
+// (and another config without the spec), then that the full compile succeeds.
+// Configs are plausible starting points derived by the rules above, NOT values measured on
+// hardware: tune them before relying on them for performance.
 module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, iree_codegen.tuning_spec_with_default_entrypoint} {
   transform.named_sequence @apply_op_config(%op: !transform.any_op {transform.readonly}, %config: !transform.any_param {transform.readonly}) {
     transform.annotate %op "compilation_info" = %config : !transform.any_op, !transform.any_param

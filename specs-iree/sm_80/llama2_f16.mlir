@@ -1,4 +1,5 @@
-// tunespec default tuning spec for sm_80: NVIDIA Ampere (A100); llama2_f16.mlir.
+// tunespec default tuning spec for sm_80, llama2_f16.mlir:
+// NVIDIA Ampere (A100).
 // Covers Llama-2 in f16 (f32 accumulation): 7B (hidden 4096, FFN 11008, 32 heads) decode GEMVs
 // (1 x N x K), 4096-token prefill projection GEMMs (M x N x K, M = tokens) and attention batch
 // GEMMs (B x M x N x K, B = heads); 13B (hidden 5120, FFN 13824, 40 heads) 2048-token prefill
@@ -23,9 +24,10 @@
 // Workgroup tile TM x TN over (M, N), K step TK, SM x SN subgroups:
 //   128 x 128, TK = 64, 2 x 4 warps (256 threads): shared memory (128+128)*64*2 = 32 KiB,
 //   64 accumulators per thread.
-// Then: workgroup = [TM, TN, 0] (batch GEMMs: [1, TM, TN, 0]); subgroup = [TM/SM/iM, TN/SN/iN, 0]
-// (per-subgroup tile counted in intrinsic tiles); reduction = [0, 0, TK/iK]; workgroup_size =
-// SM*SN*32; subgroup_size = 32; promote_operands = [0, 1]; prefetch_num_stages = 2.
+// Then: workgroup = [TM, TN, 0]; subgroup = [TM/SM/iM, TN/SN/iN, 0] (per-subgroup tile counted
+// in intrinsic tiles); reduction = [0, 0, TK/iK] (batch GEMMs: workgroup [1, TM, TN, 0], and a
+// leading 0 in subgroup and reduction); workgroup_size = SM*SN*32; subgroup_size = 32;
+// promote_operands = [0, 1]; prefetch_num_stages = 2.
 // Checks a reader can make without hardware, for every R1 matcher:
 //   TM | M, TN | N, TK | K (no partial tiles);
 //   shared memory = (TM + TN) * TK * 2 bytes (both 16-bit operands promoted, one buffer)
@@ -48,10 +50,11 @@
 // payload each matcher is meant for (a linalg.fill-initialized linalg.matmul / linalg.batch_matmul
 // of the exact shape, element types and layout), compiles it with this file attached to the
 // payload as iree_codegen.tuning_spec_mlirbc (as tunespec attach does) for
-// sm_80 and checks that the dispatch got exactly this
-// file's lowering_config and translation_info (and another config without the spec), then that
-// the full compile succeeds. Configs are plausible starting points derived by the rules above,
-// NOT values measured on hardware: tune them before relying on them for performance.
+//   sm_80
+// and checks that the dispatch got exactly this file's lowering_config and translation_info
+// (and another config without the spec), then that the full compile succeeds.
+// Configs are plausible starting points derived by the rules above, NOT values measured on
+// hardware: tune them before relying on them for performance.
 // On CUDA, iree-compile 3.13 ignores --iree-codegen-tuning-spec-path (only its ROCm target passes
 // the flag to the MaterializeTuningSpecs pass): a spec takes effect there only when attached to
 // the payload module (iree_codegen.tuning_spec_mlirbc), e.g. by tunespec attach.
