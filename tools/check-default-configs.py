@@ -31,8 +31,10 @@ For every spec the tool:
      (sm_*), because iree-compile 3.13 silently ignores the flag there: only the ROCm target
      passes it to its MaterializeTuningSpecs pass, and "flag" elsewhere)
      and reports, per matcher:
-       took_effect  a dispatch of the matcher's function has exactly the spec's lowering_config
-                    (on its root op) and translation_info (on the dispatch function);
+       took_effect  a dispatch the matcher's function runs (found from the host code, as IREE
+                    may share one dispatch between identical functions) has exactly the spec's
+                    lowering_config (on its root op) and translation_info (on the dispatch
+                    function);
        differs      without the spec, that dispatch gets another config (else the matcher
                     has no observable effect), or iree-compile cannot configure the function
                     without the spec (then each function is configured alone to find which;
@@ -77,6 +79,10 @@ Options:
     --registry FILE      registry manifest for the chain check
     --jobs N             iree-compile processes at once (default 1)
     --route auto|flag|attr  how the spec is given to iree-compile (see 3.; default auto)
+    --payload-form named|generic  build every payload contraction as a linalg.generic instead of
+                         the named op (default named). IREE folds unit dimensions of a generic
+                         before dispatch formation, so a generic M = 1 GEMV reaches the matchers
+                         as a 2-loop matvec and a matcher with dims_equal %m, [1] does not fire.
     --keep DIR           keep payloads and configuration outputs in DIR
     --json               print JSON instead of lines
 Python 3 standard library only (the chain check needs tomllib, Python >= 3.11).
@@ -286,7 +292,7 @@ def is_float(t):
     return t.startswith("f") or t.startswith("bf") or t.startswith("tf")
 
 
-def payload_function(mt):
+def payload_function(mt, form_choice="named"):
     """The func a matcher is meant for (raises ValueError if it cannot be derived)."""
     (ldims, lres), (rdims, rres), (odims, ores) = mt.parsed_maps
     L, R, O = set(lres), set(rres), set(ores)
@@ -310,7 +316,7 @@ def payload_function(mt):
     A, B, C = ty(lres, mt.lhs), ty(rres, mt.rhs), ty(ores, mt.out)
     key = tuple(re.sub(r"\s+|affine_map<|>$", "", m) for m in mt.maps)
     zero = "0.0" if is_float(mt.out) else "0"
-    form = STD.get(key)
+    form = STD.get(key) if form_choice == "named" else None
     head = (f"func.func @{mt.name}(%a: {A}, %b: {B}) -> {C} {{\n"
             f"  %z = arith.constant {zero} : {mt.out}\n"
             f"  %e = tensor.empty() : {C}\n"
@@ -380,11 +386,24 @@ def dispatch_configs(text):
     return found
 
 
-def configs_for(found, matcher):
+def host_dispatches(text):
+    """{payload function: [dispatch function names]} from the host code of a configurations print
+    (IREE deduplicates identical dispatches, so one payload function may use another's)."""
+    out = {}
+    starts = [(m.start(), m.group(1)) for m in re.finditer(r"util\.func public @([\w$.-]+)\(", text)]
+    for i, (pos, name) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
+        out[name] = re.findall(r"dispatch @[\w$.-]+::@[\w$.-]+::@([\w$.-]+)", text[pos:end])
+    return out
+
+
+def configs_for(found, matcher, hosts=None):
+    names = (hosts or {}).get(matcher)
+    if names is None:
+        names = [f for f in found if f.startswith(matcher + "_dispatch_")]
     out = []
-    for fname, pairs in found.items():
-        if fname.startswith(matcher + "_dispatch_"):
-            out += pairs
+    for fname in names:
+        out += found.get(fname, [])
     return out
 
 
@@ -444,11 +463,14 @@ def check_spec_target(spec, matchers, target, label, ic, io, workdir, jobs, rout
     with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as ex:
         outs = dict(zip(cmds, ex.map(run, cmds.values())))
     with_cfg = without_cfg = None
+    with_hosts = without_hosts = {}
     without_alone = {}
     if outs["with"][0] == 0:
-        with_cfg = dispatch_configs(open(base + ".with.mlir").read())
+        text = open(base + ".with.mlir").read()
+        with_cfg, with_hosts = dispatch_configs(text), host_dispatches(text)
     if outs["without"][0] == 0:
-        without_cfg = dispatch_configs(open(base + ".without.mlir").read())
+        text = open(base + ".without.mlir").read()
+        without_cfg, without_hosts = dispatch_configs(text), host_dispatches(text)
     else:
         # IREE itself failed to configure some function without the spec: find which, alone.
         def alone_without(m):
@@ -481,7 +503,7 @@ def check_spec_target(spec, matchers, target, label, ic, io, workdir, jobs, rout
         if with_cfg is None:
             reason = "configuration_failed:" + first_error(outs["with"][1])
         else:
-            pairs = configs_for(with_cfg, m.name)
+            pairs = configs_for(with_cfg, m.name, with_hosts)
             took = m.expected in pairs
             actual = m.expected if took else (next((p for p in pairs if p[0]), pairs[0]) if pairs else None)
             if not pairs:
@@ -491,7 +513,7 @@ def check_spec_target(spec, matchers, target, label, ic, io, workdir, jobs, rout
         note = None
         wc = without_cfg if without_cfg is not None else without_alone.get(m.name)
         if isinstance(wc, dict):
-            dpairs = configs_for(wc, m.name)
+            dpairs = configs_for(wc, m.name, without_hosts if without_cfg is not None else None)
             default = next((p for p in dpairs if p[0]), dpairs[0]) if dpairs else None
             differs = m.expected not in dpairs
             if not differs and reason is None:
@@ -573,6 +595,7 @@ def main(argv):
     ap.add_argument("--registry")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--route", choices=["auto", "flag", "attr"], default="auto")
+    ap.add_argument("--payload-form", choices=["named", "generic"], default="named")
     ap.add_argument("--keep")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -616,7 +639,7 @@ def main(argv):
             for m in matchers:
                 if m.error is None:
                     try:
-                        m.function = payload_function(m)
+                        m.function = payload_function(m, args.payload_form)
                     except (ValueError, KeyError) as e:
                         m.error = "cannot_derive_payload:" + re.sub(r"\s+", "_", str(e))
             parsed[spec] = (matchers, error and error.replace(" ", "_"))

@@ -20,8 +20,11 @@
 // or an equivalent linalg.generic before it). f16 and bf16 are told apart exactly, so a shape can
 // have an f16 and a bf16 matcher. Layouts: A*B (B stored [K, N]) and A*B^T (B stored [N, K], the
 // weights of a linear layer) are separate matchers for each projection; batch GEMMs are batched
-// A*B. A matched op gets a compilation_info (lowering_config + translation_info) from
-// @apply_op_config.
+// A*B. Each decode GEMV (M = 1) has two matchers: one for the 3-loop form a named linalg.matmul
+// keeps (m = [1]), one for the 2-loop form IREE makes of a linalg.generic GEMV, whose unit M
+// dimension it folds away before dispatch formation (maps (d0, d1) -> (d1) for the vector,
+// m = [], n = [N], k = [K]); both get the same R2 config. A matched op gets a compilation_info
+// (lowering_config + translation_info) from @apply_op_config.
 //
 // Rule R1 (TileAndFuse, M > 1). Intrinsic I = iM x iN x iK of the op's element type (f16 ops an
 // f16 intrinsic, bf16 ops a bf16 one), from the target's MMA list:
@@ -47,7 +50,9 @@
 // workgroup = [1, 4, 0] (4 outputs per workgroup, 4 | N); lane_basis = [[1, 1, 64], [0, 1, 2]];
 // subgroup_basis = [[1, 1, S], [0, 1, 2]]; thread = [0, 0, V]; partial_reduction = [0, 0, C];
 // workgroup_size = 64*S; subgroup_size = 64; no intrinsic, so f16 and bf16 get the same
-// config. Shared memory: only the cross-subgroup partial sums, 4*S*4 bytes.
+// config. The 2-loop (folded) form drops the leading M entry: lane_basis = [[1, 64], [0, 1]],
+// subgroup_basis = [[1, S], [0, 1]], thread = [0, V], partial_reduction = [0, C], workgroup =
+// [4, 0]. Shared memory: only the cross-subgroup partial sums, 4*S*4 bytes.
 // For A*B GEMVs the K-contiguous reads of R2 stride over B's rows; an N-vectorized config may be
 // faster there (not measured).
 //
@@ -80,6 +85,21 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_8192x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [8192] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 2], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 64>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
   // Llama-3-70B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
@@ -91,6 +111,21 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
     transform.iree.match.dims_equal %n, [8192] : !transform.param<i64>
     transform.iree.match.dims_equal %k, [8192] : !transform.param<i64>
     %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 64], [0, 1, 2]], partial_reduction = [0, 0, 1024], subgroup_basis = [[1, 1, 2], [0, 1, 2]], thread = [0, 0, 8], workgroup = [1, 4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 64>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_8192x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [8192] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 2], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 64>> -> !transform.any_param
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
@@ -108,6 +143,21 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_28672x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [28672] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [8192] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 2], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 64>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
   // Llama-3-70B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
@@ -119,6 +169,21 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
     transform.iree.match.dims_equal %n, [28672] : !transform.param<i64>
     transform.iree.match.dims_equal %k, [8192] : !transform.param<i64>
     %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 64], [0, 1, 2]], partial_reduction = [0, 0, 1024], subgroup_basis = [[1, 1, 2], [0, 1, 2]], thread = [0, 0, 8], workgroup = [1, 4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 64>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_28672x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [28672] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [8192] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 2], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 64>> -> !transform.any_param
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
@@ -136,6 +201,21 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (28672 = 28 x 1024); shared memory 4*2*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_8192x28672_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [28672] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 2], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 64>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
   // Llama-3-70B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (28672 = 28 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
@@ -147,6 +227,21 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
     transform.iree.match.dims_equal %n, [8192] : !transform.param<i64>
     transform.iree.match.dims_equal %k, [28672] : !transform.param<i64>
     %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 64], [0, 1, 2]], partial_reduction = [0, 0, 1024], subgroup_basis = [[1, 1, 2], [0, 1, 2]], thread = [0, 0, 8], workgroup = [1, 4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 64>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (28672 = 28 x 1024); shared memory 4*2*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_8192x28672_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [28672] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 2], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 64>> -> !transform.any_param
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
@@ -265,11 +360,17 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   transform.named_sequence @__kernel_config(%arg: !transform.any_op {transform.consumed}) -> !transform.any_op attributes {iree_codegen.tuning_spec_entrypoint} {
     %res = transform.foreach_match in %arg
         @match_matmul_1x8192x8192_bf16_ab -> @apply_op_config,
+        @match_matvec_8192x8192_bf16_ab -> @apply_op_config,
         @match_matmul_1x8192x8192_bf16_abt -> @apply_op_config,
+        @match_matvec_8192x8192_bf16_abt -> @apply_op_config,
         @match_matmul_1x28672x8192_bf16_ab -> @apply_op_config,
+        @match_matvec_28672x8192_bf16_ab -> @apply_op_config,
         @match_matmul_1x28672x8192_bf16_abt -> @apply_op_config,
+        @match_matvec_28672x8192_bf16_abt -> @apply_op_config,
         @match_matmul_1x8192x28672_bf16_ab -> @apply_op_config,
+        @match_matvec_8192x28672_bf16_ab -> @apply_op_config,
         @match_matmul_1x8192x28672_bf16_abt -> @apply_op_config,
+        @match_matvec_8192x28672_bf16_abt -> @apply_op_config,
         @match_matmul_2048x8192x8192_bf16_ab -> @apply_op_config,
         @match_matmul_2048x8192x8192_bf16_abt -> @apply_op_config,
         @match_matmul_2048x1024x8192_bf16_ab -> @apply_op_config,
