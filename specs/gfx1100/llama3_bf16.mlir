@@ -1,302 +1,501 @@
-// tunespec default tuning spec: gfx1100, bf16 Llama workloads (llama3_bf16.mlir).
+// tunespec default tuning spec for gfx1100, llama3_bf16.mlir:
+// AMD RDNA3 (Radeon RX 7900 XTX).
+// Covers Llama-3 in bf16 (f32 accumulation): 8B (hidden 4096, FFN 14336, GQA with 8 KV heads of
+// 128 so k/v projections have N = 1024, 32 heads) decode GEMVs (1 x N x K) and 8192-token prefill
+// projection GEMMs, 70B's 2048-token gate/up GEMM (hidden 8192, FFN 28672), and 8B's attention
+// batch GEMMs at 8192 tokens. The 1 x 4096 x 4096 GEMV has an f16 twin in llama2_f16.mlir.
 //
-// Target: AMD RDNA3 (Radeon RX 7900 XTX): wave32, 64 KiB LDS per workgroup, WMMA (RDNA3 layout).
-// Covers Llama-3 (8B: hidden 4096, FFN 14336, GQA with 8 KV heads so k/v projections have N = 1024, 32 heads; 70B: hidden 8192, FFN 28672):
-// prefill and decode projection GEMMs (linalg.matmul, dims M x N x K with M = token count) and the
-// attention batch GEMMs (linalg.batch_matmul, dims B x M x N x K with B = heads, at Llama-3's 8192-token context).
-// Element type: bfloat16 (bf16) operands with f32 accumulation. Each matcher checks the op name,
-// the loop rank (3 for linalg.matmul, 4 for linalg.batch_matmul), every loop dimension, a 16-bit
-// element type on both inputs and a 32-bit accumulator (init) element type.
+// Form (IREE's tuner form, checked with iree-opt 3.13): each matcher tests, in order,
+// transform.iree.match.has_no_lowering_config (an op that already has a config is left alone),
+// transform.iree.match.contraction with the exact element types (lhs, rhs, f32 output) and the
+// exact indexing maps of the operand layout, then transform.iree.match.dims_equal on the batch,
+// m, n and k dimensions. transform.iree.match.contraction infers the contraction from the
+// indexing maps, so it fires on what IREE configures: the linalg.generic a dispatch holds after
+// dispatch formation (a linalg.matmul, a linalg.matmul with indexing_maps, a linalg.batch_matmul
+// or an equivalent linalg.generic before it). f16 and bf16 are told apart exactly, so a shape can
+// have an f16 and a bf16 matcher. Layouts: A*B (B stored [K, N]) and A*B^T (B stored [N, K], the
+// weights of a linear layer) are separate matchers for each projection; batch GEMMs are batched
+// A*B. Each decode GEMV (M = 1) has two matchers: one for the 3-loop form a named linalg.matmul
+// keeps (m = [1]), one for the 2-loop form IREE makes of a linalg.generic GEMV, whose unit M
+// dimension it folds away before dispatch formation (maps (d0, d1) -> (d1) for the vector,
+// m = [], n = [N], k = [K]); both get the same R2 config. A matched op gets a compilation_info
+// (lowering_config + translation_info) from @apply_op_config.
 //
-// Why the f16 and bf16 specs are split by shape: upstream transform matchers can compare an
-// element's bit width but not its float kind, so an f16 matcher and a bf16 matcher of the same
-// shape would be structural duplicates, and whichever was linked first would claim both f16 and
-// bf16 ops (handing one of them an intrinsic of the wrong type). This file therefore matches only
-// Llama-3 shapes and its sibling llama2_f16.mlir only Llama-2 shapes: the two shape sets are
-// disjoint, so no matcher of this target duplicates another. The split assumes each family runs
-// in its released dtype (Llama-2 in f16, Llama-3 in bf16); a Llama-2 model run in bf16 would
-// meet the Llama-2 configs of llama2_f16.mlir, whose intrinsics expect the other 16-bit type.
-// Intrinsics here are bf16 ones (WMMAR3_F32_16x16x16_BF16).
+// Rule R1 (TileAndFuse, M > 1). Intrinsic I = iM x iN x iK of the op's element type (f16 ops an
+// f16 intrinsic, bf16 ops a bf16 one), from the target's MMA list:
+//   f16: WMMAR3_F32_16x16x16_F16, bf16: WMMAR3_F32_16x16x16_BF16.
+// Workgroup tile TM x TN over (M, N), K step TK, SM x SN subgroups:
+//   128 x 128, TK = 64, 2 x 4 subgroups of 32 (256 threads): shared memory (128+128)*64*2
+//   = 32 KiB, 64 accumulators per thread.
+// Then: workgroup = [TM, TN, 0]; subgroup = [TM/SM/iM, TN/SN/iN, 0] (per-subgroup tile counted
+// in intrinsic tiles); reduction = [0, 0, TK/iK] (batch GEMMs: workgroup [1, TM, TN, 0], and a
+// leading 0 in subgroup and reduction); workgroup_size = SM*SN*32; subgroup_size = 32;
+// promote_operands = [0, 1]; prefetch_num_stages = 2.
+// Checks a reader can make without hardware, for every R1 matcher:
+//   TM | M, TN | N, TK | K (no partial tiles);
+//   shared memory = (TM + TN) * TK * 2 bytes (both 16-bit operands promoted, one buffer)
+//     <= 65536 (64 KiB: IREE's max_workgroup_memory_bytes on gfx1100 and gfx1201).
+//     IREE 3.13's TileAndFuse keeps one copy with prefetch_num_stages = 2 (measured on gfx942: a
+//     256x128 tile with K step 128 is reported as using exactly (256+128)*128*2 = 98304 bytes);
+//   f32 accumulators per thread = TM*TN / workgroup_size <= 64.
 //
-// The configs are IREE 3.13 compilation_info attributes (TileAndFuse for GEMMs, VectorDistribute for
-// the decode GEMV). They are plausible starting points checked with iree-opt / iree-compile, NOT
-// values measured on hardware: tune them before relying on them for performance.
-// TileAndFuse units: workgroup = tile in elements; subgroup = per-subgroup tile counted in
-// intrinsic tiles; reduction = K step counted in intrinsic K tiles.
+// Rule R2 (VectorDistribute GEMV, M = 1: decode projections). 32 lanes per subgroup, S
+// subgroups (S <= 4), V elements per thread per step (V in {8, 4}: 16- or 8-byte loads of
+// 16-bit elements); the K chunk C = 32*S*V is the largest that divides K (ties: more subgroups).
+// workgroup = [1, 4, 0] (4 outputs per workgroup, 4 | N); lane_basis = [[1, 1, 32], [0, 1, 2]];
+// subgroup_basis = [[1, 1, S], [0, 1, 2]]; thread = [0, 0, V]; partial_reduction = [0, 0, C];
+// workgroup_size = 32*S; subgroup_size = 32; no intrinsic, so f16 and bf16 get the same
+// config. The 2-loop (folded) form drops the leading M entry: lane_basis = [[1, 32], [0, 1]],
+// subgroup_basis = [[1, S], [0, 1]], thread = [0, V], partial_reduction = [0, C], workgroup =
+// [4, 0]. Shared memory: only the cross-subgroup partial sums, 4*S*4 bytes.
+// For A*B GEMVs the K-contiguous reads of R2 stride over B's rows; an N-vectorized config may be
+// faster there (not measured).
+//
+// Every matcher is checked by tools/check-default-configs.py (iree-compile 3.13): it builds the
+// payload each matcher is meant for (a linalg.fill-initialized linalg.matmul / linalg.batch_matmul
+// of the exact shape, element types and layout), compiles it with this file as
+// --iree-codegen-tuning-spec-path for
+//   gfx1100
+// and checks that the dispatch got exactly this file's lowering_config and translation_info
+// (and another config without the spec), then that the full compile succeeds.
+// Configs are plausible starting points derived by the rules above, NOT values measured on
+// hardware: tune them before relying on them for performance.
 module @gfx1100_llama3_bf16 attributes {transform.with_named_sequence, iree_codegen.tuning_spec_with_default_entrypoint} {
   transform.named_sequence @apply_op_config(%op: !transform.any_op {transform.readonly}, %config: !transform.any_param {transform.readonly}) {
     transform.annotate %op "compilation_info" = %config : !transform.any_op, !transform.any_param
     transform.yield
   }
 
-  // Llama-3-8B decode (1 token): FFN gate/up projection, a GEMV.
-  // Config: VectorDistribute GEMV: 128 threads split K in chunks of 1024, 4 outputs per workgroup.
-  transform.named_sequence @match_matmul_1x14336x4096(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
-    transform.match.operation_name %root ["linalg.matmul"] : !transform.any_op
-    %rank, %dims, %lhs_bw, %rhs_bw, %acc_bw = transform.match.structured failures(propagate) %root : (!transform.any_op) -> (!transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) {
-    ^bb0(%s: !transform.any_op):
-      %r = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
-      %d = transform.match.structured.dim %s[all] : (!transform.any_op) -> !transform.param<i64>
-      %lhs = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
-      %lbw = transform.match.structured.elemental_bitwidth %lhs : (!transform.any_value) -> !transform.param<i64>
-      %rhs = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
-      %rbw = transform.match.structured.elemental_bitwidth %rhs : (!transform.any_value) -> !transform.param<i64>
-      %acc = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
-      %abw = transform.match.structured.elemental_bitwidth %acc : (!transform.any_value) -> !transform.param<i64>
-      transform.match.structured.yield %r, %d, %lbw, %rbw, %abw : !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
-    }
-    %c_rank = transform.param.constant 3 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %rank, %c_rank : !transform.param<i64>
-    %m = transform.param.constant 1 : i64 -> !transform.param<i64>
-    %n = transform.param.constant 14336 : i64 -> !transform.param<i64>
-    %k = transform.param.constant 4096 : i64 -> !transform.param<i64>
-    %shape = transform.merge_handles %m, %n, %k : !transform.param<i64>
-    transform.match.param.cmpi eq %dims, %shape : !transform.param<i64>
-    %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %lhs_bw, %c16 : !transform.param<i64>
-    transform.match.param.cmpi eq %rhs_bw, %c16 : !transform.param<i64>
-    %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %acc_bw, %c32 : !transform.param<i64>
+  // Llama-3-8B decode (1 token): attention q/o projection, a GEMV (the bf16 twin of Llama-2-7B's f16 q/k/v/o); bf16 x bf16 -> f32, A*B (B stored [K, N]).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matmul_1x4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [1] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
     %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 32], [0, 1, 2]], partial_reduction = [0, 0, 1024], subgroup_basis = [[1, 1, 4], [0, 1, 2]], thread = [0, 0, 8], workgroup = [1, 4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B prefill, 8192 tokens: GQA k/v projection (8 KV heads x 128).
-  // Config: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 4 subgroups of 64x64, 128 threads, 32 KiB of promoted operands.
-  transform.named_sequence @match_matmul_8192x1024x4096(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
-    transform.match.operation_name %root ["linalg.matmul"] : !transform.any_op
-    %rank, %dims, %lhs_bw, %rhs_bw, %acc_bw = transform.match.structured failures(propagate) %root : (!transform.any_op) -> (!transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) {
-    ^bb0(%s: !transform.any_op):
-      %r = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
-      %d = transform.match.structured.dim %s[all] : (!transform.any_op) -> !transform.param<i64>
-      %lhs = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
-      %lbw = transform.match.structured.elemental_bitwidth %lhs : (!transform.any_value) -> !transform.param<i64>
-      %rhs = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
-      %rbw = transform.match.structured.elemental_bitwidth %rhs : (!transform.any_value) -> !transform.param<i64>
-      %acc = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
-      %abw = transform.match.structured.elemental_bitwidth %acc : (!transform.any_value) -> !transform.param<i64>
-      transform.match.structured.yield %r, %d, %lbw, %rbw, %abw : !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
-    }
-    %c_rank = transform.param.constant 3 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %rank, %c_rank : !transform.param<i64>
-    %m = transform.param.constant 8192 : i64 -> !transform.param<i64>
-    %n = transform.param.constant 1024 : i64 -> !transform.param<i64>
-    %k = transform.param.constant 4096 : i64 -> !transform.param<i64>
-    %shape = transform.merge_handles %m, %n, %k : !transform.param<i64>
-    transform.match.param.cmpi eq %dims, %shape : !transform.param<i64>
-    %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %lhs_bw, %c16 : !transform.param<i64>
-    transform.match.param.cmpi eq %rhs_bw, %c16 : !transform.param<i64>
-    %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %acc_bw, %c32 : !transform.param<i64>
-    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 4, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [128, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 32], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 4], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B prefill, 8192 tokens: attention q/o projection.
-  // Config: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 32, 8 subgroups of 32x64, 256 threads, 16 KiB of promoted operands.
-  transform.named_sequence @match_matmul_8192x4096x4096(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
-    transform.match.operation_name %root ["linalg.matmul"] : !transform.any_op
-    %rank, %dims, %lhs_bw, %rhs_bw, %acc_bw = transform.match.structured failures(propagate) %root : (!transform.any_op) -> (!transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) {
-    ^bb0(%s: !transform.any_op):
-      %r = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
-      %d = transform.match.structured.dim %s[all] : (!transform.any_op) -> !transform.param<i64>
-      %lhs = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
-      %lbw = transform.match.structured.elemental_bitwidth %lhs : (!transform.any_value) -> !transform.param<i64>
-      %rhs = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
-      %rbw = transform.match.structured.elemental_bitwidth %rhs : (!transform.any_value) -> !transform.param<i64>
-      %acc = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
-      %abw = transform.match.structured.elemental_bitwidth %acc : (!transform.any_value) -> !transform.param<i64>
-      transform.match.structured.yield %r, %d, %lbw, %rbw, %abw : !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
-    }
-    %c_rank = transform.param.constant 3 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %rank, %c_rank : !transform.param<i64>
-    %m = transform.param.constant 8192 : i64 -> !transform.param<i64>
-    %n = transform.param.constant 4096 : i64 -> !transform.param<i64>
-    %k = transform.param.constant 4096 : i64 -> !transform.param<i64>
-    %shape = transform.merge_handles %m, %n, %k : !transform.param<i64>
-    transform.match.param.cmpi eq %dims, %shape : !transform.param<i64>
-    %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %lhs_bw, %c16 : !transform.param<i64>
-    transform.match.param.cmpi eq %rhs_bw, %c16 : !transform.param<i64>
-    %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %acc_bw, %c32 : !transform.param<i64>
-    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 2], subgroup = [2, 4, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+  // Llama-3-8B decode (1 token): attention q/o projection, a GEMV (the bf16 twin of Llama-2-7B's f16 q/k/v/o); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matmul_1x4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [1] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 32], [0, 1, 2]], partial_reduction = [0, 0, 1024], subgroup_basis = [[1, 1, 4], [0, 1, 2]], thread = [0, 0, 8], workgroup = [1, 4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B prefill, 8192 tokens: FFN gate/up projection.
-  // Config: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x256, K step 32, 8 subgroups of 64x64, 256 threads, 24 KiB of promoted operands.
-  transform.named_sequence @match_matmul_8192x14336x4096(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
-    transform.match.operation_name %root ["linalg.matmul"] : !transform.any_op
-    %rank, %dims, %lhs_bw, %rhs_bw, %acc_bw = transform.match.structured failures(propagate) %root : (!transform.any_op) -> (!transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) {
-    ^bb0(%s: !transform.any_op):
-      %r = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
-      %d = transform.match.structured.dim %s[all] : (!transform.any_op) -> !transform.param<i64>
-      %lhs = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
-      %lbw = transform.match.structured.elemental_bitwidth %lhs : (!transform.any_value) -> !transform.param<i64>
-      %rhs = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
-      %rbw = transform.match.structured.elemental_bitwidth %rhs : (!transform.any_value) -> !transform.param<i64>
-      %acc = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
-      %abw = transform.match.structured.elemental_bitwidth %acc : (!transform.any_value) -> !transform.param<i64>
-      transform.match.structured.yield %r, %d, %lbw, %rbw, %abw : !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
-    }
-    %c_rank = transform.param.constant 3 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %rank, %c_rank : !transform.param<i64>
-    %m = transform.param.constant 8192 : i64 -> !transform.param<i64>
-    %n = transform.param.constant 14336 : i64 -> !transform.param<i64>
-    %k = transform.param.constant 4096 : i64 -> !transform.param<i64>
-    %shape = transform.merge_handles %m, %n, %k : !transform.param<i64>
-    transform.match.param.cmpi eq %dims, %shape : !transform.param<i64>
-    %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %lhs_bw, %c16 : !transform.param<i64>
-    transform.match.param.cmpi eq %rhs_bw, %c16 : !transform.param<i64>
-    %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %acc_bw, %c32 : !transform.param<i64>
-    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 2], subgroup = [4, 4, 0], workgroup = [128, 256, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 32], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 4], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B prefill, 8192 tokens: FFN down projection.
-  // Config: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x256, K step 32, 8 subgroups of 64x64, 256 threads, 24 KiB of promoted operands.
-  transform.named_sequence @match_matmul_8192x4096x14336(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
-    transform.match.operation_name %root ["linalg.matmul"] : !transform.any_op
-    %rank, %dims, %lhs_bw, %rhs_bw, %acc_bw = transform.match.structured failures(propagate) %root : (!transform.any_op) -> (!transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) {
-    ^bb0(%s: !transform.any_op):
-      %r = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
-      %d = transform.match.structured.dim %s[all] : (!transform.any_op) -> !transform.param<i64>
-      %lhs = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
-      %lbw = transform.match.structured.elemental_bitwidth %lhs : (!transform.any_value) -> !transform.param<i64>
-      %rhs = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
-      %rbw = transform.match.structured.elemental_bitwidth %rhs : (!transform.any_value) -> !transform.param<i64>
-      %acc = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
-      %abw = transform.match.structured.elemental_bitwidth %acc : (!transform.any_value) -> !transform.param<i64>
-      transform.match.structured.yield %r, %d, %lbw, %rbw, %abw : !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
-    }
-    %c_rank = transform.param.constant 3 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %rank, %c_rank : !transform.param<i64>
-    %m = transform.param.constant 8192 : i64 -> !transform.param<i64>
-    %n = transform.param.constant 4096 : i64 -> !transform.param<i64>
-    %k = transform.param.constant 14336 : i64 -> !transform.param<i64>
-    %shape = transform.merge_handles %m, %n, %k : !transform.param<i64>
-    transform.match.param.cmpi eq %dims, %shape : !transform.param<i64>
-    %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %lhs_bw, %c16 : !transform.param<i64>
-    transform.match.param.cmpi eq %rhs_bw, %c16 : !transform.param<i64>
-    %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %acc_bw, %c32 : !transform.param<i64>
-    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 2], subgroup = [4, 4, 0], workgroup = [128, 256, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+  // Llama-3-8B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matmul_1x1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [1] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [1024] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 32], [0, 1, 2]], partial_reduction = [0, 0, 1024], subgroup_basis = [[1, 1, 4], [0, 1, 2]], thread = [0, 0, 8], workgroup = [1, 4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-70B prefill, 2048 tokens: FFN gate/up projection.
-  // Config: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x256, K step 32, 8 subgroups of 64x64, 256 threads, 24 KiB of promoted operands.
-  transform.named_sequence @match_matmul_2048x28672x8192(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
-    transform.match.operation_name %root ["linalg.matmul"] : !transform.any_op
-    %rank, %dims, %lhs_bw, %rhs_bw, %acc_bw = transform.match.structured failures(propagate) %root : (!transform.any_op) -> (!transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) {
-    ^bb0(%s: !transform.any_op):
-      %r = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
-      %d = transform.match.structured.dim %s[all] : (!transform.any_op) -> !transform.param<i64>
-      %lhs = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
-      %lbw = transform.match.structured.elemental_bitwidth %lhs : (!transform.any_value) -> !transform.param<i64>
-      %rhs = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
-      %rbw = transform.match.structured.elemental_bitwidth %rhs : (!transform.any_value) -> !transform.param<i64>
-      %acc = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
-      %abw = transform.match.structured.elemental_bitwidth %acc : (!transform.any_value) -> !transform.param<i64>
-      transform.match.structured.yield %r, %d, %lbw, %rbw, %abw : !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
-    }
-    %c_rank = transform.param.constant 3 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %rank, %c_rank : !transform.param<i64>
-    %m = transform.param.constant 2048 : i64 -> !transform.param<i64>
-    %n = transform.param.constant 28672 : i64 -> !transform.param<i64>
-    %k = transform.param.constant 8192 : i64 -> !transform.param<i64>
-    %shape = transform.merge_handles %m, %n, %k : !transform.param<i64>
-    transform.match.param.cmpi eq %dims, %shape : !transform.param<i64>
-    %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %lhs_bw, %c16 : !transform.param<i64>
-    transform.match.param.cmpi eq %rhs_bw, %c16 : !transform.param<i64>
-    %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %acc_bw, %c32 : !transform.param<i64>
-    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 2], subgroup = [4, 4, 0], workgroup = [128, 256, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [1024] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 32], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 4], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B attention scores Q*K^T: 32 heads, seq 8192, head dim 128.
-  // Config: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 4 subgroups of 64x64, 128 threads, 32 KiB of promoted operands.
-  transform.named_sequence @match_batch_matmul_32x8192x8192x128(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
-    transform.match.operation_name %root ["linalg.batch_matmul"] : !transform.any_op
-    %rank, %dims, %lhs_bw, %rhs_bw, %acc_bw = transform.match.structured failures(propagate) %root : (!transform.any_op) -> (!transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) {
-    ^bb0(%s: !transform.any_op):
-      %r = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
-      %d = transform.match.structured.dim %s[all] : (!transform.any_op) -> !transform.param<i64>
-      %lhs = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
-      %lbw = transform.match.structured.elemental_bitwidth %lhs : (!transform.any_value) -> !transform.param<i64>
-      %rhs = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
-      %rbw = transform.match.structured.elemental_bitwidth %rhs : (!transform.any_value) -> !transform.param<i64>
-      %acc = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
-      %abw = transform.match.structured.elemental_bitwidth %acc : (!transform.any_value) -> !transform.param<i64>
-      transform.match.structured.yield %r, %d, %lbw, %rbw, %abw : !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
-    }
-    %c_rank = transform.param.constant 4 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %rank, %c_rank : !transform.param<i64>
-    %b = transform.param.constant 32 : i64 -> !transform.param<i64>
-    %m = transform.param.constant 8192 : i64 -> !transform.param<i64>
-    %n = transform.param.constant 8192 : i64 -> !transform.param<i64>
-    %k = transform.param.constant 128 : i64 -> !transform.param<i64>
-    %shape = transform.merge_handles %b, %m, %n, %k : !transform.param<i64>
-    transform.match.param.cmpi eq %dims, %shape : !transform.param<i64>
-    %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %lhs_bw, %c16 : !transform.param<i64>
-    transform.match.param.cmpi eq %rhs_bw, %c16 : !transform.param<i64>
-    %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %acc_bw, %c32 : !transform.param<i64>
-    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 0, 4], subgroup = [0, 4, 4, 0], workgroup = [1, 128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [128, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+  // Llama-3-8B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matmul_1x1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [1] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [1024] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 32], [0, 1, 2]], partial_reduction = [0, 0, 1024], subgroup_basis = [[1, 1, 4], [0, 1, 2]], thread = [0, 0, 8], workgroup = [1, 4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
-  // Llama-3-8B attention probs*V: 32 heads, seq 8192, head dim 128.
-  // Config: WMMAR3_F32_16x16x16_BF16, workgroup tile 64x128, K step 64, 4 subgroups of 32x64, 128 threads, 24 KiB of promoted operands.
-  transform.named_sequence @match_batch_matmul_32x8192x128x8192(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
-    transform.match.operation_name %root ["linalg.batch_matmul"] : !transform.any_op
-    %rank, %dims, %lhs_bw, %rhs_bw, %acc_bw = transform.match.structured failures(propagate) %root : (!transform.any_op) -> (!transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>) {
-    ^bb0(%s: !transform.any_op):
-      %r = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
-      %d = transform.match.structured.dim %s[all] : (!transform.any_op) -> !transform.param<i64>
-      %lhs = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
-      %lbw = transform.match.structured.elemental_bitwidth %lhs : (!transform.any_value) -> !transform.param<i64>
-      %rhs = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
-      %rbw = transform.match.structured.elemental_bitwidth %rhs : (!transform.any_value) -> !transform.param<i64>
-      %acc = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
-      %abw = transform.match.structured.elemental_bitwidth %acc : (!transform.any_value) -> !transform.param<i64>
-      transform.match.structured.yield %r, %d, %lbw, %rbw, %abw : !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
-    }
-    %c_rank = transform.param.constant 4 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %rank, %c_rank : !transform.param<i64>
-    %b = transform.param.constant 32 : i64 -> !transform.param<i64>
-    %m = transform.param.constant 8192 : i64 -> !transform.param<i64>
-    %n = transform.param.constant 128 : i64 -> !transform.param<i64>
-    %k = transform.param.constant 8192 : i64 -> !transform.param<i64>
-    %shape = transform.merge_handles %b, %m, %n, %k : !transform.param<i64>
-    transform.match.param.cmpi eq %dims, %shape : !transform.param<i64>
-    %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %lhs_bw, %c16 : !transform.param<i64>
-    transform.match.param.cmpi eq %rhs_bw, %c16 : !transform.param<i64>
-    %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
-    transform.match.param.cmpi eq %acc_bw, %c32 : !transform.param<i64>
-    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 0, 4], subgroup = [0, 2, 4, 0], workgroup = [1, 64, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [128, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [1024] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 32], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 4], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matmul_1x14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [1] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [14336] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 32], [0, 1, 2]], partial_reduction = [0, 0, 1024], subgroup_basis = [[1, 1, 4], [0, 1, 2]], thread = [0, 0, 8], workgroup = [1, 4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [14336] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 32], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 4], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matmul_1x14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [1] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [14336] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 32], [0, 1, 2]], partial_reduction = [0, 0, 1024], subgroup_basis = [[1, 1, 4], [0, 1, 2]], thread = [0, 0, 8], workgroup = [1, 4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [14336] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 32], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 4], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (14336 = 14 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matmul_1x4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [1] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [14336] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 32], [0, 1, 2]], partial_reduction = [0, 0, 1024], subgroup_basis = [[1, 1, 4], [0, 1, 2]], thread = [0, 0, 8], workgroup = [1, 4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (14336 = 14 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [14336] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 32], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 4], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (14336 = 14 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matmul_1x4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [1] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [14336] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 32], [0, 1, 2]], partial_reduction = [0, 0, 1024], subgroup_basis = [[1, 1, 4], [0, 1, 2]], thread = [0, 0, 8], workgroup = [1, 4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // The same GEMV after IREE folded its unit M dimension (a linalg.generic 1 x N x K becomes a
+  // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
+  // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (14336 = 14 x 1024); shared memory 4*4*4 B.
+  // provenance: derived by rule R2 (not measured on hardware)
+  transform.named_sequence @match_matvec_4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [14336] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 32], [0, 1]], partial_reduction = [0, 1024], subgroup_basis = [[1, 4], [0, 1]], thread = [0, 8], workgroup = [4, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B prefill, 8192 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B (B stored [K, N]).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_matmul_8192x1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [1024] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 2, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B prefill, 8192 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_matmul_8192x1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [1024] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 2, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B prefill, 8192 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_matmul_8192x4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 2, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B prefill, 8192 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_matmul_8192x4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 2, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B prefill, 8192 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_matmul_8192x14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [14336] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 2, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B prefill, 8192 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_matmul_8192x14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [14336] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 2, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B prefill, 8192 tokens: FFN down projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_matmul_8192x4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [14336] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 2, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B prefill, 8192 tokens: FFN down projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_matmul_8192x4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [14336] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 2, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-70B prefill, 2048 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_matmul_2048x28672x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [2048] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [28672] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [8192] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 2, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-70B prefill, 2048 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_matmul_2048x28672x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [2048] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [28672] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [8192] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [4, 2, 0], workgroup = [128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B attention scores Q*K^T (K^T stored [B, K, N]): 32 heads, seq 8192, head dim 128; bf16 x bf16 -> f32, batched A*B (B stored [B, K, N]).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_batch_matmul_32x8192x8192x128_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [32] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [128] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 0, 4], subgroup = [0, 4, 2, 0], workgroup = [1, 128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
+    transform.yield %root, %config : !transform.any_op, !transform.any_param
+  }
+
+  // Llama-3-8B attention probs*V: 32 heads, seq 8192, head dim 128; bf16 x bf16 -> f32, batched A*B (B stored [B, K, N]).
+  // Config: R1: WMMAR3_F32_16x16x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
+  // provenance: derived by rule R1 (not measured on hardware)
+  transform.named_sequence @match_batch_matmul_32x8192x128x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    transform.iree.match.has_no_lowering_config %root : !transform.any_op
+    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [32] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [8192] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [128] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [8192] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<WMMAR3_F32_16x16x16_BF16>, promote_operands = [0, 1], reduction = [0, 0, 0, 4], subgroup = [0, 4, 2, 0], workgroup = [1, 128, 128, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 32, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>}>> -> !transform.any_param
     transform.yield %root, %config : !transform.any_op, !transform.any_param
   }
 
   transform.named_sequence @__kernel_config(%arg: !transform.any_op {transform.consumed}) -> !transform.any_op attributes {iree_codegen.tuning_spec_entrypoint} {
     %res = transform.foreach_match in %arg
-        @match_matmul_1x14336x4096 -> @apply_op_config,
-        @match_matmul_8192x1024x4096 -> @apply_op_config,
-        @match_matmul_8192x4096x4096 -> @apply_op_config,
-        @match_matmul_8192x14336x4096 -> @apply_op_config,
-        @match_matmul_8192x4096x14336 -> @apply_op_config,
-        @match_matmul_2048x28672x8192 -> @apply_op_config,
-        @match_batch_matmul_32x8192x8192x128 -> @apply_op_config,
-        @match_batch_matmul_32x8192x128x8192 -> @apply_op_config
+        @match_matmul_1x4096x4096_bf16_ab -> @apply_op_config,
+        @match_matvec_4096x4096_bf16_ab -> @apply_op_config,
+        @match_matmul_1x4096x4096_bf16_abt -> @apply_op_config,
+        @match_matvec_4096x4096_bf16_abt -> @apply_op_config,
+        @match_matmul_1x1024x4096_bf16_ab -> @apply_op_config,
+        @match_matvec_1024x4096_bf16_ab -> @apply_op_config,
+        @match_matmul_1x1024x4096_bf16_abt -> @apply_op_config,
+        @match_matvec_1024x4096_bf16_abt -> @apply_op_config,
+        @match_matmul_1x14336x4096_bf16_ab -> @apply_op_config,
+        @match_matvec_14336x4096_bf16_ab -> @apply_op_config,
+        @match_matmul_1x14336x4096_bf16_abt -> @apply_op_config,
+        @match_matvec_14336x4096_bf16_abt -> @apply_op_config,
+        @match_matmul_1x4096x14336_bf16_ab -> @apply_op_config,
+        @match_matvec_4096x14336_bf16_ab -> @apply_op_config,
+        @match_matmul_1x4096x14336_bf16_abt -> @apply_op_config,
+        @match_matvec_4096x14336_bf16_abt -> @apply_op_config,
+        @match_matmul_8192x1024x4096_bf16_ab -> @apply_op_config,
+        @match_matmul_8192x1024x4096_bf16_abt -> @apply_op_config,
+        @match_matmul_8192x4096x4096_bf16_ab -> @apply_op_config,
+        @match_matmul_8192x4096x4096_bf16_abt -> @apply_op_config,
+        @match_matmul_8192x14336x4096_bf16_ab -> @apply_op_config,
+        @match_matmul_8192x14336x4096_bf16_abt -> @apply_op_config,
+        @match_matmul_8192x4096x14336_bf16_ab -> @apply_op_config,
+        @match_matmul_8192x4096x14336_bf16_abt -> @apply_op_config,
+        @match_matmul_2048x28672x8192_bf16_ab -> @apply_op_config,
+        @match_matmul_2048x28672x8192_bf16_abt -> @apply_op_config,
+        @match_batch_matmul_32x8192x8192x128_bf16_ab -> @apply_op_config,
+        @match_batch_matmul_32x8192x128x8192_bf16_ab -> @apply_op_config
       : (!transform.any_op) -> !transform.any_op
     transform.yield %res : !transform.any_op
   }

@@ -42,6 +42,17 @@ pub fn iree_opt() -> Option<PathBuf> {
     )
 }
 
+/// `iree-compile` from the reference venv (tools/iree-venv.sh), like `iree-opt`.
+pub fn iree_compile() -> Option<PathBuf> {
+    let candidate = std::env::var_os("TUNESPEC_IREE_COMPILE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/iree-venv/bin/iree-compile"));
+    require(
+        "iree-compile (tools/iree-venv.sh)",
+        candidate.is_file().then_some(candidate),
+    )
+}
+
 pub fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }

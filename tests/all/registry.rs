@@ -15,7 +15,7 @@ use tunespec::problem::Problem;
 use tunespec::registry::{self, Error, Origin, Registry, TargetId};
 
 use crate::build_check::{build_script, run_build_script, GOOD, REGISTRY};
-use crate::reference::{in_ci, repo_root};
+use crate::reference::{in_ci, iree_compile, repo_root};
 
 fn tunespec() -> Command {
     Command::new(snapbox::cmd::cargo_bin!("tunespec"))
@@ -1702,21 +1702,6 @@ fn export_selects_targets_with_their_chains() {
         .assert()
         .code(2)
         .stderr_eq("tunespec: error: unknown target 'gfx943' (did you mean gfx942?)\n");
-}
-
-/// `iree-compile` from the reference venv (tools/iree-venv.sh), like `iree-opt`.
-fn iree_compile() -> Option<PathBuf> {
-    let candidate = std::env::var_os("TUNESPEC_IREE_COMPILE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("target/iree-venv/bin/iree-compile"));
-    match candidate.is_file() {
-        true => Some(candidate),
-        false if in_ci() => panic!("iree-compile (tools/iree-venv.sh) is required when CI=true"),
-        false => {
-            eprintln!("note: iree-compile not found; this compile check did not run");
-            None
-        }
-    }
 }
 
 /// A payload with one function per matcher of `spec`: a `linalg.matmul` / `linalg.batch_matmul`
