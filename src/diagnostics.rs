@@ -8,10 +8,11 @@
 //!   "file":"path"|null,"line":N|null,"column":N|null,"help":"..."|null,
 //!   "related":[{"file":"...","line":N,"column":N,"message":"..."}]}`
 //!
-//! `verify` adds at most one record about the run itself, after the findings, when IREE
-//! attributes went unchecked (no iree-opt, or it timed out or failed): the same object with
-//! `"severity":"note"`, `"code":"tunespec::iree::not-checked"`, `"file":null`, `"line":null`,
-//! `"column":null`, the reason in `"message"` and how to check them in `"help"`.
+//! `verify` writes at most one record about the run itself, on STDERR (stdout holds findings
+//! about the inputs only, the same on every machine), when IREE attributes went unchecked (no
+//! iree-opt, or it timed out or failed): the same object with `"severity":"note"`,
+//! `"code":"tunespec::iree::not-checked"`, `"file":null`, `"line":null`, `"column":null`, the
+//! reason in `"message"` and how to check them in `"help"`.
 
 use std::fmt::Write as _;
 

@@ -67,6 +67,7 @@ pub fn collect(bytes: &[u8], file: &str, snapshot: Option<&ir::Module>) -> Vec<S
 /// Attribute sites in MLIR text: each `#iree_*` attribute not nested in another one.
 pub fn collect_text(text: &str, file: &str) -> Vec<Site> {
     let scan = scan(text);
+    let lines = Lines::new(text);
     scan.sites
         .iter()
         .map(|&(start, end)| {
@@ -76,11 +77,11 @@ pub fn collect_text(text: &str, file: &str) -> Vec<Site> {
                 .iter()
                 .map(|&index| {
                     let alias = &scan.aliases[index];
-                    segment(text, alias.start, alias.end)
+                    segment(text, &lines, alias.start, alias.end)
                 })
                 .collect();
-            segments.push(segment(text, start, end));
-            let (line, col) = line_col(text, start);
+            segments.push(segment(text, &lines, start, end));
+            let (line, col) = lines.line_col(start);
             Site {
                 loc: Some(Loc {
                     file: file.to_string(),
@@ -338,8 +339,8 @@ fn aliases_used(value: &str, aliases: &[Alias], text: &str, used: &mut BTreeSet<
 
 /// The text from `start` to `end`, comments blanked (a `// -----` would split the chunk), the
 /// first line padded with spaces to `start`'s column.
-fn segment(text: &str, start: usize, end: usize) -> Segment {
-    let (line, col) = line_col(text, start);
+fn segment(text: &str, lines: &Lines, start: usize, end: usize) -> Segment {
+    let (line, col) = lines.line_col(start);
     let mut copied = " ".repeat(col as usize - 1);
     let bytes = text.as_bytes();
     let mut index = start;
@@ -372,15 +373,29 @@ fn segment(text: &str, start: usize, end: usize) -> Segment {
     }
 }
 
-/// 1-based line and byte column of `offset`.
-fn line_col(text: &str, offset: usize) -> (u32, u32) {
-    let before = &text.as_bytes()[..offset];
-    let line = before.iter().filter(|&&byte| byte == b'\n').count() + 1;
-    let line_start = before
-        .iter()
-        .rposition(|&byte| byte == b'\n')
-        .map_or(0, |position| position + 1);
-    (line as u32, (offset - line_start + 1) as u32)
+/// Line starts of a text, for 1-based line and byte column of an offset in O(log lines).
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn new(text: &str) -> Self {
+        Lines(
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+                .collect(),
+        )
+    }
+
+    fn line_col(&self, offset: usize) -> (u32, u32) {
+        let line = self.0.partition_point(|&start| start <= offset);
+        (line as u32, (offset - self.0[line - 1] + 1) as u32)
+    }
+
+    /// The offset of a 1-based line and column, if it is in `text`.
+    fn offset(&self, text: &str, line: u32, col: u32) -> Option<usize> {
+        let start = *self.0.get(line.checked_sub(1)? as usize)?;
+        let offset = start + col.checked_sub(1)? as usize;
+        (offset <= text.len()).then_some(offset)
+    }
 }
 
 /// Where iree-opt was found, or why it was not.
@@ -491,6 +506,7 @@ pub fn check(
     let (status, stderr) = run(iree_opt, generated.text.clone().into_bytes(), timeout)?;
     let mut problems: Vec<(usize, Problem)> = Vec::new();
     let mut reported: BTreeSet<usize> = BTreeSet::new();
+    let generated_lines: Vec<&str> = generated.text.lines().collect();
     for line in stderr.lines() {
         let Some((line_number, col, message)) = parse_error(line) else {
             continue;
@@ -512,10 +528,9 @@ pub fn check(
             }),
             (_, loc) => loc.clone(),
         };
-        let generated_line = generated
-            .text
-            .lines()
-            .nth(line_number as usize - 1)
+        let generated_line = generated_lines
+            .get(line_number as usize - 1)
+            .copied()
             .unwrap_or_default();
         let explained = explain(message, generated_line, col);
         let loc = if explained.at_start {
@@ -895,6 +910,9 @@ fn int_list_len(value: &str) -> Option<usize> {
 /// next op's, comments blanked, aliases expanded), or from a fully printed snapshot.
 pub struct AttrTexts<'a> {
     text: Option<&'a str>,
+    lines: Lines,
+    /// Byte ranges of the text's top-level IREE attributes.
+    sites: Vec<(usize, usize)>,
     aliases: Vec<(String, String)>,
     /// Op id -> byte range of its text (text sources only).
     ranges: std::collections::HashMap<u32, (usize, usize)>,
@@ -906,6 +924,8 @@ impl<'a> AttrTexts<'a> {
     pub fn printed() -> Self {
         AttrTexts {
             text: None,
+            lines: Lines(vec![0]),
+            sites: Vec::new(),
             aliases: Vec::new(),
             ranges: Default::default(),
         }
@@ -913,14 +933,10 @@ impl<'a> AttrTexts<'a> {
 
     /// Attribute values read from the spec text the snapshot was parsed from.
     pub fn from_text(text: &'a str, module: &ir::Module) -> Self {
-        let line_starts: Vec<usize> = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
-            .collect();
+        let lines = Lines::new(text);
         let offset = |loc: &Option<Loc>| {
             let loc = loc.as_ref()?;
-            let start = *line_starts.get(loc.line.checked_sub(1)? as usize)?;
-            let offset = start + loc.col.checked_sub(1)? as usize;
-            (offset <= text.len()).then_some(offset)
+            lines.offset(text, loc.line, loc.col)
         };
         let mut ranges = std::collections::HashMap::new();
         module.root.walk(&mut |op| {
@@ -953,6 +969,8 @@ impl<'a> AttrTexts<'a> {
             .collect();
         AttrTexts {
             text: Some(text),
+            lines,
+            sites: scan.sites,
             aliases,
             ranges,
         }
@@ -996,11 +1014,10 @@ impl<'a> AttrTexts<'a> {
         let Some(text) = self.text else {
             return Vec::new();
         };
-        scan(text)
-            .sites
+        self.sites
             .iter()
             .map(|&(start, end)| {
-                let (line, col) = line_col(text, start);
+                let (line, col) = self.lines.line_col(start);
                 let loc = Loc {
                     file: file.to_string(),
                     line,
@@ -1021,7 +1038,7 @@ impl<'a> AttrTexts<'a> {
         };
         let bytes = text.as_bytes();
         let mut uses = Vec::new();
-        for (start, end) in scan(text).sites {
+        for &(start, end) in &self.sites {
             let mut index = start + 1;
             while index < end {
                 match bytes[index] {
@@ -1037,7 +1054,7 @@ impl<'a> AttrTexts<'a> {
                         let token_end = ident_end(bytes, index + 1).min(end);
                         let token = &text[index..token_end];
                         if self.aliases.iter().any(|(name, _)| name == token) {
-                            let (line, col) = line_col(text, index);
+                            let (line, col) = self.lines.line_col(index);
                             uses.push((
                                 Loc {
                                     file: file.to_string(),

@@ -138,16 +138,15 @@ impl Opts {
                 }
             }
         }
+        // On stderr, in either format: the note is about this run, not about an input, and
+        // the findings on stdout stay the same whether or not the machine has iree-opt.
         if let Some(note) = not_checked {
             match self.format {
                 Format::Json => {
-                    out.push_str(&diagnostics::to_json(note).to_string());
-                    out.push('\n');
+                    super::emit_stderr(&format!("{}\n", diagnostics::to_json(note)));
                 }
-                // On stderr: it is about this run, not about an input, and the report on
-                // stdout stays the same whether or not the machine has iree-opt.
                 Format::Human if !self.quiet => {
-                    super::emit_stderr(&format!("tunespec: note: {}\n", note.message))
+                    super::emit_stderr(&format!("tunespec: note: {}\n", note.message));
                 }
                 Format::Human => {}
             }
