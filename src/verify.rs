@@ -68,6 +68,37 @@ impl Verified<'_> {
     }
 }
 
+/// The producer string of an MLIR bytecode header (`MLIR24.0.0git`): after the magic, a
+/// varint version and a NUL-terminated string. None when the header is not of that shape.
+pub fn bytecode_producer(bytes: &[u8]) -> Option<String> {
+    let rest = bytes.strip_prefix(BYTECODE_MAGIC)?;
+    // MLIR's varint: the count of trailing zero bits of the first byte is the count of bytes
+    // that follow (all zero: eight follow).
+    let first = *rest.first()?;
+    let extra = if first == 0 {
+        8
+    } else {
+        first.trailing_zeros() as usize
+    };
+    let rest = rest.get(1 + extra..)?;
+    let end = rest.iter().take(256).position(|&byte| byte == 0)?;
+    let producer = std::str::from_utf8(&rest[..end]).ok()?;
+    producer
+        .chars()
+        .all(|c| c.is_ascii_graphic())
+        .then(|| producer.to_string())
+}
+
+/// The major version in a producer string such as `MLIR24.0.0git`.
+fn mlir_major(producer: &str) -> Option<u32> {
+    let digits: String = producer
+        .strip_prefix("MLIR")?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
 /// Verifies one input (text or bytecode). `source_name` is used in every location.
 pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Verified<'c> {
     let (mut problems, parseable) = byte_checks(bytes, source_name);
@@ -83,12 +114,24 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
     problems.extend(parsed.problems.into_iter().map(classify_mlir_problem));
     let Some(module) = parsed.module else {
         if bytes.starts_with(BYTECODE_MAGIC) {
+            let newer = bytecode_producer(bytes).filter(|producer| mlir_major(producer) > Some(22));
             for problem in problems.iter_mut() {
                 if problem.code == codes::PARSE {
                     problem.code = codes::TRUNCATED_BYTECODE;
-                    problem.help.get_or_insert_with(|| {
-                        "the bytecode is truncated, corrupt, or from a newer MLIR than 22".into()
-                    });
+                    if let Some(producer) = &newer {
+                        problem.message = format!(
+                            "bytecode written by {producer}, which MLIR 22 cannot read: {}",
+                            problem.message
+                        );
+                        problem.help = Some(format!(
+                            "the file is probably fine: {producer} (IREE 3.13's iree-opt and iree-compile are built on it) encodes some builtin attributes in ways MLIR 22 does not know (affine maps, for one); convert it to text with `iree-opt FILE -o FILE.mlir` and give tunespec the text"
+                        ));
+                    } else {
+                        problem.help.get_or_insert_with(|| {
+                            "the bytecode is truncated, corrupt, or from a newer MLIR than 22"
+                                .into()
+                        });
+                    }
                 }
             }
         }
@@ -1367,7 +1410,7 @@ fn check_operation_name(op: &Op, problems: &mut Vec<Problem>) {
     let reason = if removed.len() == listed.len() {
         "no such op exists in MLIR 22 or IREE 3.13".to_string()
     } else if removed.is_empty() {
-        "IREE turns these named ops into `linalg.generic` when it forms dispatches, before it applies tuning specs".to_string()
+        "IREE turns named ops like these into `linalg.generic` when it forms dispatches, before it applies tuning specs".to_string()
     } else {
         format!(
             "IREE turns named ops into `linalg.generic` when it forms dispatches, before it applies tuning specs, and {} no longer exist(s)",
