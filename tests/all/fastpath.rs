@@ -9,7 +9,12 @@ use crate::reference::{mlir_opt, repo_root};
 
 fn tunespec() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tunespec"));
-    command.current_dir(repo_root());
+    // Hermetic: no user configs or spec path, no shared cache.
+    command
+        .current_dir(repo_root())
+        .env("TUNESPEC_NO_CONFIG", "1")
+        .env("TUNESPEC_CACHE", "off")
+        .env_remove("TUNESPEC_SPEC_PATH");
     command
 }
 
@@ -341,6 +346,79 @@ fn default_specs_are_applied_natively_and_identically() {
                 native.stdout == run("interpreter").stdout,
                 "{target} {payload}"
             );
+            // The IREE-form defaults configure the payload's ops (9 or 10 of them).
+            assert!(
+                String::from_utf8_lossy(&native.stdout)
+                    .matches("compilation_info = ")
+                    .count()
+                    >= 9,
+                "{target} {payload}"
+            );
         }
     }
+}
+
+/// IREE's tuner form with `indexing_maps` (the form of the default specs) is applied natively:
+/// `apply` compiles the library from a structure-only snapshot, which must keep affine maps
+/// printed for the matcher's maps to be compared with the payload's.
+#[test]
+fn tuner_form_with_indexing_maps_is_applied_natively() {
+    let maps = |b: &str| {
+        format!("[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> {b}>, affine_map<(d0, d1, d2) -> (d0, d1)>]")
+    };
+    let matcher = |name: &str, ty: &str, b: &str, tag: &str| {
+        format!(
+            "  transform.named_sequence @{name}(%root: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param) {{\n    transform.iree.match.has_no_lowering_config %root : !transform.any_op\n    %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = {ty}, rhs_type = {ty}, output_type = f32, indexing_maps = {} : !transform.any_op -> !transform.param<i64>\n    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>\n    transform.iree.match.dims_equal %m, [64] : !transform.param<i64>\n    transform.iree.match.dims_equal %n, [128] : !transform.param<i64>\n    transform.iree.match.dims_equal %k, [32] : !transform.param<i64>\n    %config = transform.param.constant \"{tag}\" -> !transform.any_param\n    transform.yield %root, %config : !transform.any_op, !transform.any_param\n  }}\n",
+            maps(b)
+        )
+    };
+    let library = format!(
+        "module attributes {{transform.with_named_sequence, iree_codegen.tuning_spec_with_default_entrypoint}} {{\n  transform.named_sequence @apply_op_config(%op: !transform.any_op {{transform.readonly}}, %config: !transform.any_param {{transform.readonly}}) {{\n    transform.annotate %op \"compilation_info\" = %config : !transform.any_op, !transform.any_param\n    transform.yield\n  }}\n{}{}  transform.named_sequence @__kernel_config(%arg: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{\n    %r = transform.foreach_match in %arg\n        @match_ab -> @apply_op_config,\n        @match_abt -> @apply_op_config\n      : (!transform.any_op) -> !transform.any_op\n    transform.yield %r : !transform.any_op\n  }}\n}}\n",
+        matcher("match_ab", "f16", "(d2, d1)", "ab_f16"),
+        matcher("match_abt", "bf16", "(d1, d2)", "abt_bf16"),
+    );
+    let payload = "module {
+  module @dispatches {
+    func.func @ab(%a: tensor<64x32xf16>, %b: tensor<32x128xf16>, %c: tensor<64x128xf32>) -> tensor<64x128xf32> {
+      %r = linalg.matmul ins(%a, %b : tensor<64x32xf16>, tensor<32x128xf16>) outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+      return %r : tensor<64x128xf32>
+    }
+    func.func @abt(%a: tensor<64x32xbf16>, %b: tensor<128x32xbf16>, %c: tensor<64x128xf32>) -> tensor<64x128xf32> {
+      %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %b : tensor<64x32xbf16>, tensor<128x32xbf16>) outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+      return %r : tensor<64x128xf32>
+    }
+    func.func @abt_f16(%a: tensor<64x32xf16>, %b: tensor<128x32xf16>, %c: tensor<64x128xf32>) -> tensor<64x128xf32> {
+      %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %b : tensor<64x32xf16>, tensor<128x32xf16>) outs(%c : tensor<64x128xf32>) -> tensor<64x128xf32>
+      return %r : tensor<64x128xf32>
+    }
+  }
+}
+";
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib.mlir");
+    std::fs::write(&lib, library).unwrap();
+    let payload_path = dir.path().join("payload.mlir");
+    std::fs::write(&payload_path, payload).unwrap();
+    let apply = |engine: &str| {
+        tunespec()
+            .args(["apply", "--no-default", "--engine", engine, "--spec"])
+            .arg(&lib)
+            .arg(&payload_path)
+            .output()
+            .unwrap()
+    };
+    let native = apply("native");
+    assert!(
+        native.status.success(),
+        "{}",
+        String::from_utf8_lossy(&native.stderr)
+    );
+    let interpreter = apply("interpreter");
+    assert!(interpreter.status.success());
+    assert!(
+        native.stdout == interpreter.stdout,
+        "native differs from the interpreter"
+    );
+    let text = String::from_utf8(native.stdout).unwrap();
+    assert_eq!(tags(&text), ["ab_f16", "abt_bf16"]);
 }
