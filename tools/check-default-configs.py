@@ -5,7 +5,7 @@ Usage:
     tools/check-default-configs.py [options] PATH...
 
 Example (every staged default spec, every member target, and the chains of specs/registry.toml;
-about 8 minutes on 2 CPUs with iree-compile 3.13):
+about 10 to 15 minutes on 2 shared CPUs with iree-compile 3.13):
     tools/check-default-configs.py --jobs 2 --registry specs/registry.toml specs-iree
 
 PATH is a spec file (.mlir) or a directory (every *.mlir below it, sorted). Each spec must be in
