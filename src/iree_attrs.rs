@@ -447,8 +447,9 @@ pub fn timeout_from_env() -> Duration {
 /// The generated input: every site's chunk, and for each generated line where it came from.
 struct Generated {
     text: String,
-    /// Per generated line (index = line - 1): the site and the spec line it maps to.
-    lines: Vec<(usize, Option<u32>)>,
+    /// Per generated line (index = line - 1): the site, the spec line it maps to, and whether
+    /// it is a line of the attribute itself (not of an alias definition or the wrapper).
+    lines: Vec<(usize, Option<u32>, bool)>,
 }
 
 fn generate(sites: &[Site]) -> Generated {
@@ -456,14 +457,15 @@ fn generate(sites: &[Site]) -> Generated {
         text: String::new(),
         lines: Vec::new(),
     };
-    let push_line = |generated: &mut Generated, site: usize, line: &str, from: Option<u32>| {
-        generated.text.push_str(line);
-        generated.text.push('\n');
-        generated.lines.push((site, from));
-    };
+    let push_line =
+        |generated: &mut Generated, site: usize, line: &str, from: Option<u32>, attribute: bool| {
+            generated.text.push_str(line);
+            generated.text.push('\n');
+            generated.lines.push((site, from, attribute));
+        };
     for (index, site) in sites.iter().enumerate() {
         if index > 0 {
-            push_line(&mut generated, index, "// -----", None);
+            push_line(&mut generated, index, "// -----", None, false);
         }
         let (attribute, aliases) = site
             .segments
@@ -472,7 +474,7 @@ fn generate(sites: &[Site]) -> Generated {
         for segment in aliases {
             for (offset, line) in segment.text.lines().enumerate() {
                 let from = segment.first_line.map(|first| first + offset as u32);
-                push_line(&mut generated, index, line, from);
+                push_line(&mut generated, index, line, from, false);
             }
         }
         push_line(
@@ -480,12 +482,13 @@ fn generate(sites: &[Site]) -> Generated {
             index,
             "module attributes {tunespec.check =",
             None,
+            false,
         );
         for (offset, line) in attribute.text.lines().enumerate() {
             let from = attribute.first_line.map(|first| first + offset as u32);
-            push_line(&mut generated, index, line, from);
+            push_line(&mut generated, index, line, from, true);
         }
-        push_line(&mut generated, index, "} {}", None);
+        push_line(&mut generated, index, "} {}", None, false);
     }
     generated
 }
@@ -502,7 +505,34 @@ pub fn check(
     if sites.is_empty() {
         return Ok(Vec::new());
     }
-    let generated = generate(sites);
+    // Identical attributes (a config repeated for many shapes: 486 attributes but 33 distinct
+    // ones in specs-iree) are checked once; what iree-opt says of one holds for each.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut by_key: std::collections::HashMap<Vec<(Option<u32>, &str)>, usize> = Default::default();
+    for (index, site) in sites.iter().enumerate() {
+        let key: Vec<(Option<u32>, &str)> = site
+            .segments
+            .iter()
+            .enumerate()
+            .map(|(position, segment)| {
+                if position + 1 == site.segments.len() {
+                    (
+                        segment.first_line.map(|_| 0),
+                        segment.text.trim_start_matches(' '),
+                    )
+                } else {
+                    (segment.first_line, segment.text.as_str())
+                }
+            })
+            .collect();
+        let group = *by_key.entry(key).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[group].push(index);
+    }
+    let representatives: Vec<Site> = groups.iter().map(|group| sites[group[0]].clone()).collect();
+    let generated = generate(&representatives);
     let (status, stderr) = run(iree_opt, generated.text.clone().into_bytes(), timeout)?;
     let mut problems: Vec<(usize, Problem)> = Vec::new();
     let mut reported: BTreeSet<usize> = BTreeSet::new();
@@ -511,47 +541,60 @@ pub fn check(
         let Some((line_number, col, message)) = parse_error(line) else {
             continue;
         };
-        let Some(&(site_index, from)) = generated.lines.get(line_number.wrapping_sub(1) as usize)
+        let Some(&(group, from, in_attribute)) =
+            generated.lines.get(line_number.wrapping_sub(1) as usize)
         else {
             continue;
         };
         // The first error of a chunk is the cause; the next ones unwind the same parse.
-        if !reported.insert(site_index) {
+        if !reported.insert(group) {
             continue;
         }
-        let site = &sites[site_index];
-        let loc = match (from, &site.loc) {
-            (Some(line), Some(site_loc)) => Some(Loc {
-                file: site_loc.file.clone(),
-                line,
-                col,
-            }),
-            (_, loc) => loc.clone(),
-        };
         let generated_line = generated_lines
             .get(line_number as usize - 1)
             .copied()
             .unwrap_or_default();
         let explained = explain(message, generated_line, col);
-        let loc = if explained.at_start {
-            site.loc.clone()
-        } else {
-            loc
-        };
-        let mut problem = Problem::error(codes::IREE_ATTRIBUTE, explained.message, loc);
-        problem.help = Some(match explained.help {
-            Some(help) => {
-                format!("{help} (IREE would fail to load this spec; checked with iree-opt)")
+        let representative = &representatives[group];
+        for &site_index in &groups[group] {
+            let site = &sites[site_index];
+            let loc = match (from, &site.loc, &representative.loc) {
+                _ if explained.at_start => site.loc.clone(),
+                (Some(line), Some(site_loc), Some(first)) if in_attribute => {
+                    // Same text, another place: the same offset from the attribute's start.
+                    let offset = line - first.line;
+                    Some(Loc {
+                        file: site_loc.file.clone(),
+                        line: site_loc.line + offset,
+                        col: if offset == 0 {
+                            col + site_loc.col - first.col
+                        } else {
+                            col
+                        },
+                    })
+                }
+                (Some(line), Some(site_loc), _) => Some(Loc {
+                    file: site_loc.file.clone(),
+                    line,
+                    col,
+                }),
+                (_, loc, _) => loc.clone(),
+            };
+            let mut problem = Problem::error(codes::IREE_ATTRIBUTE, explained.message.clone(), loc);
+            problem.help = Some(match &explained.help {
+                Some(help) => {
+                    format!("{help} (IREE would fail to load this spec; checked with iree-opt)")
+                }
+                None => "IREE would fail to load this spec (checked with iree-opt)".to_string(),
+            });
+            if from.is_none() && site.segments.last().is_some_and(|s| s.first_line.is_none()) {
+                problem.message = format!(
+                    "{} (at column {col} of the attribute as MLIR prints it)",
+                    problem.message
+                );
             }
-            None => "IREE would fail to load this spec (checked with iree-opt)".to_string(),
-        });
-        if from.is_none() && site.segments.last().is_some_and(|s| s.first_line.is_none()) {
-            problem.message = format!(
-                "{} (at column {col} of the attribute as MLIR prints it)",
-                problem.message
-            );
+            problems.push((site_index, problem));
         }
-        problems.push((site_index, problem));
     }
     // Sites whose alias definitions were at fault report the same finding: keep one.
     let mut seen = BTreeSet::new();

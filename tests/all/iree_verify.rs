@@ -583,3 +583,22 @@ fn the_build_checks_the_default_specs_attributes_with_iree_opt() {
     );
     assert!(ok, "{report}");
 }
+
+#[test]
+fn a_repeated_attribute_is_checked_once_and_reported_at_each_place() {
+    let Some(iree_opt) = iree_opt() else { return };
+    let (_, findings, _) = json(
+        tunespec()
+            .args(["verify", "--iree-opt"])
+            .arg(&iree_opt)
+            .arg(fixture("repeated.mlir")),
+    );
+    let message = "expected ::mlir::iree_compiler::IREE::GPU::LoweringPipeline to be one of: Default, BaseLowering, Distribute, Vectorize, VectorDistribute, WinogradVectorize, TileAndFuse";
+    assert_eq!(
+        located(&findings, &[ATTRIBUTE]),
+        [
+            row(4, 101, ATTRIBUTE, message),
+            row(8, 96, ATTRIBUTE, message)
+        ]
+    );
+}
