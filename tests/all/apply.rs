@@ -1,6 +1,8 @@
 //! attach / extract / apply / explain / coverage, checked against the reference tools:
 //! `apply` must give exactly the payload `mlir-opt --transform-interpreter` gives with the same
-//! library, and IREE's own materialization must accept what tunespec attaches.
+//! library (upstream-form libraries: mlir-opt 22 cannot parse IREE's match ops), and exactly what
+//! `iree-opt --transform-interpreter` gives with the default specs (IREE's tuner form); IREE's own
+//! materialization must accept what tunespec attaches.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -13,6 +15,8 @@ fn tunespec() -> Command {
         .current_dir(repo_root())
         .env("NO_COLOR", "1")
         .env("TUNESPEC_NO_CONFIG", "1")
+        // Hermetic: no shared cache of linked libraries.
+        .env("TUNESPEC_CACHE", "off")
         .env_remove("TUNESPEC_SPEC_PATH");
     command
 }
@@ -59,12 +63,34 @@ fn link_library(dir: &Path, target: &str, emit: &str) -> PathBuf {
     path
 }
 
+/// The old chains of the default specs in upstream MLIR's form (tests/fixtures/specs/upstream):
+/// op names, ranks, loop ranges and element bit widths, which mlir-opt 22 can run.
+const UPSTREAM_CHAINS: [(&str, [&str; 2]); 3] = [
+    ("gfx942", ["gfx942", "gfx9"]),
+    ("gfx950", ["gfx950", "gfx9"]),
+    ("sm_90", ["sm_90", "nvidia"]),
+];
+
+fn link_upstream_library(dir: &Path, name: &str, chain: &[&str]) -> PathBuf {
+    let path = dir.join(format!("upstream_{name}.mlir"));
+    let mut command = tunespec();
+    command.args(["link", "--no-default", "-o"]).arg(&path);
+    for link in chain {
+        command
+            .arg("--spec")
+            .arg(repo_root().join("tests/fixtures/specs/upstream").join(link));
+    }
+    run(&mut command);
+    path
+}
+
 #[test]
 fn apply_equals_mlir_opt_transform_interpreter_on_every_payload() {
     let Some(mlir_opt) = mlir_opt() else { return };
     let dir = tempfile::tempdir().unwrap();
-    for target in ["gfx942", "gfx950", "sm_90"] {
-        let library = link_library(dir.path(), target, "mlir");
+    let mut configured = 0;
+    for (target, chain) in UPSTREAM_CHAINS {
+        let library = link_upstream_library(dir.path(), target, &chain);
         for payload in payloads() {
             let ours = run(tunespec()
                 .args(["apply", "--no-default", "--spec"])
@@ -85,8 +111,60 @@ fn apply_equals_mlir_opt_transform_interpreter_on_every_payload() {
                 "{target} on {}: output differs from mlir-opt",
                 payload.display()
             );
+            configured += String::from_utf8_lossy(&ours)
+                .matches("compilation_info = ")
+                .count();
         }
     }
+    // Not a comparison of untouched payloads: the libraries configure ops.
+    assert!(configured >= 50, "{configured} ops configured");
+}
+
+/// The default specs are in IREE's tuner form, which mlir-opt cannot parse: iree-opt (3.13) runs
+/// them with the same upstream interpreter pass. iree-opt prints IREE's attributes in its own
+/// spelling (nested prefixes elided), so tunespec's output is compared as iree-opt reads it back.
+#[test]
+fn apply_equals_iree_opt_transform_interpreter_on_every_payload_with_the_default_specs() {
+    let Some(iree_opt) = iree_opt() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut configured = 0;
+    for target in ["gfx942", "gfx950", "gfx1201", "sm_90"] {
+        let library = link_library(dir.path(), target, "mlir");
+        assert!(std::fs::read_to_string(&library)
+            .unwrap()
+            .contains("transform.iree.match.contraction"));
+        for payload in payloads() {
+            let applied = dir.path().join("applied.mlir");
+            run(tunespec()
+                .args(["apply", "--no-default", "-o"])
+                .arg(&applied)
+                .arg("--spec")
+                .arg(&library)
+                .arg(&payload));
+            let ours = run(Command::new(&iree_opt)
+                .arg("--allow-unregistered-dialect")
+                .arg(&applied))
+            .stdout;
+            let theirs = run(Command::new(&iree_opt)
+                .arg("--allow-unregistered-dialect")
+                .arg(format!(
+                    "--transform-preload-library=transform-library-paths={}",
+                    library.display()
+                ))
+                .arg("--transform-interpreter=entry-point=__kernel_config")
+                .arg(&payload))
+            .stdout;
+            assert!(
+                ours == theirs,
+                "{target} on {}: output differs from iree-opt",
+                payload.display()
+            );
+            configured += String::from_utf8_lossy(&ours)
+                .matches("compilation_info = ")
+                .count();
+        }
+    }
+    assert!(configured >= 50, "{configured} ops configured");
 }
 
 #[test]
@@ -155,91 +233,152 @@ fn extract_reports_a_missing_or_corrupt_library() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("tunespec::apply::corrupt-library"));
 }
 
+/// The matchers of `explain --format json` that configured an op, in op order.
+fn matched(report: &serde_json::Value) -> Vec<String> {
+    report["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|op| op["matcher"].as_str().map(str::to_string))
+        .collect()
+}
+
 #[test]
 fn explain_names_the_matcher_and_spec_line_for_every_op() {
-    let output = run(tunespec()
-        .args([
-            "explain", "--target", "gfx942", "--format", "json", "--view", "written",
-        ])
-        .arg("tests/fixtures/payloads/llama2_f16_decoder.mlir"));
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let ops = report["ops"].as_array().unwrap();
+    let payload_path = "tests/fixtures/payloads/llama2_f16_decoder.mlir";
     // The payload's ops are tagged by the spec author with the matcher expected to fire
     // ("tunespec.expect"); every candidate op must agree with that tag.
-    let payload = std::fs::read_to_string(
-        repo_root().join("tests/fixtures/payloads/llama2_f16_decoder.mlir"),
-    )
-    .unwrap();
+    let payload = std::fs::read_to_string(repo_root().join(payload_path)).unwrap();
     let expected: Vec<&str> = payload
         .lines()
         .filter_map(|line| line.split("tunespec.expect = \"").nth(1))
         .map(|rest| rest.split('"').next().unwrap())
         .collect();
-    let linalg_ops: Vec<&serde_json::Value> = ops
-        .iter()
-        .filter(|op| op["op"] != "linalg.fill" || op["matcher"].is_string())
-        .collect();
     assert!(expected.len() >= 8, "{expected:?}");
-    let matched: Vec<String> = ops
-        .iter()
-        .filter_map(|op| op["matcher"].as_str().map(str::to_string))
-        .collect();
     let expected_matchers: Vec<String> = expected
         .iter()
         .filter(|tag| **tag != "none")
         .map(|tag| tag.to_string())
         .collect();
-    assert_eq!(matched, expected_matchers);
-    for op in &linalg_ops {
-        if op["matcher"].is_string() {
-            let location = op["matcher_location"].as_str().unwrap();
-            assert!(
-                location.starts_with("specs/gfx942/llama2_f16.mlir:"),
-                "{location}"
-            );
-            assert!(op["config"][0]["value"]
-                .as_str()
-                .unwrap()
-                .contains("#iree_codegen.compilation_info"));
+    assert_eq!(expected_matchers.len(), 10, "{expected_matchers:?}");
+    // Every architecture's llama2_f16.mlir has the same matchers (its configs differ).
+    for target in ["gfx942", "gfx950", "gfx1100", "gfx1201", "sm_80", "sm_90"] {
+        // The default view: the payload as IREE's dispatches see it.
+        let output = run(tunespec()
+            .args(["explain", "--target", target, "--format", "json"])
+            .arg(payload_path));
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(matched(&report), expected_matchers, "{target}");
+        for op in report["ops"].as_array().unwrap() {
+            if op["matcher"].is_string() {
+                let location = op["matcher_location"].as_str().unwrap();
+                assert!(
+                    location.starts_with(&format!("specs/{target}/llama2_f16.mlir:")),
+                    "{location}"
+                );
+                // The line of the matcher's definition.
+                let line: usize = location.split(':').nth(1).unwrap().parse().unwrap();
+                let spec =
+                    std::fs::read_to_string(repo_root().join(location.split(':').next().unwrap()))
+                        .unwrap();
+                assert!(
+                    spec.lines().nth(line - 1).unwrap().contains(&format!(
+                        "transform.named_sequence @{}(",
+                        op["matcher"].as_str().unwrap()
+                    )),
+                    "{location}"
+                );
+                assert!(op["config"][0]["value"]
+                    .as_str()
+                    .unwrap()
+                    .contains("#iree_codegen.compilation_info"));
+            }
         }
+        assert_eq!(report["matched"], 10, "{target}");
+        // IREE-form matchers see a named op and its generalization alike: the payload as written
+        // gets the same account.
+        let written = run(tunespec()
+            .args([
+                "explain", "--target", target, "--format", "json", "--view", "written",
+            ])
+            .arg(payload_path));
+        let written: serde_json::Value = serde_json::from_slice(&written.stdout).unwrap();
+        assert_eq!(matched(&written), expected_matchers, "{target} written");
     }
-    assert_eq!(report["matched"], 8);
 }
 
 #[test]
 fn coverage_lists_matchers_that_never_fire() {
-    let output = run(tunespec()
-        .args([
-            "coverage", "--target", "gfx942", "--format", "json", "--view", "written",
-        ])
-        .arg("tests/fixtures/payloads/llama2_f16_decoder.mlir"));
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    // gfx942's 16 matchers and the 8 of its family, gfx9 (Llama-3-70B shapes).
-    assert_eq!(report["matchers"], 24);
-    assert_eq!(report["fired"], 8);
+    let coverage = |payloads: &[&str], view: &str| -> serde_json::Value {
+        let output = run(tunespec()
+            .args([
+                "coverage", "--target", "gfx942", "--format", "json", "--view", view,
+            ])
+            .args(payloads));
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let explained = |payload: &str| -> Vec<String> {
+        let output =
+            run(tunespec().args(["explain", "--target", "gfx942", "--format", "json", payload]));
+        matched(&serde_json::from_slice(&output.stdout).unwrap())
+    };
+    let never_fired = |report: &serde_json::Value| -> std::collections::BTreeSet<String> {
+        report["never_fired"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| entry["matcher"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let llama2 = "tests/fixtures/payloads/llama2_f16_decoder.mlir";
+    let llama3 = "tests/fixtures/payloads/llama3_bf16_decoder.mlir";
+    let report = coverage(&[llama2], "dispatch");
+    // gfx942's 28 + 28 matchers and the 20 of its family, gfx9 (Llama-3-70B shapes).
+    assert_eq!(report["matchers"], 76);
+    // Ten ops of the Llama-2 payload are configured, by nine matchers (the 4096^3 GEMM is there
+    // as linalg.matmul and as linalg.generic).
+    let mut fired: std::collections::BTreeSet<String> = explained(llama2).into_iter().collect();
+    assert_eq!(fired.len(), 9);
+    assert_eq!(report["fired"], 9);
     let dead = report["never_fired"].as_array().unwrap();
-    assert_eq!(dead.len(), 16);
-    assert!(dead.iter().all(|entry| {
+    assert_eq!(dead.len(), 67);
+    // Each never-fired matcher is listed once, with its spec file and line, and none fired.
+    assert_eq!(never_fired(&report).len(), 67);
+    assert!(never_fired(&report).is_disjoint(&fired));
+    for entry in dead {
         let location = entry["location"].as_str().unwrap();
-        location.starts_with("specs/gfx942/llama3_bf16.mlir:")
-            || location.starts_with("specs/gfx9/llama3_70b_bf16.mlir:")
-    }));
-    // With both payloads every matcher of gfx942 fires, and of the family's Llama-3-70B shapes
-    // the one batch GEMM the Llama-3 payload has (64 heads x 2048 x 2048 x 128).
-    let output = run(tunespec()
-        .args([
-            "coverage", "--target", "gfx942", "--format", "json", "--view", "written",
-        ])
-        .arg("tests/fixtures/payloads/llama2_f16_decoder.mlir")
-        .arg("tests/fixtures/payloads/llama3_bf16_decoder.mlir"));
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["fired"], 17);
-    let dead = report["never_fired"].as_array().unwrap();
-    assert_eq!(dead.len(), 7);
-    assert!(dead.iter().all(|entry| entry["location"]
-        .as_str()
-        .unwrap()
-        .starts_with("specs/gfx9/llama3_70b_bf16.mlir:")));
+        let (file, line) = location.split_once(':').unwrap();
+        assert!(
+            file.starts_with("specs/gfx942/") || file.starts_with("specs/gfx9/"),
+            "{location}"
+        );
+        let line: usize = line.split(':').next().unwrap().parse().unwrap();
+        let spec = std::fs::read_to_string(repo_root().join(file)).unwrap();
+        assert!(spec.lines().nth(line - 1).unwrap().contains(&format!(
+            "transform.named_sequence @{}(",
+            entry["matcher"].as_str().unwrap()
+        )));
+    }
+    // The bf16 file fires nothing on an f16 payload: its 28 matchers are all listed.
+    assert_eq!(
+        dead.iter()
+            .filter(|entry| entry["location"]
+                .as_str()
+                .unwrap()
+                .starts_with("specs/gfx942/llama3_bf16.mlir:"))
+            .count(),
+        28
+    );
+    // With both payloads: the nine of the Llama-3 payload too (eight of llama3_bf16.mlir and the
+    // family's 64-head attention GEMM).
+    let report = coverage(&[llama2, llama3], "dispatch");
+    fired.extend(explained(llama3));
+    assert_eq!(fired.len(), 18);
+    assert_eq!(report["fired"], 18);
+    assert_eq!(report["never_fired"].as_array().unwrap().len(), 58);
+    assert!(never_fired(&report).is_disjoint(&fired));
+    // IREE-form matchers fire on the payload as written as on IREE's dispatches.
+    assert_eq!(coverage(&[llama2, llama3], "written"), report);
 }
 
 #[test]
@@ -341,7 +480,10 @@ fn iree_materializes_what_tunespec_attaches_and_tunespec_applies_what_iree_attac
     );
     assert_eq!(configs(&ours), configs(&theirs));
 
-    // IREE attaches; tunespec extracts and applies.
+    // IREE attaches; tunespec extracts and applies. IREE writes the library as bytecode of its
+    // own MLIR (24), which encodes affine maps in a way MLIR 22 cannot read, and every IREE-form
+    // matcher has indexing maps; so this direction uses the upstream-form chain of gfx942.
+    let library = link_upstream_library(dir.path(), "gfx942", &["gfx942", "gfx9"]);
     let iree_attached = dir.path().join("iree_attached.mlir");
     run(Command::new(&iree_opt)
         .arg("--no-implicit-module")

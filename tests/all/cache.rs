@@ -31,8 +31,10 @@ fn tunespec(cache_dir: &Path) -> Command {
         .current_dir(repo_root())
         .env("NO_COLOR", "1")
         .env("TUNESPEC_TERM_WIDTH", "100")
-        .env("TUNESPEC_CACHE_DIR", cache_dir);
+        .env("TUNESPEC_CACHE_DIR", cache_dir)
+        .env("TUNESPEC_NO_CONFIG", "1");
     for name in [
+        "TUNESPEC_SPEC_PATH",
         "TUNESPEC_CACHE",
         "TUNESPEC_CACHE_MAX_BYTES",
         "TUNESPEC_CACHE_FAULT",
@@ -48,6 +50,18 @@ fn fixture(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
+}
+
+/// A copy of the default spec specs/gfx942/llama2_f16.mlir in `dir`, and its matcher count: given
+/// as a user spec for gfx942, it shadows every matcher of the default.
+fn copy_of_default_spec(dir: &Path) -> (String, usize) {
+    let text = std::fs::read_to_string(repo_root().join("specs/gfx942/llama2_f16.mlir")).unwrap();
+    let path = dir.join("copy_of_gfx942_llama2_f16.mlir");
+    std::fs::write(&path, &text).unwrap();
+    (
+        path.display().to_string(),
+        text.matches("transform.named_sequence @match_").count(),
+    )
 }
 
 fn run(command: &mut Command) -> Output {
@@ -430,7 +444,9 @@ fn key_is_stable_across_directory_listing_order() {
 #[test]
 fn a_hit_prints_byte_identical_text_and_the_same_warnings() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = fixture("gfx942_llama2_f16.mlir");
+    let work = tempfile::tempdir().unwrap();
+    let (spec, matchers) = copy_of_default_spec(work.path());
+    assert!(matchers >= 8);
     let args = ["link", "--target", "gfx942", "--spec", spec.as_str()];
     let cold = uncached(&args);
     let miss = run(tunespec(dir.path()).args(args));
@@ -441,7 +457,7 @@ fn a_hit_prints_byte_identical_text_and_the_same_warnings() {
     let warnings = String::from_utf8_lossy(&cold.stderr);
     assert_eq!(
         warnings.matches("tunespec::link::shadowed-matcher").count(),
-        8
+        matchers
     );
     assert_eq!(cold.stderr, miss.stderr);
     assert_eq!(cold.stderr, hit.stderr);
@@ -461,7 +477,9 @@ fn a_hit_prints_byte_identical_text_and_the_same_warnings() {
 #[test]
 fn options_and_targets_get_their_own_entries() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = fixture("gfx942_llama2_f16.mlir");
+    let work = tempfile::tempdir().unwrap();
+    // A copy of a default spec, so that --dedupe has shadowed matchers to drop.
+    let (spec, _) = copy_of_default_spec(work.path());
     let plain = run(tunespec(dir.path()).args(["link", "-t", "gfx942", "-s", &spec]));
     let deduped = run(tunespec(dir.path()).args(["link", "-t", "gfx942", "-s", &spec, "--dedupe"]));
     assert_ne!(plain.stdout, deduped.stdout);
