@@ -10,6 +10,9 @@
 //! an invalid spec fails the build).
 
 #[allow(dead_code)]
+#[path = "src/alias.rs"]
+mod alias;
+#[allow(dead_code)]
 #[path = "src/ir.rs"]
 mod ir;
 #[allow(dead_code)]

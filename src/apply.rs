@@ -100,6 +100,12 @@ pub fn extract(
     payload_name: &str,
 ) -> Result<Vec<u8>, Vec<Problem>> {
     let bytes = attached_bytes(payload, attr, payload_name)?;
+    // A library IREE attached is bytecode of IREE's newer MLIR: read through iree-opt's text
+    // when it is at hand (see `iree_bytecode`), and handed back as tunespec's own bytecode.
+    let converted = crate::iree_bytecode::is_newer_bytecode(&bytes);
+    let bytes = crate::iree_bytecode::readable(&bytes)
+        .map_err(|message| vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)])?
+        .into_owned();
     crate::contain::check(&bytes, &format!("{payload_name}[{attr}]"))
         .map_err(|problem| vec![*problem])?;
     let verified = verify::verify_bytes(mlir, &bytes, &format!("{payload_name}[{attr}]"));
@@ -117,6 +123,13 @@ pub fn extract(
         .with_help("re-attach it with `tunespec attach`")];
         problems.extend(verified.problems);
         return Err(problems);
+    }
+    if converted && !bytes.starts_with(verify::BYTECODE_MAGIC) {
+        if let Some(module) = &verified.module {
+            return module
+                .to_bytecode()
+                .map_err(|message| vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)]);
+        }
     }
     Ok(bytes)
 }
@@ -150,6 +163,9 @@ pub fn load_library<'c>(
     name: &str,
     trusted: bool,
 ) -> Result<OwnedOp<'c>, Vec<Problem>> {
+    let readable = crate::iree_bytecode::readable(bytes)
+        .map_err(|message| vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)])?;
+    let bytes: &[u8] = &readable;
     let (problems, parseable) = verify::byte_checks(bytes, name);
     if !trusted {
         crate::contain::check(bytes, name).map_err(|problem| vec![*problem])?;
@@ -174,11 +190,20 @@ pub fn load_library<'c>(
             problems: parse_problems,
             ..
         }) => {
-            let mut all = vec![Problem::error(
+            let mut first = Problem::error(
                 codes::CORRUPT_LIBRARY,
                 format!("{name} does not parse as a transform library"),
                 None,
-            )];
+            );
+            if let Some(producer) = crate::iree_bytecode::is_newer_bytecode(bytes)
+                .then(|| verify::bytecode_producer(bytes))
+                .flatten()
+            {
+                first = first.with_help(format!(
+                    "it is bytecode written by {producer} (IREE 3.13 is built on it), which MLIR 22 cannot read; tunespec reads such bytecode through iree-opt's text when iree-opt is found (TUNESPEC_IREE_OPT, TUNESPEC_IREE_VENV or PATH)"
+                ));
+            }
+            let mut all = vec![first];
             all.extend(parse_problems);
             Err(all)
         }

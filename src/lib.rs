@@ -30,6 +30,7 @@
 //! assert!(verified.problems.iter().any(|p| p.code == "tunespec::verify::payload-not-spec"));
 //! ```
 
+pub mod alias;
 pub mod apply;
 pub mod cache;
 pub mod cli;
@@ -40,6 +41,7 @@ pub mod export;
 pub mod fastpath;
 pub mod ir;
 pub mod iree_attrs;
+pub mod iree_bytecode;
 pub mod iree_ops;
 pub mod link;
 pub mod manifest;

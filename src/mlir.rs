@@ -113,6 +113,14 @@ impl Mlir {
     /// `source_name` becomes the file name of every location.
     pub fn parse(&self, bytes: &[u8], source_name: &str) -> Parsed<'_> {
         self.take_diagnostics();
+        // Text printed by IREE uses aliases inside IREE's (opaque here) attributes: expanded
+        // first, or they would dangle (see `alias.rs`). Bytecode has no aliases.
+        let expanded = if bytes.starts_with(b"ML\xEFR") {
+            std::borrow::Cow::Borrowed(bytes)
+        } else {
+            crate::alias::expand_in_iree_attributes(bytes)
+        };
+        let bytes: &[u8] = &expanded;
         let buffer = AlignedBuffer::new(bytes);
         let raw = unsafe {
             tunespec_mlir_shim::tunespecParseUnverified(

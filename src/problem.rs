@@ -122,7 +122,6 @@ pub mod codes {
     /// An IREE config that IREE accepts but that cannot be what the author meant.
     pub const IREE_CONFIG: &str = "tunespec::iree::config";
     /// An alias used inside an IREE attribute (lost when the spec is written without IREE).
-    pub const IREE_ALIAS: &str = "tunespec::iree::alias-in-attribute";
     /// IREE attributes were not checked (no iree-opt, or it failed): one note per run.
     pub const IREE_NOT_CHECKED: &str = "tunespec::iree::not-checked";
     pub const MANIFEST: &str = "tunespec::registry::manifest";

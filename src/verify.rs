@@ -1362,18 +1362,6 @@ pub fn check_iree_pipeline(
             check_workgroup_size(&Some(loc.clone()), text, &mut problems);
         }
     }
-    for (loc, alias) in texts.alias_uses(file) {
-        problems.push(
-            Problem::warning(
-                codes::IREE_ALIAS,
-                format!(
-                    "`{alias}` is an alias inside an IREE attribute: MLIR without IREE's dialects keeps such an attribute as text and drops the alias's definition, so what tunespec links, attaches or writes as bytecode refers to an undefined `{alias}`"
-                ),
-                Some(loc),
-            )
-            .with_help(format!("write the value of `{alias}` in its place")),
-        );
-    }
     if module.root.name == names::MODULE {
         check_tile_lists(&module.root, texts, &mut problems);
     }

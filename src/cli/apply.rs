@@ -43,6 +43,13 @@ impl LibraryArgs {
 fn report(problems: &[Problem], source: Option<&[u8]>) {
     let style = Style::detect_stderr();
     for problem in problems {
+        // A problem in the library attached to a payload is located in `PAYLOAD[ATTR]`, bytes
+        // that are not the payload's text: no snippet of the payload for it.
+        let in_attached = problem
+            .loc
+            .as_ref()
+            .is_some_and(|loc| loc.file.ends_with(']'));
+        let source = source.filter(|_| !in_attached);
         super::emit_stderr(&diagnostics::render(problem, source, style));
     }
 }

@@ -309,7 +309,7 @@ fn compare(
     context: &str,
     report: &serde_json::Value,
     tuned: &BTreeMap<(u32, u32), Placed>,
-    baseline: Option<&BTreeMap<String, Vec<(String, Option<String>)>>>,
+    baseline: Option<&Baseline>,
 ) -> usize {
     let at = |op: &serde_json::Value| -> (u32, u32) {
         let location = op["location"].as_str().unwrap();
@@ -382,6 +382,10 @@ fn compare(
     configured
 }
 
+/// IREE's own choices without a library: per dispatch function, (lowering_config,
+/// translation_info) of each configured op.
+type Baseline = BTreeMap<String, Vec<(String, Option<String>)>>;
+
 /// Whether iree-compile 3.13 reads `--iree-codegen-tuning-spec-path` for these flags: its CUDA
 /// backend builds its pipeline without the option (the pass runs with `tuning-spec-path=`), so
 /// on NVIDIA targets a library takes effect only attached to the payload.
@@ -406,7 +410,7 @@ fn check_example(
     // GEMM); the unmatched ops then cannot be compared, the matched ones still are.
     let baseline = match try_compile_configs(compiler, flags, example, None) {
         Ok(dispatches) => {
-            let mut map: BTreeMap<String, Vec<(String, Option<String>)>> = BTreeMap::new();
+            let mut map = Baseline::new();
             for dispatch in &dispatches {
                 for (_, config) in &dispatch.ops {
                     map.entry(dispatch.function.clone())

@@ -267,7 +267,10 @@ intptr_t tunespecGeneralizeLikeIree(MlirOperation root) {
   llvm::SmallVector<mlir::linalg::LinalgOp> candidates;
   unwrap(root)->walk([&](mlir::linalg::LinalgOp op) {
     mlir::Operation *raw = op.getOperation();
-    if (llvm::isa<mlir::linalg::GenericOp>(raw))
+    // Measured with iree-compile 3.13: these contractions stay named in a dispatch.
+    if (llvm::isa<mlir::linalg::GenericOp, mlir::linalg::ContractOp, mlir::linalg::Mmt4DOp,
+                  mlir::linalg::BatchMmt4DOp, mlir::linalg::BatchMatvecOp,
+                  mlir::linalg::BatchVecmatOp, mlir::linalg::BatchReduceMatmulOp>(raw))
       return;
     if (mlir::linalg::isaContractionOpInterface(op) ||
         mlir::linalg::isaConvolutionOpInterface(op) ||

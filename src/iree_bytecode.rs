@@ -1,0 +1,71 @@
+//! Reading bytecode that IREE wrote.
+//!
+//! IREE 3.13's tools are built on MLIR 24, whose bytecode encodes some builtin attributes
+//! (affine maps, which every IREE-form matcher has in its `indexing_maps`) with codes MLIR 22
+//! does not know: a library that `iree-opt --emit-bytecode` wrote, or that IREE attached to a
+//! payload (`iree_codegen.tuning_spec_mlirbc`), fails in tunespec's reader with "unknown attribute
+//! code". The text form is readable by every version, so when iree-opt is at hand (found as
+//! `verify` finds it: `TUNESPEC_IREE_OPT`, `TUNESPEC_IREE_VENV`, `PATH`), such bytes are printed
+//! to text by iree-opt and read from that. Without iree-opt, the reader's diagnostic says what
+//! happened and how to convert the file (see `verify::verify_bytes`).
+
+use std::borrow::Cow;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use crate::verify::{bytecode_producer, BYTECODE_MAGIC};
+
+/// The MLIR major version tunespec is built on.
+const OUR_MLIR_MAJOR: u32 = 22;
+
+/// Whether `bytes` is bytecode written by an MLIR newer than tunespec's.
+pub fn is_newer_bytecode(bytes: &[u8]) -> bool {
+    bytes.starts_with(BYTECODE_MAGIC)
+        && bytecode_producer(bytes)
+            .and_then(|producer| {
+                let digits: String = producer
+                    .strip_prefix("MLIR")?
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits.parse::<u32>().ok()
+            })
+            .is_some_and(|major| major > OUR_MLIR_MAJOR)
+}
+
+/// `bytes` as tunespec can read them: unchanged, or (newer bytecode, iree-opt found) the text
+/// iree-opt prints of them. Errors only when iree-opt was found and failed; without iree-opt
+/// the bytes come back unchanged and the reader reports them.
+pub fn readable(bytes: &[u8]) -> Result<Cow<'_, [u8]>, String> {
+    if !is_newer_bytecode(bytes) {
+        return Ok(Cow::Borrowed(bytes));
+    }
+    let Ok(iree_opt) = crate::iree_attrs::find_iree_opt(None) else {
+        return Ok(Cow::Borrowed(bytes));
+    };
+    let mut child = Command::new(&iree_opt)
+        .args(["--allow-unregistered-dialect", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("cannot run {}: {error}", iree_opt.display()))?;
+    // The input is written from another thread so that a child filling its output pipe
+    // before reading all its input cannot deadlock with us.
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child
+        .wait_with_output()
+        .map_err(|error| format!("{}: {error}", iree_opt.display()))?;
+    let _ = writer.join();
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(format!(
+            "{} could not read this bytecode either: {}",
+            iree_opt.display(),
+            stderr.lines().next().unwrap_or("(no message)")
+        ));
+    }
+    Ok(Cow::Owned(output.stdout))
+}
