@@ -8,7 +8,11 @@ fn main() {
     let prefix =
         std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".to_string());
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    for file in ["src/shim.cpp", "src/iree_match_ops.cpp", "src/iree_match_ops.td"] {
+    for file in [
+        "src/shim.cpp",
+        "src/iree_match_ops.cpp",
+        "src/iree_match_ops.td",
+    ] {
         println!("cargo:rerun-if-changed={file}");
     }
     println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
