@@ -12,8 +12,10 @@ fn tunespec() -> Command {
         .current_dir(repo_root())
         .env("NO_COLOR", "1")
         .env("TUNESPEC_TERM_WIDTH", "100")
-        // Hermetic: no project or user config, no spec path from the environment.
+        // Hermetic: no project or user config, no spec path from the environment, no shared
+        // cache of linked libraries.
         .env("TUNESPEC_NO_CONFIG", "1")
+        .env("TUNESPEC_CACHE", "off")
         .env_remove("TUNESPEC_SPEC_PATH")
 }
 

@@ -23,6 +23,7 @@ fn tunespec() -> Command {
         .env("NO_COLOR", "1")
         .env("TUNESPEC_TERM_WIDTH", "100")
         .env("TUNESPEC_NO_CONFIG", "1")
+        .env("TUNESPEC_CACHE", "off")
         .env_remove("TUNESPEC_SPEC_PATH")
 }
 
