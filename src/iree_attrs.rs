@@ -506,7 +506,7 @@ pub fn check(
         return Ok(Vec::new());
     }
     // Identical attributes (a config repeated for many shapes: 486 attributes but 33 distinct
-    // ones in specs-iree) are checked once; what iree-opt says of one holds for each.
+    // ones in the default specs) are checked once; what iree-opt says of one holds for each.
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut by_key: std::collections::HashMap<Vec<(Option<u32>, &str)>, usize> = Default::default();
     for (index, site) in sites.iter().enumerate() {

@@ -124,7 +124,7 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
                             problem.message
                         );
                         problem.help = Some(format!(
-                            "the file is probably fine: {producer} (IREE 3.13's iree-opt and iree-compile are built on it) encodes some builtin attributes in ways MLIR 22 does not know (affine maps, for one); convert it to text with `iree-opt FILE -o FILE.mlir` and give tunespec the text"
+                            "the file is probably fine: {producer} (IREE 3.13's iree-opt and iree-compile are built on it) encodes some builtin attributes in ways MLIR 22 does not know (affine maps, for one); convert it to text with `iree-opt FILE -o FILE.mlir` and give tunespec the text; where a library is read from a payload (`extract`, `apply`), tunespec does that itself when it finds iree-opt (TUNESPEC_IREE_OPT, TUNESPEC_IREE_VENV or PATH)"
                         ));
                     } else {
                         problem.help.get_or_insert_with(|| {

@@ -6,7 +6,7 @@ Usage:
 
 Example (every staged default spec, every member target, and the chains of specs/registry.toml;
 about 10 to 15 minutes on 2 shared CPUs with iree-compile 3.13):
-    tools/check-default-configs.py --jobs 2 --registry specs/registry.toml specs-iree
+    tools/check-default-configs.py --jobs 2 --registry specs/registry.toml specs
 
 PATH is a spec file (.mlir) or a directory (every *.mlir below it, sorted). Each spec must be in
 IREE's tuner form: `@__kernel_config` is one `transform.foreach_match` whose matchers use
