@@ -298,7 +298,13 @@ pub struct PairInfo {
     pub matcher: String,
     pub action: String,
     pub matcher_loc: Option<Loc>,
+    /// Where the matcher's config comes from (its `tunespec.provenance` attribute: the rule it
+    /// was derived by, or the device and date it was measured on), when the spec says.
+    pub provenance: Option<String>,
 }
+
+/// The attribute a spec puts on a matcher to say where its config comes from.
+pub const PROVENANCE_ATTR: &str = "tunespec.provenance";
 
 /// Which IR the library is matched against.
 ///
@@ -390,8 +396,13 @@ pub fn library_pairs(library: &ir::Module) -> Vec<PairInfo> {
                 .collect()
         };
         for (matcher, action) in refs("matchers").into_iter().zip(refs("actions")) {
+            let matcher_op = symbols.resolve(&matcher);
             pairs.push(PairInfo {
-                matcher_loc: symbols.resolve(&matcher).and_then(|op| op.loc.clone()),
+                provenance: matcher_op
+                    .and_then(|op| op.attr(PROVENANCE_ATTR))
+                    .and_then(Attr::as_str)
+                    .map(str::to_string),
+                matcher_loc: matcher_op.and_then(|op| op.loc.clone()),
                 matcher: matcher.join("::"),
                 action: action.join("::"),
             });

@@ -74,7 +74,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -89,7 +89,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -103,7 +103,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -118,7 +118,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -132,7 +132,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x28672x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x28672x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -147,7 +147,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_28672x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_28672x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -161,7 +161,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x28672x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x28672x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -176,7 +176,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_28672x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_28672x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -190,7 +190,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (28672 = 28 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x28672_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x28672_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -205,7 +205,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (28672 = 28 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x28672_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x28672_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -219,7 +219,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (28672 = 28 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x28672_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x28672_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -234,7 +234,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (2 subgroup(s) of 64) x 8 elements = K chunk 1024 (28672 = 28 x 1024); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x28672_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x28672_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -248,7 +248,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B prefill, 2048 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 128x256, K step 64, 4 subgroups (2x2) of 64x128, 256 threads; shared memory (128+256)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x8192x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x8192x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -262,7 +262,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B prefill, 2048 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 128x256, K step 64, 4 subgroups (2x2) of 64x128, 256 threads; shared memory (128+256)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x8192x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x8192x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -276,7 +276,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B prefill, 2048 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; shared memory (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x1024x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x1024x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -290,7 +290,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B prefill, 2048 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; shared memory (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x1024x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x1024x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -304,7 +304,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B prefill, 2048 tokens: FFN down projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 128x256, K step 64, 4 subgroups (2x2) of 64x128, 256 threads; shared memory (128+256)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x8192x28672_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x8192x28672_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -318,7 +318,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B prefill, 2048 tokens: FFN down projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 128x256, K step 64, 4 subgroups (2x2) of 64x128, 256 threads; shared memory (128+256)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x8192x28672_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x8192x28672_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -332,7 +332,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B attention scores Q*K^T (K^T stored [B, K, N]): 64 heads, seq 2048, head dim 128; bf16 x bf16 -> f32, batched A*B (B stored [B, K, N]).
   // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; shared memory (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_batch_matmul_64x2048x2048x128_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_batch_matmul_64x2048x2048x128_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [64] : !transform.param<i64>
@@ -346,7 +346,7 @@ module @gfx9_llama3_70b_bf16 attributes {transform.with_named_sequence, iree_cod
   // Llama-3-70B attention probs*V: 64 heads, seq 2048, head dim 128; bf16 x bf16 -> f32, batched A*B (B stored [B, K, N]).
   // Config: R1: MFMA_F32_16x16x16_BF16, workgroup tile 256x128, K step 64, 4 subgroups (2x2) of 128x64, 256 threads; shared memory (256+128)*64*2 = 48 KiB; 128 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_batch_matmul_64x2048x128x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_batch_matmul_64x2048x128x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [64] : !transform.param<i64>

@@ -57,7 +57,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -72,7 +72,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -86,7 +86,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -101,7 +101,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -115,7 +115,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -130,7 +130,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -144,7 +144,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -159,7 +159,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -173,7 +173,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x512x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x512x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -188,7 +188,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_512x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_512x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -202,7 +202,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x512x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x512x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -217,7 +217,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_512x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_512x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -231,7 +231,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x512x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x512x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -246,7 +246,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_512x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_512x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -260,7 +260,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x512x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x512x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -275,7 +275,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_512x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_512x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -289,7 +289,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -304,7 +304,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -318,7 +318,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -333,7 +333,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -347,7 +347,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -362,7 +362,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -376,7 +376,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -391,7 +391,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -405,7 +405,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -420,7 +420,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -434,7 +434,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -449,7 +449,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -463,7 +463,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -478,7 +478,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -492,7 +492,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -507,7 +507,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -521,7 +521,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -536,7 +536,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -550,7 +550,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -565,7 +565,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -579,7 +579,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -594,7 +594,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -608,7 +608,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -623,7 +623,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -637,7 +637,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x1024x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x1024x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -652,7 +652,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_1024x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_1024x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -666,7 +666,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x1024x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x1024x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -681,7 +681,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_1024x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_1024x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -695,7 +695,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x1024x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x1024x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -710,7 +710,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_1024x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_1024x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -724,7 +724,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x1024x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x1024x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -739,7 +739,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_1024x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_1024x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -753,7 +753,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -768,7 +768,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -782,7 +782,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -797,7 +797,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -811,7 +811,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -826,7 +826,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -840,7 +840,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -855,7 +855,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -869,7 +869,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -884,7 +884,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -898,7 +898,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -913,7 +913,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -927,7 +927,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -942,7 +942,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -956,7 +956,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -971,7 +971,7 @@ module @nvidia_llama32_decode_16bit attributes {transform.with_named_sequence, i
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>

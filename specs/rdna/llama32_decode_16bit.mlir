@@ -54,7 +54,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -69,7 +69,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -83,7 +83,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -98,7 +98,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -112,7 +112,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -127,7 +127,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -141,7 +141,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -156,7 +156,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -170,7 +170,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x512x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x512x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -185,7 +185,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_512x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_512x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -199,7 +199,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x512x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x512x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -214,7 +214,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_512x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_512x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -228,7 +228,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x512x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x512x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -243,7 +243,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_512x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_512x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -257,7 +257,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): GQA k/v projection (8 KV heads x 64), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x512x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x512x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -272,7 +272,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_512x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_512x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -286,7 +286,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -301,7 +301,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -315,7 +315,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -330,7 +330,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x2048_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -344,7 +344,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -359,7 +359,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x2048_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -373,7 +373,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -388,7 +388,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (2048 = 2 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x2048_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -402,7 +402,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -417,7 +417,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -431,7 +431,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -446,7 +446,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -460,7 +460,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -475,7 +475,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -489,7 +489,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-1B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x2048x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x2048x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -504,7 +504,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_2048x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_2048x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -518,7 +518,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -533,7 +533,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -547,7 +547,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -562,7 +562,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -576,7 +576,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -591,7 +591,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -605,7 +605,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): attention q/o projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -620,7 +620,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -634,7 +634,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x1024x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x1024x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -649,7 +649,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_1024x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_1024x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -663,7 +663,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x1024x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x1024x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -678,7 +678,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_1024x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_1024x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -692,7 +692,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x1024x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x1024x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -707,7 +707,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_1024x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_1024x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -721,7 +721,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x1024x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x1024x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -736,7 +736,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_1024x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_1024x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -750,7 +750,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -765,7 +765,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x3072_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -779,7 +779,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -794,7 +794,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x3072_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -808,7 +808,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -823,7 +823,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x3072_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -837,7 +837,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x8192x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x8192x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -852,7 +852,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (3072 = 3 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_8192x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_8192x3072_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -866,7 +866,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -881,7 +881,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x8192_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -895,7 +895,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -910,7 +910,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x8192_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -924,7 +924,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -939,7 +939,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -953,7 +953,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // Llama-3.2-3B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x3072x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x3072x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -968,7 +968,7 @@ module @rdna_llama32_decode_16bit attributes {transform.with_named_sequence, ire
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (8192 = 8 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_3072x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_3072x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>

@@ -72,7 +72,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B decode (1 token): attention q/o projection, a GEMV (the bf16 twin of Llama-2-7B's f16 q/k/v/o); bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -87,7 +87,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -101,7 +101,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B decode (1 token): attention q/o projection, a GEMV (the bf16 twin of Llama-2-7B's f16 q/k/v/o); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -116,7 +116,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -130,7 +130,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -145,7 +145,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -159,7 +159,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B decode (1 token): GQA k/v projection (8 KV heads x 128), a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -174,7 +174,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -188,7 +188,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -203,7 +203,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -217,7 +217,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B decode (1 token): FFN gate/up projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -232,7 +232,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -246,7 +246,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (14336 = 14 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -261,7 +261,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (14336 = 14 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -275,7 +275,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B decode (1 token): FFN down projection, a GEMV; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (14336 = 14 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -290,7 +290,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // 2-loop N x K contraction with m = []); bf16 x bf16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (14336 = 14 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -304,7 +304,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B prefill, 8192 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_8192x1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_8192x1024x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -318,7 +318,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B prefill, 8192 tokens: GQA k/v projection (8 KV heads x 128); bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_8192x1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_8192x1024x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -332,7 +332,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B prefill, 8192 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_8192x4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_8192x4096x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -346,7 +346,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B prefill, 8192 tokens: attention q/o projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_8192x4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_8192x4096x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -360,7 +360,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B prefill, 8192 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_8192x14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_8192x14336x4096_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -374,7 +374,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B prefill, 8192 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_8192x14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_8192x14336x4096_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -388,7 +388,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B prefill, 8192 tokens: FFN down projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_8192x4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_8192x4096x14336_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -402,7 +402,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B prefill, 8192 tokens: FFN down projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_8192x4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_8192x4096x14336_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -416,7 +416,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-70B prefill, 2048 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B (B stored [K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x28672x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x28672x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -430,7 +430,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-70B prefill, 2048 tokens: FFN gate/up projection; bf16 x bf16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x28672x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x28672x8192_bf16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -444,7 +444,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B attention scores Q*K^T (K^T stored [B, K, N]): 32 heads, seq 8192, head dim 128; bf16 x bf16 -> f32, batched A*B (B stored [B, K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_batch_matmul_32x8192x8192x128_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_batch_matmul_32x8192x8192x128_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [32] : !transform.param<i64>
@@ -458,7 +458,7 @@ module @sm_80_llama3_bf16 attributes {transform.with_named_sequence, iree_codege
   // Llama-3-8B attention probs*V: 32 heads, seq 8192, head dim 128; bf16 x bf16 -> f32, batched A*B (B stored [B, K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_BF16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_batch_matmul_32x8192x128x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_batch_matmul_32x8192x128x8192_bf16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = bf16, rhs_type = bf16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [32] : !transform.param<i64>

@@ -79,7 +79,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B decode (1 token): attention q/k/v/o projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x4096x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x4096x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -94,7 +94,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_4096x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_4096x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -108,7 +108,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B decode (1 token): attention q/k/v/o projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x4096x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x4096x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -123,7 +123,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_4096x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_4096x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -137,7 +137,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x11008x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x11008x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -152,7 +152,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_11008x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_11008x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -166,7 +166,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B decode (1 token): FFN gate/up projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x11008x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x11008x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -181,7 +181,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 128 threads (4 subgroup(s) of 32) x 8 elements = K chunk 1024 (4096 = 4 x 1024); shared memory 4*4*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_11008x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_11008x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -195,7 +195,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 64 threads (2 subgroup(s) of 32) x 4 elements = K chunk 256 (11008 = 43 x 256); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x4096x11008_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x4096x11008_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -210,7 +210,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, vector x B (B stored [K, N]).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 64 threads (2 subgroup(s) of 32) x 4 elements = K chunk 256 (11008 = 43 x 256); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_4096x11008_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_4096x11008_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -224,7 +224,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B decode (1 token): FFN down projection, a GEMV; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R2: VectorDistribute GEMV, 4 outputs per workgroup, 64 threads (2 subgroup(s) of 32) x 4 elements = K chunk 256 (11008 = 43 x 256); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matmul_1x4096x11008_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_1x4096x11008_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -239,7 +239,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // 2-loop N x K contraction with m = []); f16 x f16 -> f32, B x vector (B stored [N, K], as a linear layer's weight).
   // Config: R2 (2-loop form): VectorDistribute GEMV, 4 outputs per workgroup, 64 threads (2 subgroup(s) of 32) x 4 elements = K chunk 256 (11008 = 43 x 256); shared memory 4*2*4 B.
   // provenance: derived by rule R2 (not measured on hardware)
-  transform.named_sequence @match_matvec_4096x11008_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matvec_4096x11008_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -253,7 +253,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B prefill, 4096 tokens: attention q/k/v/o projection; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_4096x4096x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_4096x4096x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -267,7 +267,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B prefill, 4096 tokens: attention q/k/v/o projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_4096x4096x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_4096x4096x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -281,7 +281,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B prefill, 4096 tokens: FFN gate/up projection; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_4096x11008x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_4096x11008x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -295,7 +295,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B prefill, 4096 tokens: FFN gate/up projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_4096x11008x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_4096x11008x4096_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -309,7 +309,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B prefill, 4096 tokens: FFN down projection; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_4096x4096x11008_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_4096x4096x11008_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -323,7 +323,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B prefill, 4096 tokens: FFN down projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_4096x4096x11008_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_4096x4096x11008_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -337,7 +337,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-13B prefill, 2048 tokens: attention q/k/v/o projection; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x5120x5120_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x5120x5120_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -351,7 +351,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-13B prefill, 2048 tokens: attention q/k/v/o projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x5120x5120_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x5120x5120_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -365,7 +365,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-13B prefill, 2048 tokens: FFN gate/up projection; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x13824x5120_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x13824x5120_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -379,7 +379,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-13B prefill, 2048 tokens: FFN gate/up projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x13824x5120_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x13824x5120_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -393,7 +393,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-13B prefill, 2048 tokens: FFN down projection; f16 x f16 -> f32, A*B (B stored [K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x5120x13824_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x5120x13824_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -407,7 +407,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-13B prefill, 2048 tokens: FFN down projection; f16 x f16 -> f32, A*B^T (B stored [N, K], as a linear layer's weight).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_matmul_2048x5120x13824_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_matmul_2048x5120x13824_f16_abt(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
@@ -421,7 +421,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B attention scores Q*K^T (K^T stored [B, K, N]): 32 heads, seq 4096, head dim 128; f16 x f16 -> f32, batched A*B (B stored [B, K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_batch_matmul_32x4096x4096x128_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_batch_matmul_32x4096x4096x128_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [32] : !transform.param<i64>
@@ -435,7 +435,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-7B attention probs*V: 32 heads, seq 4096, head dim 128; f16 x f16 -> f32, batched A*B (B stored [B, K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_batch_matmul_32x4096x128x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_batch_matmul_32x4096x128x4096_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [32] : !transform.param<i64>
@@ -449,7 +449,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-13B attention scores Q*K^T (K^T stored [B, K, N]): 40 heads, seq 2048, head dim 128; f16 x f16 -> f32, batched A*B (B stored [B, K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_batch_matmul_40x2048x2048x128_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_batch_matmul_40x2048x2048x128_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [40] : !transform.param<i64>
@@ -463,7 +463,7 @@ module @sm_90_llama2_f16 attributes {transform.with_named_sequence, iree_codegen
   // Llama-2-13B attention probs*V: 40 heads, seq 2048, head dim 128; f16 x f16 -> f32, batched A*B (B stored [B, K, N]).
   // Config: R1: NV_MMA_SYNC_F32_16x8x16_F16, workgroup tile 128x128, K step 64, 8 subgroups (2x4) of 64x32, 256 threads; shared memory (128+128)*64*2 = 32 KiB; 64 f32 accumulators per thread.
   // provenance: derived by rule R1 (not measured on hardware)
-  transform.named_sequence @match_batch_matmul_40x2048x128x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+  transform.named_sequence @match_batch_matmul_40x2048x128x2048_f16_ab(%root: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) attributes {tunespec.provenance = "derived by rule R1 (not measured on hardware)"} {
     transform.iree.match.has_no_lowering_config %root : !transform.any_op
     %batch, %m, %n, %k = transform.iree.match.contraction %root, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] : !transform.any_op -> !transform.param<i64>
     transform.iree.match.dims_equal %batch, [40] : !transform.param<i64>

@@ -423,6 +423,7 @@ pub fn render_explanation(explanation: &Explanation, format: Format) -> String {
                         "matcher": pair.map(|p| p.matcher.clone()),
                         "action": pair.map(|p| p.action.clone()),
                         "matcher_location": pair.and_then(|p| p.matcher_loc.as_ref().map(ToString::to_string)),
+                        "provenance": pair.and_then(|p| p.provenance.clone()),
                         "config": config_json(&row.config),
                         "as_written": written,
                     })
@@ -546,6 +547,22 @@ pub fn render_explanation(explanation: &Explanation, format: Format) -> String {
                 apply::View::Written => out.push_str(" (matched as written)"),
             }
             out.push('\n');
+            // Where the configs that apply come from, as the specs say.
+            let mut provenances: std::collections::BTreeMap<&str, usize> = Default::default();
+            for row in &explanation.rows {
+                if let Some(pair) = pair_of(row) {
+                    *provenances
+                        .entry(
+                            pair.provenance
+                                .as_deref()
+                                .unwrap_or("not stated by the spec"),
+                        )
+                        .or_default() += 1;
+                }
+            }
+            for (provenance, count) in &provenances {
+                out.push_str(&format!("provenance: {count} config(s) {provenance}\n"));
+            }
             out
         }
     }
