@@ -4,34 +4,15 @@
 //! applying either library configures exactly what IREE's own materialization configures.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-use crate::reference::{iree_opt, repo_root};
+use crate::reference::iree_opt;
+use crate::support::run;
 
 fn tunespec(dir: &Path, iree_opt: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tunespec"));
+    let mut command = crate::support::tunespec(&dir.join("cache"));
+    command.env("TUNESPEC_IREE_OPT", iree_opt);
     command
-        .current_dir(repo_root())
-        .env("NO_COLOR", "1")
-        .env("TUNESPEC_NO_CONFIG", "1")
-        .env("TUNESPEC_CACHE_DIR", dir.join("cache"))
-        .env("TUNESPEC_IREE_OPT", iree_opt)
-        .env_remove("TUNESPEC_SPEC_PATH");
-    command
-}
-
-fn run(command: &mut Command) -> Output {
-    let output = command.output().expect("command runs");
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-            .lines()
-            .take(30)
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    output
 }
 
 /// Dumps IREE's built-in default spec for `arch` with iree-opt's own flags.

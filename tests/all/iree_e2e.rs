@@ -12,35 +12,11 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::Mutex;
 
 use crate::reference::{iree_compile, repo_root};
-
-fn tunespec(cache: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tunespec"));
-    command
-        .current_dir(repo_root())
-        .env("NO_COLOR", "1")
-        .env("TUNESPEC_NO_CONFIG", "1")
-        .env("TUNESPEC_CACHE_DIR", cache)
-        .env_remove("TUNESPEC_SPEC_PATH");
-    command
-}
-
-fn run(command: &mut Command) -> Output {
-    let output = command.output().expect("command runs");
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-            .lines()
-            .take(40)
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    output
-}
+use crate::support::{run, tunespec};
 
 /// A tunespec target and the iree-compile flags of a GPU it stands for. sm_90 is missing:
 /// iree-compile 3.13 has no sm_90 target ("Distribution with dynamic subgroup size" aside, its

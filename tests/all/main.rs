@@ -17,3 +17,4 @@ mod link;
 mod reference;
 mod registry;
 mod rules;
+mod support;
