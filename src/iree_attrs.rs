@@ -696,7 +696,7 @@ fn explain(message: &str, line: &str, col: u32) -> Explained {
         ));
         return explained;
     }
-    // In a printed attribute: an alias of the text that MLIR kept as text (see `alias_uses`).
+    // In a printed attribute: an alias of the text that MLIR kept as text.
     if message.starts_with("undefined symbol alias id '") {
         explained.help = Some(
             "the spec used an alias inside an IREE attribute; MLIR without IREE's dialects kept the reference and dropped the definition: write the alias's value in its place".to_string(),
@@ -1069,53 +1069,6 @@ impl<'a> AttrTexts<'a> {
                 (loc, self.expand(&blank_comments(&text[start..end]), 0))
             })
             .collect()
-    }
-
-    /// Alias references inside IREE attributes of the spec text (`#name`/`!name` naming an
-    /// alias the text defines), each with where it is. MLIR without IREE's dialects keeps an IREE
-    /// attribute's body as text, so such a reference outlives its definition (which MLIR drops)
-    /// in everything tunespec writes.
-    pub fn alias_uses(&self, file: &str) -> Vec<(Loc, String)> {
-        let Some(text) = self.text else {
-            return Vec::new();
-        };
-        let bytes = text.as_bytes();
-        let mut uses = Vec::new();
-        for &(start, end) in &self.sites {
-            let mut index = start + 1;
-            while index < end {
-                match bytes[index] {
-                    b'"' => {
-                        index = skip_string(bytes, index);
-                        continue;
-                    }
-                    b'/' if bytes.get(index + 1) == Some(&b'/') => {
-                        index = skip_comment(bytes, index);
-                        continue;
-                    }
-                    b'#' | b'!' => {
-                        let token_end = ident_end(bytes, index + 1).min(end);
-                        let token = &text[index..token_end];
-                        if self.aliases.iter().any(|(name, _)| name == token) {
-                            let (line, col) = self.lines.line_col(index);
-                            uses.push((
-                                Loc {
-                                    file: file.to_string(),
-                                    line,
-                                    col,
-                                },
-                                token.to_string(),
-                            ));
-                        }
-                        index = token_end.max(index + 1);
-                        continue;
-                    }
-                    _ => {}
-                }
-                index += 1;
-            }
-        }
-        uses
     }
 
     /// Replaces alias references with their values (a few levels deep; MLIR refuses cycles).
