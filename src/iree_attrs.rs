@@ -663,7 +663,7 @@ fn explain(message: &str, line: &str, col: u32) -> Explained {
         if !word.is_empty() {
             let nearest = cases
                 .iter()
-                .map(|case| (distance(&word, case), *case))
+                .map(|case| (crate::verify::edit_distance(&word, case), *case))
                 .filter(|(distance, case)| *distance <= (word.len().max(case.len()) / 4).max(1))
                 .min()
                 .map(|(_, case)| case);
@@ -710,7 +710,7 @@ fn explain(message: &str, line: &str, col: u32) -> Explained {
             explained.message = format!("IREE has no attribute dialect `{dialect}`");
             explained.help = crate::iree_ops::ATTRIBUTE_DIALECTS
                 .iter()
-                .map(|known| (distance(dialect, known), *known))
+                .map(|known| (crate::verify::edit_distance(dialect, known), *known))
                 .filter(|(distance, _)| *distance <= 2)
                 .min()
                 .map(|(_, known)| format!("did you mean `#{known}`?"));
@@ -718,22 +718,6 @@ fn explain(message: &str, line: &str, col: u32) -> Explained {
         }
     }
     explained
-}
-
-/// Levenshtein distance (enum cases are short).
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            current[j + 1] = (previous[j] + usize::from(ca != *cb))
-                .min(previous[j + 1] + 1)
-                .min(current[j] + 1);
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 /// Runs iree-opt on `input` (stdin), returns its exit status and stderr. Never waits longer than

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use crate::verify::{bytecode_producer, BYTECODE_MAGIC};
+use crate::verify::{bytecode_producer, mlir_major, BYTECODE_MAGIC};
 
 /// The MLIR major version tunespec is built on.
 const OUR_MLIR_MAJOR: u32 = 22;
@@ -22,14 +22,7 @@ const OUR_MLIR_MAJOR: u32 = 22;
 pub fn is_newer_bytecode(bytes: &[u8]) -> bool {
     bytes.starts_with(BYTECODE_MAGIC)
         && bytecode_producer(bytes)
-            .and_then(|producer| {
-                let digits: String = producer
-                    .strip_prefix("MLIR")?
-                    .chars()
-                    .take_while(char::is_ascii_digit)
-                    .collect();
-                digits.parse::<u32>().ok()
-            })
+            .and_then(|producer| mlir_major(&producer))
             .is_some_and(|major| major > OUR_MLIR_MAJOR)
 }
 

@@ -90,7 +90,7 @@ pub fn bytecode_producer(bytes: &[u8]) -> Option<String> {
 }
 
 /// The major version in a producer string such as `MLIR24.0.0git`.
-fn mlir_major(producer: &str) -> Option<u32> {
+pub fn mlir_major(producer: &str) -> Option<u32> {
     let digits: String = producer
         .strip_prefix("MLIR")?
         .chars()
