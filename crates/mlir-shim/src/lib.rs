@@ -38,7 +38,9 @@ unsafe extern "C" {
     pub fn tunespecOperationGetAttrDictionary(operation: MlirOperation) -> MlirAttribute;
     /// The first op nesting deeper than `limit` (kind 0: ops in regions; kind 1: its
     /// attributes, types or locations), or at which the IR so far expands to more than `budget`
-    /// printed nodes (kind 2); null when there is none. Iterative: safe on any depth.
+    /// printed nodes (kind 2), or the first op with a null operand (kind 3: MLIR's parser leaves
+    /// them for operands defined inside the op's own regions); null when there is none.
+    /// Iterative: safe on any depth.
     pub fn tunespecFindTooDeep(
         root: MlirOperation,
         limit: isize,

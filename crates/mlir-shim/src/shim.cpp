@@ -215,9 +215,19 @@ MlirAttribute tunespecOperationGetAttrDictionary(MlirOperation operation) {
 // Finds the first operation (in pre-order) that nests deeper than `limit`: operations inside
 // regions (`*kind` = 0), or its attributes, location, result types or block arguments' types and
 // locations (`*kind` = 1); or the op at which the attributes, types and locations of the ops so
-// far expand, printed as trees, to more than `budget` nodes (`*kind` = 2). Returns a null
-// operation when there is none. Never recurses, so it is safe on IR that MLIR's own recursive
-// walkers could not handle (see DepthMeter).
+// far expand, printed as trees, to more than `budget` nodes (`*kind` = 2); or an op with a null
+// operand (`*kind` = 3, see below). Returns a null operation when there is none. Never recurses,
+// so it is safe on IR that MLIR's own recursive walkers could not handle (see DepthMeter).
+//
+// Null operands: MLIR 22's parser returns IR with null operands, without an error, when an
+// operand is a forward reference that a block argument or op inside the op's own regions
+// defines (`linalg.generic ins(%a ...) { ^bb0(%a: ...): ...}` after a mutation, or the body of
+// `cast_compatible_dag_from_root` pasted into its generic): custom parsers resolve operands into
+// an OperationState before they parse the regions, the definition replaces the uses of the
+// forward reference (the state's copy is not a use), and the reference is dropped at the end of
+// the parse, leaving its former users with null values. Only MLIR's verifier checks for them;
+// every C API accessor (type, owner, block-argument test) dereferences them. So parsed IR is
+// checked here, before anything reads an operand.
 MlirOperation tunespecFindTooDeep(MlirOperation root, intptr_t limit, uint64_t budget, int *kind) {
   DepthMeter meter(static_cast<int32_t>(limit));
   uint64_t total = 0;
@@ -234,6 +244,11 @@ MlirOperation tunespecFindTooDeep(MlirOperation root, intptr_t limit, uint64_t b
       *kind = 0;
       return wrap(op);
     }
+    for (mlir::Value operand : op->getOperands())
+      if (!operand) {
+        *kind = 3;
+        return wrap(op);
+      }
     count(meter.attribute(op->getAttrDictionary()));
     count(meter.attribute(op->getLoc()));
     for (mlir::Type type : op->getResultTypes())

@@ -162,7 +162,10 @@ impl Mlir {
     /// long affine sums and bytecode nest without them. Aliases can also share sub-elements
     /// (`!t1 = (!t0) -> !t0`), so that a few lines print as gigabytes: the attributes, types and
     /// locations of all ops, expanded as the printer writes them, may count at most
-    /// [`expansion_budget`] nodes. Destroys the op, except ops nested too deep: destroying them
+    /// [`expansion_budget`] nodes. Also refuses ops with null operands, which MLIR's parser
+    /// leaves, without an error, when an operand refers to a value that the op's own regions
+    /// define (see the shim): every reader of an operand would dereference null.
+    /// Destroys the op, except ops nested too deep: destroying them
     /// recurses too, so they are leaked (one rejected input's memory, in a process that reports
     /// an error).
     fn too_deep(&self, raw: MlirOperation, source_name: &str, input_len: usize) -> Option<Problem> {
@@ -175,6 +178,8 @@ impl Mlir {
         if found.ptr.is_null() {
             return None;
         }
+        // SAFETY: `found` is an op inside `raw`, which is still alive here; its location is
+        // a uniqued attribute owned by the context.
         let loc = unsafe { location_to_loc(mlirOperationGetLocation(found)) }.or(Some(Loc {
             file: source_name.to_string(),
             line: 1,
@@ -182,6 +187,7 @@ impl Mlir {
         }));
         let message = match kind {
             0 => format!("operations nested in regions deeper than {MAX_IR_DEPTH} levels"),
+            3 => "an operand of this operation refers to a value defined inside the operation's own region (MLIR leaves the operand null)".to_string(),
             1 => format!(
                 "an attribute, type or location of this operation nests deeper than {MAX_IR_DEPTH} levels"
             ),
@@ -190,16 +196,25 @@ impl Mlir {
             ),
         };
         if kind != 0 {
-            // SAFETY: nothing else owns the op; op destruction does not recurse into attributes.
+            // SAFETY: nothing else owns the op; op destruction does not recurse into attributes,
+            // and it skips null operands (MLIR destroys such parsed IR itself after its verifier
+            // reports them).
             unsafe { mlirOperationDestroy(raw) };
         }
         self.take_diagnostics();
-        let help = if kind == 2 {
+        let help = if kind == 3 {
+            "a value must be defined before the operation that uses it, outside its regions; check the order of block headers (`^bb0(...)`) and operations"
+        } else if kind == 2 {
             "an alias used twice in the next alias (`!t1 = (!t0) -> !t0`) doubles the printed size per line; MLIR would print without end"
         } else {
             "MLIR's printer and walkers recurse once per level and would overflow the stack; aliases (`#a1 = [#a0]`) and long affine expressions nest without brackets"
         };
-        Some(Problem::error(codes::TOO_DEEP, message, loc).with_help(help))
+        let code = if kind == 3 {
+            codes::PARSE
+        } else {
+            codes::TOO_DEEP
+        };
+        Some(Problem::error(code, message, loc).with_help(help))
     }
 
     /// Runs MLIR's verifier on `op`; returns its diagnostics (empty when it verifies).
@@ -569,6 +584,12 @@ impl SnapshotBuilder {
             let mut operand_types = Vec::with_capacity(operand_count as usize);
             for index in 0..operand_count {
                 let value = mlirOperationGetOperand(op, index);
+                // `Mlir::parse` refuses IR with null operands; kept safe here all the same.
+                if value.ptr.is_null() {
+                    operands.push(ValueRef::Unknown);
+                    operand_types.push(String::new());
+                    continue;
+                }
                 operands.push(self.value_ref(value));
                 operand_types.push(self.type_string(mlirValueGetType(value)));
             }

@@ -145,11 +145,12 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
     };
     let snapshot = module.snapshot_structure();
     let (facts, mut rule_problems) = check_module(&snapshot);
-    // A rule may restate a parse error (an IREE op in generic form): keep one.
+    // A rule may restate a parse error (an IREE op in generic form): keep one, never trading
+    // an error for a weaker restatement.
     rule_problems.retain(|rule| {
-        !problems
-            .iter()
-            .any(|known| known.code == rule.code && known.loc == rule.loc)
+        !problems.iter().any(|known| {
+            known.code == rule.code && known.loc == rule.loc && at_least_as_severe(known, rule)
+        })
     });
     let structural_error = rule_problems
         .iter()
@@ -182,11 +183,24 @@ pub fn sort_problems(problems: &mut [Problem]) {
     });
 }
 
-/// MLIR's verifier says what a tunespec rule already said: the same stable code, which MLIR's
-/// messages only get when tunespec knows their meaning. tunespec's version is kept (it points
-/// at the definition at fault and says how to fix it).
+/// MLIR's verifier says what a tunespec rule already said: the same stable code (which MLIR's
+/// messages only get when tunespec knows their meaning), at the same place, and tunespec's
+/// finding is at least as severe. tunespec's version is kept (it says how to fix it). Any
+/// weaker match would drop a real error: a tunespec *warning* of the same code about another
+/// sequence once hid MLIR's error about a helper whose readonly argument its body consumes.
 fn same_finding(known: &Problem, mlir: &Problem) -> bool {
-    known.code == mlir.code && mlir.code != codes::PARSE && mlir.code != codes::MLIR_WARNING
+    known.code == mlir.code
+        && mlir.code != codes::PARSE
+        && mlir.code != codes::MLIR_WARNING
+        && known.loc.is_some()
+        && known.loc == mlir.loc
+        && at_least_as_severe(known, mlir)
+}
+
+/// `known` is an error wherever `other` is, a warning wherever `other` is a warning or a note.
+fn at_least_as_severe(known: &Problem, other: &Problem) -> bool {
+    // `Severity` orders Error < Warning < Note.
+    known.severity <= other.severity
 }
 
 /// Byte-level checks. Returns the problems and whether the bytes are worth handing to MLIR.
