@@ -15,6 +15,9 @@ packages=(
   build-essential pkg-config
   # the reference Python for the iree-base-compiler venv (tools/iree-venv.sh)
   python3-venv
+  # memory-error hunting (valgrind found issue 15's null-operand crash); strip debug info first
+  # (`strip -g`): valgrind 3.19 cannot read Rust's DWARF 5
+  valgrind
 )
 
 missing=()

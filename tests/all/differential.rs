@@ -50,13 +50,13 @@ fn occurrences<'a>(bytes: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = us
 /// tuning-spec match ops (which tunespec parses as iree-opt does), or other IREE ops (codegen
 /// ops, which tunespec refuses by design: tests/all/iree_verify.rs).
 #[derive(PartialEq)]
-enum Form {
+pub(crate) enum Form {
     Upstream,
     IreeMatch,
     IreeOther,
 }
 
-fn form(bytes: &[u8]) -> Form {
+pub(crate) fn form(bytes: &[u8]) -> Form {
     let mut form = Form::Upstream;
     for start in occurrences(bytes, b"transform.iree.") {
         if !bytes[start..].starts_with(b"transform.iree.match.") {

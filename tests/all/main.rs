@@ -14,6 +14,7 @@ mod iree_e2e;
 mod iree_ops;
 mod iree_verify;
 mod link;
+mod mutation_fuzz;
 mod reference;
 mod registry;
 mod rules;
