@@ -33,10 +33,8 @@
 pub mod alias;
 pub mod apply;
 pub mod cache;
-pub mod cli;
 pub mod config;
 pub mod contain;
-pub mod diagnostics;
 pub mod export;
 pub mod fastpath;
 pub mod ir;
