@@ -5,7 +5,7 @@
 //! targets (`[extend.NAME]`). Both are read by [`load_with`]; the schema is documented in
 //! ARCHITECTURE.md ("Registry manifest").
 //!
-//! Shared verbatim with `build.rs` (through `#[path]`): the build refuses a manifest that
+//! Shared with `build.rs` (through tunespec-core): the build refuses a manifest that
 //! `tunespec verify` would reject, with the same located messages. Depends only on std, serde,
 //! toml, walkdir and sibling modules.
 

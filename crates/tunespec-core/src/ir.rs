@@ -3,7 +3,7 @@
 //! Why a snapshot: only `mlir.rs` may touch raw MLIR handles (see ARCHITECTURE.md). Converting a
 //! parsed module once into owned Rust values lets the verifier, the linker's analyses and the
 //! tests work on ordinary data that is `Send`, cheap to construct in tests, and cannot dangle.
-//! This file is shared verbatim with `build.rs` through `#[path]`, so it depends on nothing but std.
+//! Part of tunespec-core, which `build.rs` also uses; it depends on nothing but std.
 
 /// A source position: file name as MLIR recorded it, 1-based line and byte column.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

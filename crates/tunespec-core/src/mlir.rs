@@ -3,7 +3,7 @@
 //! Everything else in tunespec works on owned Rust values (`ir::Module`, bytes, strings). Keeping
 //! the `unsafe` C-API calls here means one place to audit for lifetimes, null handles and
 //! diagnostics, and lets `build.rs` share the exact parsing code the CLI uses (this file is
-//! included there through `#[path]`, so it uses only `melior`, `mlir-sys` and sibling modules).
+//! part of tunespec-core, which `build.rs` also uses; it uses only `melior`, `mlir-sys` and sibling modules).
 //!
 //! Contexts are not `Send`: create one [`Mlir`] per thread.
 
