@@ -1230,7 +1230,14 @@ impl OwnedOp<'_> {
                 let operand_bitwidths = (0..mlirOperationGetNumOperands(op))
                     .map(|index| bitwidth(mlirValueGetType(mlirOperationGetOperand(op, index))))
                     .collect();
-                let element_types = (0..mlirOperationGetNumOperands(op))
+                // Printed types are the costly part of a payload walk, and only ops with loops
+                // (linalg) are ever compared by element type: others get none.
+                let typed_operands = if loops.is_some() {
+                    mlirOperationGetNumOperands(op)
+                } else {
+                    0
+                };
+                let element_types = (0..typed_operands)
                     .map(|index| {
                         let ty = mlirValueGetType(mlirOperationGetOperand(op, index));
                         let element = if mlirTypeIsAShaped(ty) {
