@@ -24,7 +24,7 @@ impl LibraryArgs {
         // Through the cache of linked libraries, like `link`: a compile after the first only
         // pays for copying the bytes.
         let cache = crate::cache::Cache::from_env();
-        let target = super::link::cache_target(self.target.as_deref());
+        let target = self.cache_target();
         let result = cache.link(mlir, &target, &inputs, LinkOptions::default());
         report(&cache.take_warnings(), None);
         match result {

@@ -12,7 +12,7 @@ use crate::diagnostics::{self, Style};
 use crate::iree_attrs;
 use crate::manifest;
 use crate::mlir::Mlir;
-use crate::problem::{codes, Problem, Severity};
+use crate::problem::{codes, io_message, Problem, Severity};
 use crate::registry::{self, EmbeddedSpec};
 use crate::verify::{self, SpecFacts};
 
@@ -209,14 +209,6 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
         }
     }
     Ok(inputs)
-}
-
-fn io_message(error: &std::io::Error) -> String {
-    match error.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => error.to_string(),
-    }
 }
 
 /// Verifies `inputs` on `jobs` threads; results come back in input order.
