@@ -33,13 +33,12 @@
 
 pub mod apply;
 pub mod cache;
-pub mod cli;
 pub mod config;
 pub mod contain;
-pub mod diagnostics;
 pub mod export;
 pub mod fastpath;
 pub mod iree_bytecode;
+pub mod iree_import;
 pub mod link;
 pub mod output;
 pub mod registry;
