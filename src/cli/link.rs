@@ -8,7 +8,7 @@ use tunespec::mlir::Mlir;
 use tunespec::output::{write_output, Emit};
 
 use super::common::{
-    cache_target, report_linked as report, tool_error, ExitStatus, LibraryArgs, EXIT_STATUS_HELP,
+    report_linked as report, tool_error, ExitStatus, LibraryArgs, EXIT_STATUS_HELP,
 };
 use crate::diagnostics::Style;
 
@@ -43,7 +43,7 @@ impl Opts {
         let style = Style::detect_stderr();
         let cache = Cache::from_env();
         let mlir = std::cell::OnceCell::new();
-        let target = cache_target(self.library.target.as_deref());
+        let target = self.library.cache_target();
         let options = LinkOptions {
             dedupe: self.dedupe,
         };
