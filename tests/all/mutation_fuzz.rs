@@ -627,13 +627,10 @@ fn tunespec_verify(
     files: &[PathBuf],
     iree_opt: Option<&Path>,
 ) -> (Option<i32>, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tunespec"));
+    let mut command = crate::support::tunespec_command();
     command
         .args(["verify", "--format", "json", "--quiet", "--jobs", "1"])
-        .env("NO_COLOR", "1")
-        .env("TUNESPEC_CACHE", "off")
-        .env("TUNESPEC_NO_CONFIG", "1")
-        .env_remove("TUNESPEC_SPEC_PATH");
+        .env("TUNESPEC_CACHE", "off");
     match iree_opt {
         Some(path) => command.arg("--iree-opt").arg(path),
         None => command.arg("--no-iree-check"),
@@ -989,6 +986,7 @@ fn mutation_regressions_are_rejected_like_the_reference_rejects_them() {
 
 #[test]
 fn forward_reference_defined_in_the_ops_own_region_is_an_error_not_a_crash() {
+    crate::support::in_process();
     // Issue 15's abort: MLIR 22's parser leaves null operands without an error; reading them
     // crashed tunespec. In process: no crash, a located parse error.
     let bytes = std::fs::read(
@@ -1010,6 +1008,7 @@ fn forward_reference_defined_in_the_ops_own_region_is_an_error_not_a_crash() {
 
 #[test]
 fn mlir_error_is_kept_when_tunespec_only_warns_with_the_same_code() {
+    crate::support::in_process();
     // Issue 15's false accept: MLIR's error about @h was dropped because tunespec warned, with
     // the same code, about @__kernel_config.
     let bytes = std::fs::read(

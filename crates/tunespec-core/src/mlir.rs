@@ -551,6 +551,9 @@ struct SnapshotBuilder {
     op_ids: HashMap<*mut c_void, u32>,
     block_ids: HashMap<*mut c_void, u32>,
     types: HashMap<*const c_void, String>,
+    /// Printed attributes by handle: attributes are uniqued in their context, so equal handles
+    /// print equally, and a library's matchers repeat the same few (indexing maps, configs).
+    printed_attrs: HashMap<*const c_void, String>,
     files: HashMap<*const c_void, String>,
     /// Leave unclassified attributes unprinted.
     skip_other: bool,
@@ -767,9 +770,14 @@ impl SnapshotBuilder {
                 // `indexing_maps` with the payload's, which the shim reports printed.
                 Attr::Other(format!("#{:x}", attr.ptr as usize))
             } else {
-                Attr::Other(print_with(|callback, data| {
-                    mlirAttributePrint(attr, callback, data)
-                }))
+                Attr::Other(
+                    self.printed_attrs
+                        .entry(attr.ptr)
+                        .or_insert_with(|| {
+                            print_with(|callback, data| mlirAttributePrint(attr, callback, data))
+                        })
+                        .clone(),
+                )
             }
         }
     }
@@ -834,43 +842,42 @@ impl OwnedOp<'_> {
     }
 
     /// Renames top-level symbols and rewrites every use inside this module: symbol references
-    /// in any attribute of any nested op (foreach_match lists, include callees, nested
-    /// references, user attributes). Renames go through unique temporary names first, so that
-    /// chains and swaps (`a -> a_0` while `a_0 -> a_1`) cannot capture each other's uses.
+    /// in any attribute of any nested op (foreach_match lists, include callees, IREE ops'
+    /// symbol operands, nested references `@a::@b`, user attributes), as MLIR's
+    /// `SymbolTable::replaceAllSymbolUses` does for one symbol, but for all of them in ONE walk
+    /// (the shim's `tunespecRenameSymbols`): linear in the module, however many names change.
+    /// Every pair applies to the original names at once, so chains and swaps (`a -> a_0` while
+    /// `a_0 -> a_1`) cannot capture each other's uses.
     pub fn rename_symbols(&self, renames: &[(String, String)]) -> Result<(), String> {
-        let by_name: HashMap<String, MlirOperation> = self
-            .body_ops()
-            .into_iter()
-            .filter_map(|op| Self::symbol_name_of(op).map(|name| (name, op)))
+        if renames.is_empty() {
+            return Ok(());
+        }
+        let old: Vec<MlirStringRef> = renames
+            .iter()
+            .map(|(old, _)| string_ref(old.as_bytes()))
             .collect();
-        let find = |name: &str| by_name.get(name).copied();
-        let mut staged = Vec::with_capacity(renames.len());
-        for (index, (old, new)) in renames.iter().enumerate() {
-            let op = find(old).ok_or_else(|| format!("no top-level symbol @{old} to rename"))?;
-            let temporary = format!("__tunespec_rename_{index}");
-            self.replace_uses(old, &temporary)?;
-            Self::set_symbol_name_of(op, &temporary);
-            staged.push((op, temporary, new));
-        }
-        for (op, temporary, new) in staged {
-            self.replace_uses(&temporary, new)?;
-            Self::set_symbol_name_of(op, new);
-        }
-        Ok(())
-    }
-
-    fn replace_uses(&self, old: &str, new: &str) -> Result<(), String> {
-        let result = unsafe {
-            mlirSymbolTableReplaceAllSymbolUses(
-                string_ref(old.as_bytes()),
-                string_ref(new.as_bytes()),
+        let new: Vec<MlirStringRef> = renames
+            .iter()
+            .map(|(_, new)| string_ref(new.as_bytes()))
+            .collect();
+        // SAFETY: `self.raw` is the live module owned by `self`; both arrays hold
+        // `renames.len()` string refs into `renames`, which outlives the call; the shim copies
+        // the names into the context (StringAttr) and keeps no pointer to them.
+        let failed = unsafe {
+            tunespec_mlir_shim::tunespecRenameSymbols(
                 self.raw,
+                old.as_ptr(),
+                new.as_ptr(),
+                renames.len() as isize,
             )
         };
-        if result.value == 0 {
-            return Err(format!("MLIR could not rewrite the uses of @{old}"));
+        match usize::try_from(failed) {
+            Err(_) => Ok(()),
+            Ok(index) => Err(format!(
+                "no top-level symbol @{} to rename (or renamed twice)",
+                renames.get(index).map_or("?", |(old, _)| old.as_str())
+            )),
         }
-        Ok(())
     }
 
     /// Clones the top-level ops of `source` named in `names` (in `source`'s order) into this
@@ -1251,7 +1258,14 @@ impl OwnedOp<'_> {
                 let operand_bitwidths = (0..mlirOperationGetNumOperands(op))
                     .map(|index| bitwidth(mlirValueGetType(mlirOperationGetOperand(op, index))))
                     .collect();
-                let element_types = (0..mlirOperationGetNumOperands(op))
+                // Printed types are the costly part of a payload walk, and only ops with loops
+                // (linalg) are ever compared by element type: others get none.
+                let typed_operands = if loops.is_some() {
+                    mlirOperationGetNumOperands(op)
+                } else {
+                    0
+                };
+                let element_types = (0..typed_operands)
                     .map(|index| {
                         let ty = mlirValueGetType(mlirOperationGetOperand(op, index));
                         let element = if mlirTypeIsAShaped(ty) {
