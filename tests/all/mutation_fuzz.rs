@@ -537,15 +537,15 @@ fn run_limited(
     (status.and_then(|status| status.code()), stdout, stderr)
 }
 
-/// The reference's verdict on one file.
-fn reference_one(tool: &Path, file: &Path) -> Verdict {
+/// The reference's verdict on one file (its output kept in `dir`).
+fn reference_one(tool: &Path, dir: &Path, file: &Path) -> Verdict {
     let (code, _, stderr) = run_limited(
         Command::new(tool)
             .arg("--allow-unregistered-dialect")
             .arg("--mlir-disable-threading")
             .arg(file)
             .args(["-o", "/dev/null"]),
-        file.parent().unwrap(),
+        dir,
         TOOL_LIMIT,
     );
     match code {
@@ -562,7 +562,7 @@ fn reference_batch(tool: &Path, dir: &Path, batch: &[&Mutant]) -> Vec<Verdict> {
     if batch.len() == 1 {
         let file = dir.join(format!("ref_{}.mlir", batch[0].id));
         std::fs::write(&file, &batch[0].text).unwrap();
-        return vec![reference_one(tool, &file)];
+        return vec![reference_one(tool, dir, &file)];
     }
     let bisect = || {
         let (left, right) = batch.split_at(batch.len() / 2);
@@ -962,7 +962,7 @@ fn mutation_regressions_are_rejected_like_the_reference_rejects_them() {
             kinds: Vec::new(),
             text,
         };
-        let reference = reference_one(tool, file);
+        let reference = reference_one(tool, scratch.path(), file);
         assert!(
             reference.rejects(),
             "{}: {}",
