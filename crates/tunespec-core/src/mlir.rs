@@ -122,6 +122,9 @@ impl Mlir {
         };
         let bytes: &[u8] = &expanded;
         let buffer = AlignedBuffer::new(bytes);
+        // SAFETY: the context is alive; both string refs point into buffers (`buffer`,
+        // `source_name`) that outlive the call, and MLIR copies what it keeps (locations hold
+        // uniqued identifiers). The returned op, if any, is owned by the caller from here on.
         let raw = unsafe {
             tunespec_mlir_shim::tunespecParseUnverified(
                 self.raw(),
@@ -220,6 +223,8 @@ impl Mlir {
     /// Runs MLIR's verifier on `op`; returns its diagnostics (empty when it verifies).
     pub fn verify(&self, op: &OwnedOp<'_>) -> Vec<Problem> {
         self.take_diagnostics();
+        // SAFETY: `op` is a live op of this context (`OwnedOp` is only made by `parse`, which
+        // refused IR with null operands or nested too deep for MLIR's recursive verifier).
         let ok = unsafe { mlirOperationVerify(op.raw) };
         let mut problems = self.take_diagnostics();
         if !ok && !problems.iter().any(Problem::is_error) {
@@ -244,6 +249,7 @@ pub struct OwnedOp<'c> {
 
 impl Drop for OwnedOp<'_> {
     fn drop(&mut self) {
+        // SAFETY: the op is top-level and owned by this value alone; it is destroyed once.
         unsafe { mlirOperationDestroy(self.raw) }
     }
 }
@@ -252,6 +258,7 @@ impl OwnedOp<'_> {
     /// Converts the IR into the plain-data snapshot the rules work on.
     pub fn snapshot(&self) -> ir::Module {
         let mut builder = SnapshotBuilder::default();
+        // SAFETY: `self.raw` is live and checked by `parse` (no null operands, not too deep).
         let root = unsafe { builder.op(self.raw) };
         ir::Module { root }
     }

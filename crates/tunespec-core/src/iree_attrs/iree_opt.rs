@@ -1,0 +1,389 @@
+//! Checking attributes with iree-opt: finding it, generating one input for every site, running
+//! it with a time limit, and mapping its messages back to the sites.
+
+use super::*;
+
+/// Where iree-opt was found, or why it was not.
+pub fn find_iree_opt(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(path) = explicit {
+        return if path.is_file() {
+            Ok(path.to_path_buf())
+        } else {
+            Err(format!("--iree-opt {}: no such file", path.display()))
+        };
+    }
+    if let Some(value) = std::env::var_os(ENV_IREE_OPT).filter(|value| !value.is_empty()) {
+        let path = PathBuf::from(&value);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!("{ENV_IREE_OPT}={} is not a file", path.display()))
+        };
+    }
+    if let Some(value) = std::env::var_os(ENV_IREE_VENV).filter(|value| !value.is_empty()) {
+        let path = PathBuf::from(&value).join("bin").join("iree-opt");
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!("{ENV_IREE_VENV}: {} is not a file", path.display()))
+        };
+    }
+    if let Some(path) = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("iree-opt"))
+            .find(|candidate| candidate.is_file())
+    }) {
+        return Ok(path);
+    }
+    Err(format!(
+        "iree-opt not found (--iree-opt, {ENV_IREE_OPT}, {ENV_IREE_VENV}, PATH)"
+    ))
+}
+
+/// The timeout from [`ENV_TIMEOUT`], else [`DEFAULT_TIMEOUT`].
+pub fn timeout_from_env() -> Duration {
+    std::env::var(ENV_TIMEOUT)
+        .ok()
+        .and_then(|value| value.trim().parse::<u64>().ok())
+        .filter(|&seconds| seconds > 0)
+        .map_or(DEFAULT_TIMEOUT, Duration::from_secs)
+}
+
+/// The generated input: every site's chunk, and for each generated line where it came from.
+pub(super) struct Generated {
+    text: String,
+    /// Per generated line (index = line - 1): the site, the spec line it maps to, and whether
+    /// it is a line of the attribute itself (not of an alias definition or the wrapper).
+    lines: Vec<(usize, Option<u32>, bool)>,
+}
+
+pub(super) fn generate(sites: &[Site]) -> Generated {
+    let mut generated = Generated {
+        text: String::new(),
+        lines: Vec::new(),
+    };
+    let push_line =
+        |generated: &mut Generated, site: usize, line: &str, from: Option<u32>, attribute: bool| {
+            generated.text.push_str(line);
+            generated.text.push('\n');
+            generated.lines.push((site, from, attribute));
+        };
+    for (index, site) in sites.iter().enumerate() {
+        if index > 0 {
+            push_line(&mut generated, index, "// -----", None, false);
+        }
+        let (attribute, aliases) = site
+            .segments
+            .split_last()
+            .expect("a site has its attribute");
+        for segment in aliases {
+            for (offset, line) in segment.text.lines().enumerate() {
+                let from = segment.first_line.map(|first| first + offset as u32);
+                push_line(&mut generated, index, line, from, false);
+            }
+        }
+        push_line(
+            &mut generated,
+            index,
+            "module attributes {tunespec.check =",
+            None,
+            false,
+        );
+        for (offset, line) in attribute.text.lines().enumerate() {
+            let from = attribute.first_line.map(|first| first + offset as u32);
+            push_line(&mut generated, index, line, from, true);
+        }
+        push_line(&mut generated, index, "} {}", None, false);
+    }
+    generated
+}
+
+/// Checks every site with one iree-opt process. Returns, per site that iree-opt rejects, the
+/// site's index and the problem (IREE's first error for it, located in the spec); `Err` says why
+/// nothing could be checked (iree-opt would not start, timed out, crashed, or said nothing
+/// tunespec could place).
+pub fn check(
+    iree_opt: &Path,
+    sites: &[Site],
+    timeout: Duration,
+) -> Result<Vec<(usize, Problem)>, String> {
+    if sites.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Identical attributes (a config repeated for many shapes: 486 attributes but 33 distinct
+    // ones in the default specs) are checked once; what iree-opt says of one holds for each.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut by_key: std::collections::HashMap<Vec<(Option<u32>, &str)>, usize> = Default::default();
+    for (index, site) in sites.iter().enumerate() {
+        let key: Vec<(Option<u32>, &str)> = site
+            .segments
+            .iter()
+            .enumerate()
+            .map(|(position, segment)| {
+                if position + 1 == site.segments.len() {
+                    (
+                        segment.first_line.map(|_| 0),
+                        segment.text.trim_start_matches(' '),
+                    )
+                } else {
+                    (segment.first_line, segment.text.as_str())
+                }
+            })
+            .collect();
+        let group = *by_key.entry(key).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[group].push(index);
+    }
+    let representatives: Vec<Site> = groups.iter().map(|group| sites[group[0]].clone()).collect();
+    let generated = generate(&representatives);
+    let (status, stderr) = run(iree_opt, generated.text.clone().into_bytes(), timeout)?;
+    let mut problems: Vec<(usize, Problem)> = Vec::new();
+    let mut reported: BTreeSet<usize> = BTreeSet::new();
+    let generated_lines: Vec<&str> = generated.text.lines().collect();
+    for line in stderr.lines() {
+        let Some((line_number, col, message)) = parse_error(line) else {
+            continue;
+        };
+        let Some(&(group, from, in_attribute)) =
+            generated.lines.get(line_number.wrapping_sub(1) as usize)
+        else {
+            continue;
+        };
+        // The first error of a chunk is the cause; the next ones unwind the same parse.
+        if !reported.insert(group) {
+            continue;
+        }
+        let generated_line = generated_lines
+            .get(line_number as usize - 1)
+            .copied()
+            .unwrap_or_default();
+        let explained = explain(message, generated_line, col);
+        let representative = &representatives[group];
+        for &site_index in &groups[group] {
+            let site = &sites[site_index];
+            let loc = match (from, &site.loc, &representative.loc) {
+                _ if explained.at_start => site.loc.clone(),
+                (Some(line), Some(site_loc), Some(first)) if in_attribute => {
+                    // Same text, another place: the same offset from the attribute's start.
+                    let offset = line - first.line;
+                    Some(Loc {
+                        file: site_loc.file.clone(),
+                        line: site_loc.line + offset,
+                        col: if offset == 0 {
+                            col + site_loc.col - first.col
+                        } else {
+                            col
+                        },
+                    })
+                }
+                (Some(line), Some(site_loc), _) => Some(Loc {
+                    file: site_loc.file.clone(),
+                    line,
+                    col,
+                }),
+                (_, loc, _) => loc.clone(),
+            };
+            let mut problem = Problem::error(codes::IREE_ATTRIBUTE, explained.message.clone(), loc);
+            problem.help = Some(match &explained.help {
+                Some(help) => {
+                    format!("{help} (IREE would fail to load this spec; checked with iree-opt)")
+                }
+                None => "IREE would fail to load this spec (checked with iree-opt)".to_string(),
+            });
+            if from.is_none() && site.segments.last().is_some_and(|s| s.first_line.is_none()) {
+                problem.message = format!(
+                    "{} (at column {col} of the attribute as MLIR prints it)",
+                    problem.message
+                );
+            }
+            problems.push((site_index, problem));
+        }
+    }
+    // Sites whose alias definitions were at fault report the same finding: keep one.
+    let mut seen = BTreeSet::new();
+    problems.retain(|(_, problem)| seen.insert((problem.loc.clone(), problem.message.clone())));
+    if problems.is_empty() && !status.success() {
+        let tail: String = stderr.lines().take(5).collect::<Vec<_>>().join("\n");
+        return Err(format!(
+            "{} exited with {status} without a diagnostic tunespec could place{}",
+            iree_opt.display(),
+            if tail.is_empty() {
+                String::new()
+            } else {
+                format!(": {tail}")
+            }
+        ));
+    }
+    Ok(problems)
+}
+
+/// `<stdin>:LINE:COL: error: MESSAGE` -> (line, col, message).
+pub(super) fn parse_error(line: &str) -> Option<(u32, u32, &str)> {
+    let rest = line.strip_prefix("<stdin>:")?;
+    let (line_number, rest) = rest.split_once(':')?;
+    let (col, rest) = rest.split_once(':')?;
+    let message = rest.strip_prefix(" error: ")?;
+    Some((line_number.parse().ok()?, col.parse().ok()?, message))
+}
+
+/// IREE's message, made readable where it is not, with help where tunespec knows more.
+pub(super) struct Explained {
+    message: String,
+    help: Option<String>,
+    /// Report at the attribute's start rather than at IREE's column.
+    at_start: bool,
+}
+
+/// Known pipelines, for the old `pipeline = LLVMGPUTileAndFuse` spelling (IREE 3.13's list, from
+/// its "to be one of" message).
+pub(super) const GPU_PIPELINES: &[&str] = &[
+    "Default",
+    "BaseLowering",
+    "Distribute",
+    "Vectorize",
+    "VectorDistribute",
+    "WinogradVectorize",
+    "TileAndFuse",
+];
+
+pub(super) fn explain(message: &str, line: &str, col: u32) -> Explained {
+    let word_at = |col: u32| -> String {
+        line.get(col.saturating_sub(1) as usize..)
+            .unwrap_or_default()
+            .chars()
+            .take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '_')
+            .collect()
+    };
+    let mut explained = Explained {
+        message: message.to_string(),
+        help: None,
+        at_start: false,
+    };
+    // "expected <enum> to be one of: A, B, ...": an enum case IREE does not know.
+    if let Some((expected, cases)) = message.split_once(" to be one of: ") {
+        let cases: Vec<&str> = cases.split(", ").collect();
+        let word = word_at(col);
+        if !word.is_empty() {
+            let nearest = cases
+                .iter()
+                .map(|case| (crate::verify::edit_distance(&word, case), *case))
+                .filter(|(distance, case)| *distance <= (word.len().max(case.len()) / 4).max(1))
+                .min()
+                .map(|(_, case)| case);
+            if let Some(nearest) = nearest {
+                explained.help = Some(format!("did you mean `{nearest}`?"));
+            }
+            // Long lists (MMA intrinsics: about a hundred) bury the point.
+            if cases.len() > 12 {
+                explained.message = format!(
+                    "`{word}` is not a valid value: {expected} to be one of {} values",
+                    cases.len()
+                );
+            }
+        }
+        return explained;
+    }
+    // The pre-3.13 spelling `pipeline = LLVMGPUTileAndFuse`.
+    let before = line
+        .get(..col.saturating_sub(1) as usize)
+        .unwrap_or_default();
+    if message == "expected attribute value" && before.trim_end().ends_with("pipeline =") {
+        let word = word_at(col);
+        let bare = word.strip_prefix("LLVMGPU").unwrap_or(&word);
+        let case = GPU_PIPELINES
+            .iter()
+            .find(|case| case.eq_ignore_ascii_case(bare))
+            .unwrap_or(&"TileAndFuse");
+        explained.help = Some(format!(
+            "IREE 3.13 spells a GPU pipeline as an attribute: `pipeline = #iree_gpu.pipeline<{case}>`"
+        ));
+        return explained;
+    }
+    // In a printed attribute: an alias of the text that MLIR kept as text.
+    if message.starts_with("undefined symbol alias id '") {
+        explained.help = Some(
+            "the spec used an alias inside an IREE attribute; MLIR without IREE's dialects kept the reference and dropped the definition: write the alias's value in its place".to_string(),
+        );
+        return explained;
+    }
+    // An attribute of a dialect iree-opt does not have: MLIR's message is about a context flag.
+    if let Some(rest) = message.strip_prefix("#\"") {
+        if message.contains("attribute created with unregistered dialect") {
+            let dialect = &rest[..rest.find('"').unwrap_or(0)];
+            explained.message = format!("IREE has no attribute dialect `{dialect}`");
+            explained.help = crate::iree_ops::ATTRIBUTE_DIALECTS
+                .iter()
+                .map(|known| (crate::verify::edit_distance(dialect, known), *known))
+                .filter(|(distance, _)| *distance <= 2)
+                .min()
+                .map(|(_, known)| format!("did you mean `#{known}`?"));
+            explained.at_start = true;
+        }
+    }
+    explained
+}
+
+/// Runs iree-opt on `input` (stdin), returns its exit status and stderr. Never waits longer than
+/// `timeout`: the child is killed and the run reported as not checked.
+pub(super) fn run(
+    iree_opt: &Path,
+    input: Vec<u8>,
+    timeout: Duration,
+) -> Result<(std::process::ExitStatus, String), String> {
+    let mut child = Command::new(iree_opt)
+        .args([
+            "--split-input-file",
+            "--mlir-disable-threading",
+            "-o",
+            "-",
+            "-",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("cannot run {}: {error}", iree_opt.display()))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    // Threads for both pipes: a child that fills one while tunespec writes the other must not
+    // deadlock. After a timeout they are left behind (a grandchild may hold a pipe open).
+    std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stderr.read_to_end(&mut text);
+        let _ = sender.send(String::from_utf8_lossy(&text).into_owned());
+    });
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < timeout => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "{} did not finish within {} s and was stopped ({ENV_TIMEOUT} sets the limit)",
+                    iree_opt.display(),
+                    timeout.as_secs()
+                ));
+            }
+            Err(error) => return Err(format!("waiting for {}: {error}", iree_opt.display())),
+        }
+    };
+    let remaining = timeout.saturating_sub(started.elapsed()) + Duration::from_secs(1);
+    let stderr = receiver.recv_timeout(remaining).map_err(|_| {
+        format!(
+            "{} exited but its diagnostics did not arrive within {} s",
+            iree_opt.display(),
+            timeout.as_secs()
+        )
+    })?;
+    Ok((status, stderr))
+}

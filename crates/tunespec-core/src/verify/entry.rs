@@ -1,0 +1,317 @@
+//! Entry points: the entry-point attributes, IREE's default-entrypoint form, and the effects
+//! of the entry point's arguments.
+
+use super::*;
+
+/// IREE's checks of `iree_codegen.tuning_spec_entrypoint`, on every sequence carrying it.
+pub(super) fn check_entrypoint_attrs(sequences: &[Sequence], problems: &mut Vec<Problem>) {
+    const REQUIRED: &str = " (required by 'iree_codegen.tuning_spec_entrypoint')";
+    for sequence in sequences {
+        let Some(attr) = sequence.op.attr(names::ENTRYPOINT_ATTR) else {
+            continue;
+        };
+        let loc = sequence.op.loc.clone();
+        if *attr != Attr::Unit {
+            problems.push(Problem::error(
+                codes::ENTRYPOINT_ATTR,
+                "'iree_codegen.tuning_spec_entrypoint' attribute must be a UnitAttr",
+                loc.clone(),
+            ));
+        }
+        if sequence.results.len() != 1 || sequence.results[0] != names::ANY_OP {
+            problems.push(
+                Problem::error(
+                    codes::ENTRYPOINT_SIGNATURE,
+                    format!("Must return one 'any_op'{REQUIRED}"),
+                    loc.clone(),
+                )
+                .with_help(format!(
+                    "'@{}' returns ({}); declare `-> !transform.any_op`",
+                    sequence.name,
+                    sequence.results.join(", ")
+                )),
+            );
+        }
+        if sequence.inputs.len() != 1 || sequence.inputs[0] != names::ANY_OP {
+            problems.push(
+                Problem::error(
+                    codes::ENTRYPOINT_SIGNATURE,
+                    format!("Must take one 'any_op'{REQUIRED}"),
+                    loc,
+                )
+                .with_help(format!(
+                    "'@{}' takes ({}); declare one `!transform.any_op` argument",
+                    sequence.name,
+                    sequence.inputs.join(", ")
+                )),
+            );
+        }
+    }
+}
+
+/// IREE's checks of `iree_codegen.tuning_spec_with_default_entrypoint`, in IREE's order, but
+/// reporting every one that fails. Returns the entry point when it exists.
+pub(super) fn check_default_entrypoint<'a>(
+    root: &'a Op,
+    sequences: &[Sequence<'a>],
+    problems: &mut Vec<Problem>,
+) -> Option<Sequence<'a>> {
+    const REQUIRED: &str = " (required by 'iree_codegen.tuning_spec_with_default_entrypoint')";
+    let module_loc = root.loc.clone();
+    let error = |message: String, loc: Option<Loc>| {
+        Problem::error(
+            codes::DEFAULT_ENTRYPOINT,
+            format!("{message}{REQUIRED}"),
+            loc,
+        )
+    };
+    let Some(entry) = sequences
+        .iter()
+        .find(|sequence| sequence.name == names::KERNEL_CONFIG)
+    else {
+        problems.push(
+            error(
+                format!("Missing named sequence '{}'", names::KERNEL_CONFIG),
+                module_loc,
+            )
+            .with_help(
+                "add `transform.named_sequence @__kernel_config(...)` (a func.func does not count)",
+            ),
+        );
+        return None;
+    };
+    let entry_loc = entry.op.loc.clone();
+    if !entry.op.has_attr(names::ENTRYPOINT_ATTR) {
+        problems.push(error(
+            format!(
+                "Missing attribute '{}' in named sequence '{}'",
+                names::ENTRYPOINT_ATTR,
+                names::KERNEL_CONFIG
+            ),
+            entry_loc.clone(),
+        ));
+    }
+    let marked = sequences
+        .iter()
+        .filter(|sequence| sequence.op.has_attr(names::ENTRYPOINT_ATTR))
+        .count();
+    if marked > 1 {
+        problems.push(error(
+            format!(
+                "Expected one named sequence with '{}', but found {marked}",
+                names::ENTRYPOINT_ATTR
+            ),
+            module_loc,
+        ));
+    }
+    let region_blocks = entry
+        .op
+        .regions
+        .first()
+        .map_or(0, |region| region.blocks.len());
+    if region_blocks != 1 {
+        problems.push(error(
+            format!("'{}' must contain exactly one block", names::KERNEL_CONFIG),
+            entry_loc.clone(),
+        ));
+        return Some(entry.clone());
+    }
+    let body = entry.op.body();
+    if body.len() != 2 {
+        problems.push(error(
+            format!(
+                "'{}' must contain exactly two operations",
+                names::KERNEL_CONFIG
+            ),
+            entry_loc.clone(),
+        ));
+    }
+    match body.first() {
+        Some(first) if first.name == names::FOREACH_MATCH => {
+            let loc = first.loc.clone();
+            if first.has_attr("restrict_root") {
+                problems.push(error(
+                    "'ForeachMatchOp' must not have 'restrict_root' attribute".into(),
+                    loc.clone(),
+                ));
+            }
+            if first.has_attr("flatten_results") {
+                problems.push(error(
+                    "'ForeachMatchOp' must not have 'flatten_results' attribute".into(),
+                    loc.clone(),
+                ));
+            }
+            if first.operand_types.len() != 1 || first.operand_types[0] != names::ANY_OP {
+                problems.push(error(
+                    "'ForeachMatchOp' must take exactly one 'any_op' argument".into(),
+                    loc.clone(),
+                ));
+            }
+            if first.result_types.len() != 1 || first.result_types[0] != names::ANY_OP {
+                problems.push(error(
+                    "'ForeachMatchOp' must return exactly one 'any_op' result".into(),
+                    loc,
+                ));
+            }
+        }
+        _ => problems.push(error(
+            format!(
+                "'{}' must start with 'ForeachMatchOp'",
+                names::KERNEL_CONFIG
+            ),
+            body.first()
+                .and_then(|op| op.loc.clone())
+                .or(entry_loc.clone()),
+        )),
+    }
+    if body.last().is_none_or(|op| op.name != names::YIELD) {
+        problems.push(error(
+            format!(
+                "'{}' must end with 'transform::YieldOp'",
+                names::KERNEL_CONFIG
+            ),
+            body.last().and_then(|op| op.loc.clone()).or(entry_loc),
+        ));
+    }
+    Some(entry.clone())
+}
+
+/// For specs without the default-entrypoint attribute: the entry point is `@__kernel_config`
+/// (what IREE's materialization looks up), which IREE's linker finds by its marker attribute.
+pub(super) fn find_entry_point<'a>(
+    root: &'a Op,
+    sequences: &[Sequence<'a>],
+    problems: &mut Vec<Problem>,
+) -> Option<Sequence<'a>> {
+    match sequences
+        .iter()
+        .find(|sequence| sequence.name == names::KERNEL_CONFIG)
+    {
+        Some(entry) => {
+            if !entry.op.has_attr(names::ENTRYPOINT_ATTR) {
+                problems.push(
+                    Problem::warning(
+                        codes::MISSING_ENTRYPOINT,
+                        format!(
+                            "named sequence '{}' is not marked '{}'",
+                            names::KERNEL_CONFIG,
+                            names::ENTRYPOINT_ATTR
+                        ),
+                        entry.op.loc.clone(),
+                    )
+                    .with_help("IREE's linker only links entry points that carry the marker; add `attributes {iree_codegen.tuning_spec_entrypoint}`"),
+                );
+            }
+            Some(entry.clone())
+        }
+        None => {
+            let marked: Vec<&Sequence> = sequences
+                .iter()
+                .filter(|sequence| sequence.op.has_attr(names::ENTRYPOINT_ATTR))
+                .collect();
+            if marked.is_empty() {
+                problems.push(
+                    Problem::error(
+                        codes::MISSING_ENTRYPOINT,
+                        format!(
+                            "no entry point: the module has no named sequence '{}'",
+                            names::KERNEL_CONFIG
+                        ),
+                        root.loc.clone(),
+                    )
+                    .with_help("add `transform.named_sequence @__kernel_config(%arg: !transform.any_op {transform.consumed}) -> !transform.any_op attributes {iree_codegen.tuning_spec_entrypoint}`"),
+                );
+                None
+            } else {
+                Some(marked[0].clone())
+            }
+        }
+    }
+}
+
+/// The entry point's readonly/consumed marking must agree with what its body does with the
+/// argument: `foreach_match` consumes its root (MLIR 22), an include consumes what its callee
+/// consumes, and other tuning-safe ops only read.
+pub(super) fn check_entry_effects(
+    entry: &Sequence,
+    symbols: &SymbolTable,
+    problems: &mut Vec<Problem>,
+) {
+    let Some(block) = entry.op.entry_block() else {
+        return;
+    };
+    for (index, effect) in entry.arg_effects.iter().enumerate() {
+        let argument = ir::ValueRef::BlockArg {
+            block: block.id,
+            index: index as u32,
+        };
+        let mut consumer: Option<&Op> = None;
+        for op in &block.ops {
+            for (position, operand) in op.operands.iter().enumerate() {
+                if *operand == argument && op_consumes_operand(op, position, symbols) {
+                    consumer.get_or_insert(op);
+                }
+            }
+        }
+        let loc = entry.op.loc.clone();
+        match (effect, consumer) {
+            (None, _) => problems.push(
+                Problem::error(
+                    codes::ENTRY_EFFECT,
+                    format!(
+                        "argument #{index} of '@{}' is marked neither transform.readonly nor transform.consumed",
+                        entry.name
+                    ),
+                    loc,
+                )
+                .with_help(if consumer.is_some() {
+                    "mark it {transform.consumed}: the body consumes it"
+                } else {
+                    "mark it {transform.readonly}"
+                }),
+            ),
+            (Some(false), Some(op)) => {
+                let mut problem = Problem::error(
+                    codes::ENTRY_EFFECT,
+                    format!(
+                        "argument #{index} of '@{}' is marked transform.readonly but '{}' consumes it",
+                        entry.name, op.name
+                    ),
+                    loc,
+                )
+                .with_help("mark it {transform.consumed}");
+                if let Some(op_loc) = &op.loc {
+                    problem = problem.with_related(op_loc.clone(), "consumed here");
+                }
+                problems.push(problem);
+            }
+            (Some(true), None) => problems.push(
+                Problem::warning(
+                    codes::ENTRY_EFFECT,
+                    format!(
+                        "argument #{index} of '@{}' is marked transform.consumed but nothing in its body consumes it",
+                        entry.name
+                    ),
+                    loc,
+                )
+                .with_help("mark it {transform.readonly}"),
+            ),
+            _ => {}
+        }
+    }
+}
+
+pub(super) fn op_consumes_operand(op: &Op, position: usize, symbols: &SymbolTable) -> bool {
+    match op.name.as_str() {
+        // MLIR 22: foreach_match consumes its root operands (the first operands).
+        names::FOREACH_MATCH => true,
+        names::INCLUDE => op
+            .attr("target")
+            .and_then(Attr::as_symbol_ref)
+            .and_then(|path| symbols.resolve(path))
+            .and_then(Sequence::from_op)
+            .and_then(|callee| callee.arg_effects.get(position).copied().flatten())
+            .unwrap_or(false),
+        name => !is_tuning_safe(name),
+    }
+}

@@ -1,0 +1,227 @@
+//! The rules a tuning spec must follow, and the one function that checks a file against them.
+//!
+//! Shared with `build.rs` (both use the tunespec-core crate), so the build-time check and
+//! `tunespec verify` cannot drift apart. Rules come in three layers, all reported together:
+//! 1. byte-level checks MLIR does not make (empty file, invalid UTF-8, NUL bytes, size);
+//! 2. rules on the parsed (not yet verified) IR snapshot: IREE's rules with IREE's exact
+//!    messages, and tunespec's own (symbols resolve, signatures agree, entry effects, safety);
+//! 3. MLIR's own verifier, run last, its messages mapped to stable codes where tunespec knows them.
+//!
+//! Every rule reports every instance it finds; nothing stops at the first problem except a file
+//! MLIR cannot parse at all (there is no IR to check then).
+//!
+//! This module holds the entry point ([`verify_bytes`]) and the order of problems; the rules
+//! live by concern in `bytes` (layer 1), `rules`, `signature`, `symbols`, `entry`, `pairs` and
+//! `iree` (layer 2: the module walk, named-sequence signatures, symbol lookup, entry points,
+//! `foreach_match`/`include`, IREE config lints) and `messages` (layer 3's codes).
+
+use std::collections::{BTreeMap, HashSet};
+
+use crate::ir::{self, names, Attr, Loc, Op};
+use crate::iree_attrs;
+use crate::iree_ops;
+use crate::mlir::{Mlir, OwnedOp, MAX_IR_DEPTH};
+use crate::problem::{codes, Problem};
+
+mod bytes;
+mod entry;
+mod iree;
+mod messages;
+mod pairs;
+mod rules;
+mod signature;
+mod symbols;
+
+pub use self::bytes::*;
+use self::entry::*;
+pub use self::iree::*;
+use self::messages::*;
+use self::pairs::*;
+pub use self::rules::*;
+pub use self::signature::*;
+pub use self::symbols::*;
+
+/// Inputs larger than this are refused before parsing (a tuning database of this size would be a
+/// mistake; MLIR itself has no limit and would exhaust memory).
+pub const MAX_INPUT_BYTES: usize = 1 << 30;
+
+/// Deepest bracket nesting (`{`, `(`, `[`, `<`) accepted in MLIR text. MLIR's parser recurses once
+/// per level and overflows an 8 MiB stack about 5,000 levels down (an abort, not an error); real
+/// tuning specs nest about ten levels. Four times [`MAX_IR_DEPTH`], so that whatever tunespec
+/// accepts and prints (ops nested up to the limit print one or two brackets per level, plus the
+/// attributes of the innermost op) reads back.
+pub const MAX_NESTING: usize = 4 * MAX_IR_DEPTH;
+
+/// Most operators accepted in one affine expression between brackets and commas (`+` and `-`
+/// chained, plus `*`, `floordiv`, `ceildiv`, `mod` in the current term, plus unary minus): MLIR's
+/// affine parser recurses once per operator. Twice [`MAX_IR_DEPTH`]: an expression tree of the
+/// accepted depth prints with at most that many.
+pub const MAX_OPERATORS: usize = 2 * MAX_IR_DEPTH;
+
+/// The MLIR bytecode magic number.
+pub const BYTECODE_MAGIC: &[u8] = b"ML\xEFR";
+
+/// What the rules learned about a spec that other stages need.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SpecFacts {
+    /// `sym_name` of the spec module, if it has one.
+    pub module_name: Option<String>,
+    /// Matcher -> action pairs in the entry point's `foreach_match`.
+    pub matcher_count: usize,
+    /// IREE's merge-ready form: `tuning_spec_with_default_entrypoint` and its rules hold.
+    pub merge_ready: bool,
+    /// Name of the entry point (normally `__kernel_config`).
+    pub entry_point: Option<String>,
+    /// Whether the entry point marks its argument `transform.consumed`.
+    pub entry_consumed: bool,
+}
+
+/// The verification result for one input.
+pub struct Verified<'c> {
+    /// The parsed module when MLIR could parse it (it may still have problems).
+    pub module: Option<OwnedOp<'c>>,
+    pub snapshot: Option<ir::Module>,
+    pub facts: Option<SpecFacts>,
+    pub problems: Vec<Problem>,
+}
+
+impl Verified<'_> {
+    pub fn has_errors(&self) -> bool {
+        self.problems.iter().any(Problem::is_error)
+    }
+}
+
+/// The producer string of an MLIR bytecode header (`MLIR24.0.0git`): after the magic, a
+/// varint version and a NUL-terminated string. None when the header is not of that shape.
+pub fn bytecode_producer(bytes: &[u8]) -> Option<String> {
+    let rest = bytes.strip_prefix(BYTECODE_MAGIC)?;
+    // MLIR's varint: the count of trailing zero bits of the first byte is the count of bytes
+    // that follow (all zero: eight follow).
+    let first = *rest.first()?;
+    let extra = if first == 0 {
+        8
+    } else {
+        first.trailing_zeros() as usize
+    };
+    let rest = rest.get(1 + extra..)?;
+    let end = rest.iter().take(256).position(|&byte| byte == 0)?;
+    let producer = std::str::from_utf8(&rest[..end]).ok()?;
+    producer
+        .chars()
+        .all(|c| c.is_ascii_graphic())
+        .then(|| producer.to_string())
+}
+
+/// The major version in a producer string such as `MLIR24.0.0git`.
+pub fn mlir_major(producer: &str) -> Option<u32> {
+    let digits: String = producer
+        .strip_prefix("MLIR")?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// Verifies one input (text or bytecode). `source_name` is used in every location.
+pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Verified<'c> {
+    let (mut problems, parseable) = byte_checks(bytes, source_name);
+    if !parseable {
+        return Verified {
+            module: None,
+            snapshot: None,
+            facts: None,
+            problems,
+        };
+    }
+    let parsed = mlir.parse(bytes, source_name);
+    problems.extend(parsed.problems.into_iter().map(classify_mlir_problem));
+    let Some(module) = parsed.module else {
+        if bytes.starts_with(BYTECODE_MAGIC) {
+            let newer = bytecode_producer(bytes).filter(|producer| mlir_major(producer) > Some(22));
+            for problem in problems.iter_mut() {
+                if problem.code == codes::PARSE {
+                    problem.code = codes::BAD_BYTECODE;
+                    if let Some(producer) = &newer {
+                        problem.message = format!(
+                            "bytecode written by {producer}, which MLIR 22 cannot read: {}",
+                            problem.message
+                        );
+                        problem.help = Some(format!(
+                            "the file is probably fine: {producer} (IREE 3.13's iree-opt and iree-compile are built on it) encodes some builtin attributes in ways MLIR 22 does not know (affine maps, for one); convert it to text with `iree-opt FILE -o FILE.mlir` and give tunespec the text; where a library is read from a payload (`extract`, `apply`), tunespec does that itself when it finds iree-opt (TUNESPEC_IREE_OPT, TUNESPEC_IREE_VENV or PATH)"
+                        ));
+                    } else {
+                        problem.help.get_or_insert_with(|| {
+                            "the bytecode is truncated, corrupt, or from a newer MLIR than 22"
+                                .into()
+                        });
+                    }
+                }
+            }
+        }
+        sort_problems(&mut problems);
+        return Verified {
+            module: None,
+            snapshot: None,
+            facts: None,
+            problems,
+        };
+    };
+    let snapshot = module.snapshot_structure();
+    let (facts, mut rule_problems) = check_module(&snapshot);
+    // A rule may restate a parse error (an IREE op in generic form): keep one, never trading
+    // an error for a weaker restatement.
+    rule_problems.retain(|rule| {
+        !problems.iter().any(|known| {
+            known.code == rule.code && known.loc == rule.loc && at_least_as_severe(known, rule)
+        })
+    });
+    let structural_error = rule_problems
+        .iter()
+        .any(|problem| problem.code == codes::NOT_A_LIBRARY || problem.code == codes::EMPTY);
+    problems.extend(rule_problems);
+    // MLIR's verifier last: its messages add what tunespec's rules do not know about (op
+    // invariants of every dialect). Skipped for inputs that are not transform libraries at all,
+    // where it would only repeat "not a library" in MLIR's words.
+    if !structural_error {
+        for problem in mlir.verify(&module) {
+            let problem = classify_mlir_problem(problem);
+            if !problems.iter().any(|known| same_finding(known, &problem)) {
+                problems.push(problem);
+            }
+        }
+    }
+    sort_problems(&mut problems);
+    Verified {
+        module: Some(module),
+        snapshot: Some(snapshot),
+        facts: Some(facts),
+        problems,
+    }
+}
+
+/// Deterministic order: by location, then code, then message.
+pub fn sort_problems(problems: &mut [Problem]) {
+    problems.sort_by(|a, b| {
+        (a.loc.as_ref(), a.code, &a.message).cmp(&(b.loc.as_ref(), b.code, &b.message))
+    });
+}
+
+/// MLIR's verifier says what a tunespec rule already said: the same stable code (which MLIR's
+/// messages only get when tunespec knows their meaning), at the same place, and tunespec's
+/// finding is at least as severe. tunespec's version is kept (it says how to fix it). Any
+/// weaker match would drop a real error: a tunespec *warning* of the same code about another
+/// sequence once hid MLIR's error about a helper whose readonly argument its body consumes.
+fn same_finding(known: &Problem, mlir: &Problem) -> bool {
+    known.code == mlir.code
+        && mlir.code != codes::PARSE
+        && mlir.code != codes::MLIR_WARNING
+        && known.loc.is_some()
+        && known.loc == mlir.loc
+        && at_least_as_severe(known, mlir)
+}
+
+/// `known` is an error wherever `other` is, a warning wherever `other` is a warning or a note.
+fn at_least_as_severe(known: &Problem, other: &Problem) -> bool {
+    // `Severity` orders Error < Warning < Note.
+    known.severity <= other.severity
+}
