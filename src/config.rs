@@ -90,7 +90,7 @@ pub struct ConfigTarget {
 impl Config {
     /// Reads and parses a config file; an unreadable file is one `tunespec::io` problem.
     pub fn load(path: &Path) -> Result<Config, Vec<Problem>> {
-        let text = std::fs::read_to_string(path).map_err(|error| {
+        let text = crate::files::read_input_text(path).map_err(|error| {
             vec![Problem::error(
                 codes::IO,
                 format!("cannot read {}: {error}", path.display()),
@@ -228,7 +228,7 @@ pub fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
             _ => format!("cannot be read: {error}"),
         })?;
         if metadata.is_dir() {
-            let files = manifest::list_spec_files(path);
+            let files = manifest::list_spec_files(path)?;
             if files.is_empty() {
                 return Err("is a directory with no spec files (.mlir, .mlirbc)".into());
             }
@@ -254,7 +254,7 @@ pub fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
     if !root.is_dir() {
         return Err(format!("'{}' is not a directory", root.display()));
     }
-    let files: Vec<PathBuf> = manifest::list_spec_files(&root)
+    let files: Vec<PathBuf> = manifest::list_spec_files(&root)?
         .into_iter()
         .filter(|file| manifest::glob_match(&pattern, file))
         .map(|file| root.join(file))

@@ -39,6 +39,7 @@ pub mod contain;
 pub mod diagnostics;
 pub mod export;
 pub mod fastpath;
+pub mod files;
 pub mod ir;
 pub mod iree_attrs;
 pub mod iree_bytecode;

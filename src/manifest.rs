@@ -351,7 +351,10 @@ pub fn load_with(
             .or_else(|| own(name)?.kind.as_ref().map(|kind| kind.get_ref().clone()))
     };
 
-    let files = list_spec_files(specs_dir);
+    let files = list_spec_files(specs_dir).unwrap_or_else(|message| {
+        problems.push(Problem::error(codes::IO, message, None));
+        Vec::new()
+    });
     let mut listed: BTreeSet<String> = BTreeSet::new();
     let mut resolve_specs = |owner: &str,
                              entries: &[Spanned<SpecEntry>],
@@ -738,27 +741,49 @@ pub fn check_name(name: &str) -> Result<(), &'static str> {
 }
 
 /// Spec files under `dir` (`.mlir`, `.mlirbc`), as sorted `/`-separated relative paths.
-/// Symlinks are followed (loops are skipped); [`check_inside`] tells whether a file stays inside.
-pub fn list_spec_files(dir: &Path) -> Vec<String> {
-    let mut files: Vec<String> = walkdir::WalkDir::new(dir)
-        .follow_links(true)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|entry| !entry.file_type().is_dir())
-        .filter(|entry| is_spec_file(entry.path()))
-        .filter_map(|entry| {
-            let relative = entry.path().strip_prefix(dir).ok()?;
-            Some(
-                relative
-                    .components()
-                    .map(|component| component.as_os_str().to_string_lossy().into_owned())
-                    .collect::<Vec<_>>()
-                    .join("/"),
-            )
-        })
-        .collect();
+/// Symlinks are followed (a loop is an error); only regular files are listed (a FIFO named
+/// `x.mlir` is not read). Every error of the walk (an unreadable directory, a dangling link) is
+/// returned with its path.
+pub fn list_spec_files(dir: &Path) -> Result<Vec<String>, String> {
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).follow_links(true) {
+        let entry = entry.map_err(|error| walk_error(dir, &error))?;
+        if !entry.file_type().is_file() || !is_spec_file(entry.path()) {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(dir) else {
+            continue;
+        };
+        files.push(
+            relative
+                .components()
+                .map(|component| component.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/"),
+        );
+    }
     files.sort();
-    files
+    Ok(files)
+}
+
+fn walk_error(dir: &Path, error: &walkdir::Error) -> String {
+    let path = error.path().unwrap_or(dir).display();
+    if let Some(ancestor) = error.loop_ancestor() {
+        return format!(
+            "cannot read {path}: a symlink loop (back to {})",
+            ancestor.display()
+        );
+    }
+    match error.io_error() {
+        Some(io) if io.kind() == std::io::ErrorKind::NotFound => {
+            format!("cannot read {path}: no such file or directory (a dangling symlink?)")
+        }
+        Some(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+            format!("cannot read {path}: permission denied")
+        }
+        Some(io) => format!("cannot read {path}: {io}"),
+        None => format!("cannot read {path}: {error}"),
+    }
 }
 
 pub fn is_spec_file(path: &Path) -> bool {

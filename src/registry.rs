@@ -764,7 +764,8 @@ impl Registry {
     ) -> Result<Option<Source>, Vec<Problem>> {
         let manifest_path = dir.join("registry.toml");
         if !manifest_path.is_file() {
-            let files = manifest::list_spec_files(dir);
+            let files = manifest::list_spec_files(dir)
+                .map_err(|message| vec![Problem::error(codes::IO, message, None)])?;
             if files.is_empty() {
                 return Err(vec![Problem::error(
                     codes::CONFIG,
@@ -794,7 +795,7 @@ impl Registry {
         if loaded {
             return Ok(None);
         }
-        let text = std::fs::read_to_string(&manifest_path).map_err(|error| {
+        let text = crate::files::read_input_text(&manifest_path).map_err(|error| {
             vec![Problem::error(
                 codes::IO,
                 format!("cannot read {}: {error}", manifest_path.display()),
@@ -1243,7 +1244,7 @@ impl Builder<'_> {
         if self.skip(&identity, &name, origin, target, features, &reason) {
             return Ok(());
         }
-        let bytes = std::fs::read(path)
+        let bytes = crate::files::read_input(path)
             .map_err(|error| Error::Io(format!("cannot read {name}: {}", io_message(&error))))?;
         self.seen.push(identity);
         self.specs.push(ResolvedSpec {
@@ -1311,7 +1312,7 @@ fn io_message(error: &std::io::Error) -> String {
 /// `config.toml`): every problem, located. For `tunespec verify`.
 pub fn check_toml(path: &Path) -> Vec<Problem> {
     let name = path.display().to_string();
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::files::read_input_text(path) {
         Ok(text) => text,
         Err(error) => {
             return vec![Problem::error(

@@ -23,7 +23,7 @@ impl LibraryArgs {
         })?;
         // Through the cache of linked libraries, like `link`: a compile after the first only
         // pays for copying the bytes.
-        let cache = crate::cache::Cache::from_env();
+        let cache = super::cache::open().ok_or(ExitStatus::Usage)?;
         let target = super::link::cache_target(self.target.as_deref());
         let result = cache.link(mlir, &target, &inputs, LinkOptions::default());
         report(&cache.take_warnings(), None);
@@ -56,7 +56,7 @@ fn report(problems: &[Problem], source: Option<&[u8]>) {
 
 /// Reads an input file, as a usage error when it cannot be read.
 fn read(path: &PathBuf) -> Result<Vec<u8>, ExitStatus> {
-    std::fs::read(path).map_err(|error| {
+    crate::files::read_input(path).map_err(|error| {
         tool_error(format!("cannot read {}: {error}", path.display()));
         ExitStatus::Usage
     })

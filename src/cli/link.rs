@@ -3,11 +3,10 @@
 use std::path::PathBuf;
 
 use super::{tool_error, ExitStatus};
-use crate::cache::Cache;
 use crate::diagnostics::{self, Style};
 use crate::link::{LinkInput, LinkOptions};
 use crate::mlir::Mlir;
-use crate::output::{write_output, Emit};
+use crate::output::{self, write_output, Emit};
 use crate::problem::Problem;
 use crate::registry;
 
@@ -52,11 +51,18 @@ impl Opts {
                 return ExitStatus::Usage;
             }
         };
+        if let Err(message) = output::check_not_an_input(&self.output, &self.library.specs, &inputs)
+        {
+            tool_error(message);
+            return ExitStatus::Usage;
+        }
         // Through the cache of linked libraries (src/cache.rs). The MLIR context is created only
         // when needed: a hit needs none. Text is cached too, printed from the library's bytecode,
         // so a hit prints exactly what a cold link prints.
         let style = Style::detect_stderr();
-        let cache = Cache::from_env();
+        let Some(cache) = super::cache::open() else {
+            return ExitStatus::Usage;
+        };
         let mlir = std::cell::OnceCell::new();
         let target = cache_target(self.library.target.as_deref());
         let options = LinkOptions {

@@ -183,7 +183,7 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
         let metadata = std::fs::metadata(path)
             .map_err(|error| format!("cannot read {}: {}", path.display(), io_message(&error)))?;
         if metadata.is_dir() {
-            let files = manifest::list_spec_files(path);
+            let files = manifest::list_spec_files(path)?;
             if files.is_empty() {
                 return Err(format!(
                     "{} holds no spec files (.mlir, .mlirbc)",
@@ -293,7 +293,7 @@ fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
     if let Input::Manifest(path) = input {
         return FileResult {
             name,
-            source: std::fs::read(path).unwrap_or_default(),
+            source: crate::files::read_input(path).unwrap_or_default(),
             problems: registry::check_toml(path),
             facts: None,
             iree_sites: Vec::new(),
@@ -362,7 +362,7 @@ fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path)
+    crate::files::read_input(path)
         .map_err(|error| format!("cannot read {}: {}", path.display(), io_message(&error)))
 }
 
