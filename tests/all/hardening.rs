@@ -636,3 +636,55 @@ fn f11_the_bytecode_probe_survives_a_replaced_binary() {
     let output = finish(child, 60, "verify after the binary was removed");
     assert!(output.status.success(), "{}", stderr(&output));
 }
+
+#[test]
+fn f03_a_project_config_of_another_user_is_ignored_unless_listed_as_safe() {
+    if skip_without_root("f03_a_project_config_of_another_user_is_ignored_unless_listed_as_safe") {
+        return;
+    }
+    let project = tempfile::tempdir().unwrap();
+    let xdg = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::create_dir(project.path().join("mine")).unwrap();
+    std::fs::copy(
+        fixture("one_matcher.mlir"),
+        project.path().join("mine/planted.mlir"),
+    )
+    .unwrap();
+    let config = project.path().join("tunespec.toml");
+    std::fs::write(&config, "spec_dirs = [\"mine\"]\n").unwrap();
+    std::os::unix::fs::chown(&config, Some(65534), Some(65534)).unwrap();
+    let resolve = || {
+        let output = tunespec(cache.path())
+            .env_remove("TUNESPEC_NO_CONFIG")
+            .env("XDG_CONFIG_HOME", xdg.path())
+            .current_dir(project.path())
+            .args(["resolve", "gfx942"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        output
+    };
+    let ignored = resolve();
+    assert!(!String::from_utf8_lossy(&ignored.stdout).contains("planted.mlir"));
+    assert_eq!(
+        stderr(&ignored).matches("owned by another user").count(),
+        1,
+        "{}",
+        stderr(&ignored)
+    );
+    // Listed in the user config's allow-list: used.
+    std::fs::create_dir(xdg.path().join("tunespec")).unwrap();
+    std::fs::write(
+        xdg.path().join("tunespec/config.toml"),
+        format!("safe_configs = [{:?}]\n", config.display().to_string()),
+    )
+    .unwrap();
+    let allowed = resolve();
+    assert!(
+        String::from_utf8_lossy(&allowed.stdout).contains("planted.mlir"),
+        "{}",
+        String::from_utf8_lossy(&allowed.stdout)
+    );
+    assert!(stderr(&allowed).is_empty(), "{}", stderr(&allowed));
+}
