@@ -32,7 +32,7 @@
 //! | 12 | 4 | preimage length P, u32 LE |
 //! | 16 | 4 | problems length Q, u32 LE |
 //! | 20 | 8 | payload length N, u64 LE |
-//! | 28 | 32 | BLAKE3 of bytes 0..28, preimage, problems and payload |
+//! | 28 | 32 | BLAKE3, keyed with the cache's secret, of bytes 0..28, preimage, problems and payload |
 //! | 60 | P | the key's preimage |
 //! | 60+P | Q | the link's warnings, JSON (replayed on a hit, so a hit reports what the miss did) |
 //! | 60+P+Q | N | the library: MLIR bytecode, or UTF-8 text for [`Form::Text`] (checked on load) |
@@ -51,13 +51,27 @@
 //! minute) down to 80% of the byte cap when the cap is exceeded, and folds the counters. Files that
 //! vanish meanwhile (another process got there first) are fine.
 //!
+//! # Trust
+//!
+//! The directory is used only when [`check_dir`] trusts it: it belongs to this user or root,
+//! others cannot write to it (or it is sticky), `entries` is a real directory, and it is
+//! tunespec's (empty, holding only tunespec's file names, or tagged with tunespec's
+//! `CACHEDIR.TAG`); otherwise the cache is off with one warning. Files are created `O_EXCL`
+//! (entries' temporary files, `CACHEDIR.TAG`, counters through `tempfile`) or opened
+//! `O_NOFOLLOW|O_NONBLOCK` with their type checked (entries, `stats.log`, `lock`): a planted symlink
+//! is never written through and a FIFO never blocks. `DIR/secret` (32 random bytes, mode 0600,
+//! this user's) keys the entry checksums: an entry tunespec did not write (forged with a valid
+//! plain checksum, or copied from another cache) fails the check and is relinked. `cache clean`
+//! removes only tunespec's own names, and only in a directory `check_dir` accepts.
+//!
 //! Counters (hits, misses, corrupt) are appended as one byte per event to `DIR/stats.log`
 //! (`O_APPEND`, no lock) and folded into `DIR/stats.json` under the lock once the log passes
 //! 256 KiB. `DIR/CACHEDIR.TAG` keeps backup tools out.
 //!
 //! # Controls (environment)
 //!
-//! - `TUNESPEC_CACHE=on|off|readonly|recache`: `off` links every time and touches nothing;
+//! - `TUNESPEC_CACHE=on|off|readonly|recache` (any case; `1`/`true`/`yes` and `0`/`false`/`no`
+//!   too; anything else is an error the CLI exits 2 on): `off` links every time and touches nothing;
 //!   `readonly` uses entries but writes nothing (no stores, counters, removals); `recache` relinks
 //!   and stores the result.
 //! - `TUNESPEC_CACHE_DIR`: the directory (default `$XDG_CACHE_HOME/tunespec`, else
