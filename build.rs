@@ -1,7 +1,7 @@
 //! Build-time verification and embedding of the default specs.
 //!
 //! Walks `specs/`, validates `registry.toml`, parses and verifies every spec with the SAME code as
-//! `tunespec verify` (the modules below are the library's own files, included by path), and fails
+//! `tunespec verify` (the tunespec-core crate, a build-dependency as well as a dependency), and fails
 //! the build with `file:line:col` messages on any error. Valid specs are written as MLIR bytecode
 //! (pinned emit version) into `OUT_DIR/embedded/` and indexed in `OUT_DIR/index.rs`, which the
 //! library embeds (see `src/registry.rs`).
@@ -9,50 +9,18 @@
 //! `TUNESPEC_SPECS_DIR` points the build at another specs directory (used by the test that proves
 //! an invalid spec fails the build).
 
-#[allow(dead_code)]
-#[path = "src/alias.rs"]
-mod alias;
-#[allow(dead_code)]
-#[path = "src/ir.rs"]
-mod ir;
-#[allow(dead_code)]
-#[path = "src/iree_attrs.rs"]
-mod iree_attrs;
-#[allow(dead_code)]
-#[path = "src/iree_ops.rs"]
-mod iree_ops;
-#[allow(dead_code)]
-#[path = "src/manifest.rs"]
-mod manifest;
-#[allow(dead_code)]
-#[path = "src/mlir.rs"]
-mod mlir;
-#[allow(dead_code)]
-#[path = "src/problem.rs"]
-mod problem;
-#[allow(dead_code)]
-#[path = "src/verify.rs"]
-mod verify;
-
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use tunespec_core::{iree_attrs, manifest, mlir, problem, verify};
 
 fn main() {
-    for shared in [
-        "src/ir.rs",
-        "src/iree_attrs.rs",
-        "src/iree_ops.rs",
-        "src/manifest.rs",
-        "src/mlir.rs",
-        "src/problem.rs",
-        "src/verify.rs",
-    ] {
-        println!("cargo:rerun-if-changed={shared}");
-    }
+    // The package's own directory as cargo compiled this script (the run-time CARGO_MANIFEST_DIR
+    // names where the specs are, which tests point elsewhere).
+    source_fingerprint(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     println!("cargo:rerun-if-env-changed=TUNESPEC_SPECS_DIR");
     println!("cargo:rerun-if-env-changed={}", iree_attrs::ENV_IREE_OPT);
     println!("cargo:rerun-if-env-changed={}", iree_attrs::ENV_TIMEOUT);
-    let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let specs_dir = std::env::var_os("TUNESPEC_SPECS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest_dir.join("specs"));
@@ -67,6 +35,46 @@ fn main() {
         eprintln!("error: {errors} problem(s) in the default specs; the build stops here");
         std::process::exit(1);
     }
+}
+
+/// The source trees whose code decides what `tunespec link` writes: the cache key includes a hash
+/// of them (`TUNESPEC_SOURCE_FINGERPRINT`), so that a cache shared by development builds never
+/// serves a library linked by other code. Whole trees rather than a list of files, so that a new
+/// or split module is covered without anyone remembering to add it.
+const FINGERPRINTED_TREES: &[&str] = &["src", "crates/tunespec-core/src", "crates/mlir-shim/src"];
+
+/// Hashes [`FINGERPRINTED_TREES`] (relative path and content of every file, in sorted order, so
+/// the hash is the same on any machine and checkout path) into `TUNESPEC_SOURCE_FINGERPRINT`.
+fn source_fingerprint(manifest_dir: &Path) {
+    let mut hasher = blake3::Hasher::new();
+    for tree in FINGERPRINTED_TREES {
+        let root = manifest_dir.join(tree);
+        println!("cargo:rerun-if-changed={}", root.display());
+        let mut files: Vec<PathBuf> = walkdir::WalkDir::new(&root)
+            .into_iter()
+            .map(|entry| entry.unwrap_or_else(|error| panic!("cannot walk {tree}: {error}")))
+            .filter(|entry| entry.file_type().is_file())
+            .map(|entry| entry.into_path())
+            .collect();
+        files.sort();
+        for file in files {
+            let relative = file
+                .strip_prefix(manifest_dir)
+                .expect("walked under the manifest dir");
+            let name = relative.to_string_lossy().replace('\\', "/");
+            let bytes = std::fs::read(&file)
+                .unwrap_or_else(|error| panic!("cannot read {}: {error}", file.display()));
+            hasher.update(&(name.len() as u64).to_le_bytes());
+            hasher.update(name.as_bytes());
+            hasher.update(&(bytes.len() as u64).to_le_bytes());
+            hasher.update(&bytes);
+        }
+    }
+    let fingerprint = hasher.finalize().to_hex();
+    println!(
+        "cargo:rustc-env=TUNESPEC_SOURCE_FINGERPRINT={}",
+        &fingerprint[..32]
+    );
 }
 
 /// Verifies everything under `specs_dir` and writes the embedded bytecode and index.

@@ -307,36 +307,11 @@ impl Key {
     }
 }
 
-/// A fingerprint of the sources that decide the linked output, computed once per process: the
-/// stand-in for a git hash that makes a cache shared by development builds safe.
+/// A fingerprint of the sources that decide the linked output: the stand-in for a git hash that
+/// makes a cache shared by development builds safe. build.rs hashes whole source trees (see its
+/// `FINGERPRINTED_TREES`), so no list of files here can fall out of date.
 pub fn build_fingerprint() -> &'static str {
-    static FINGERPRINT: OnceLock<String> = OnceLock::new();
-    FINGERPRINT.get_or_init(|| {
-        const SOURCES: &[(&str, &str)] = &[
-            ("link.rs", include_str!("link.rs")),
-            ("verify.rs", include_str!("verify.rs")),
-            ("mlir.rs", include_str!("mlir.rs")),
-            ("ir.rs", include_str!("ir.rs")),
-            ("problem.rs", include_str!("problem.rs")),
-            ("cache.rs", include_str!("cache.rs")),
-            (
-                "shim/lib.rs",
-                include_str!("../crates/mlir-shim/src/lib.rs"),
-            ),
-            (
-                "shim/shim.cpp",
-                include_str!("../crates/mlir-shim/src/shim.cpp"),
-            ),
-        ];
-        let mut hasher = blake3::Hasher::new();
-        for (name, text) in SOURCES {
-            hasher.update(&(name.len() as u64).to_le_bytes());
-            hasher.update(name.as_bytes());
-            hasher.update(&(text.len() as u64).to_le_bytes());
-            hasher.update(text.as_bytes());
-        }
-        hasher.finalize().to_hex()[..32].to_string()
-    })
+    env!("TUNESPEC_SOURCE_FINGERPRINT")
 }
 
 /// The producer string MLIR wrote into the embedded specs' bytecode (`MLIR22.1.8`): the exact

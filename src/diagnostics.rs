@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
 use serde_json::json;
 
-use crate::problem::{Problem, Severity};
+use tunespec::problem::{Problem, Severity};
 
 /// How human-readable reports look.
 #[derive(Clone, Copy, Debug)]

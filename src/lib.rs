@@ -30,26 +30,18 @@
 //! assert!(verified.problems.iter().any(|p| p.code == "tunespec::verify::payload-not-spec"));
 //! ```
 
-pub mod alias;
 pub mod apply;
 pub mod cache;
-pub mod cli;
 pub mod config;
 pub mod contain;
-pub mod diagnostics;
 pub mod export;
 pub mod fastpath;
 pub mod files;
-pub mod ir;
-pub mod iree_attrs;
 pub mod iree_bytecode;
-pub mod iree_ops;
 pub mod link;
-pub mod manifest;
-pub mod mlir;
 pub mod output;
-pub mod problem;
 pub mod registry;
-pub mod verify;
 
 pub use registry::Registry;
+// Shared with build.rs through the tunespec-core crate; re-exported under their own names.
+pub use tunespec_core::{alias, ir, iree_attrs, iree_ops, manifest, mlir, problem, verify};

@@ -1,6 +1,9 @@
 //! The `tunespec` binary: parse arguments, run the command, map its status to an exit code.
 use clap::Parser;
 
+mod cli;
+mod diagnostics;
+
 fn main() -> std::process::ExitCode {
     // The bytecode probe (see `contain.rs`) is this binary re-executed; it has no clap command.
     if std::env::args_os()
@@ -16,13 +19,13 @@ fn main() -> std::process::ExitCode {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     tunespec::contain::enable();
-    let cli = tunespec::cli::Cli::parse();
+    let cli = cli::Cli::parse();
     // MLIR recurses over nested IR: the work runs on a thread whose stack does not depend on
     // `ulimit -s` (see `MLIR_STACK_BYTES`).
     let work = std::thread::Builder::new()
         .name("tunespec".to_string())
         .stack_size(tunespec::mlir::MLIR_STACK_BYTES)
-        .spawn(move || tunespec::cli::run(cli) as u8);
+        .spawn(move || cli::run(cli) as u8);
     let status = match work.map(std::thread::JoinHandle::join) {
         Ok(Ok(status)) => status,
         // A panic has printed its message; 101 is Rust's status for it.

@@ -2,11 +2,11 @@
 
 use serde_json::json;
 
-use super::{tool_error, ExitStatus, Format};
-use crate::cache::{Cache, DiskView};
+use super::common::{emit, tool_error, ExitStatus, Format, EXIT_STATUS_HELP};
+use tunespec::cache::{Cache, DiskView};
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = super::EXIT_STATUS_HELP)]
+#[command(after_help = EXIT_STATUS_HELP)]
 pub struct Opts {
     #[command(subcommand)]
     pub command: Command,
@@ -56,13 +56,13 @@ impl Opts {
         };
         match self.command {
             Command::Path => {
-                super::emit(&format!("{}\n", disk.dir().display()));
+                emit(&format!("{}\n", disk.dir().display()));
                 ExitStatus::Ok
             }
             Command::Stats { format } => stats(&cache, &disk, format),
             Command::Clean { counters } => match disk.clean(counters) {
                 Ok(removed) => {
-                    super::emit(&format!(
+                    emit(&format!(
                         "removed {removed} entr{} from {}\n",
                         if removed == 1 { "y" } else { "ies" },
                         disk.dir().display()
@@ -88,7 +88,7 @@ fn stats(cache: &Cache, disk: &DiskView<'_>, format: Format) -> ExitStatus {
     };
     let mode = cache.settings().mode.as_str();
     match format {
-        Format::Json => super::emit(&format!(
+        Format::Json => emit(&format!(
             "{}\n",
             json!({
                 "version": 1,
@@ -113,7 +113,7 @@ fn stats(cache: &Cache, disk: &DiskView<'_>, format: Format) -> ExitStatus {
                     stats.hits as f64 * 100.0 / lookups as f64
                 )
             };
-            super::emit(&format!(
+            emit(&format!(
                 "directory  {}\nmode       {mode}\nhits       {}{rate}\nmisses     {}\ncorrupt    {}\nentries    {}\nbytes      {} of {} ({})\n",
                 disk.dir().display(),
                 stats.hits,

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use super::{tool_error, ExitStatus};
-use crate::export;
-use crate::output::write_outputs;
+use super::common::{emit, tool_error, ExitStatus, EXIT_STATUS_HELP};
+use tunespec::export;
+use tunespec::output::write_outputs;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
@@ -14,7 +14,7 @@ pub enum ExportFormat {
 }
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = super::EXIT_STATUS_HELP)]
+#[command(after_help = EXIT_STATUS_HELP)]
 pub struct Opts {
     /// What to write
     #[arg(long, value_enum, default_value_t)]
@@ -56,7 +56,7 @@ impl Opts {
                 let mut specs: Vec<&str> = sources.rows.iter().map(|(_, spec)| spec.path).collect();
                 specs.sort_unstable();
                 specs.dedup();
-                super::emit(&format!(
+                emit(&format!(
                     "wrote {} and {} to {}: {} target(s), {} spec(s), {} table row(s)\n",
                     export::C_HEADER,
                     export::C_SOURCE,

@@ -3,12 +3,12 @@
 
 use std::path::PathBuf;
 
-use super::{tool_error, ExitStatus, Format};
+use super::common::{emit, emit_stderr, tool_error, ExitStatus, Format, EXIT_STATUS_HELP};
 use crate::diagnostics::{self, Style};
-use crate::registry::{self, Registry, Resolution};
+use tunespec::registry::{self, Registry, Resolution};
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = super::EXIT_STATUS_HELP)]
+#[command(after_help = EXIT_STATUS_HELP)]
 pub struct Opts {
     /// Target: architecture, SKU or alias, case-insensitive, with optional LLVM features
     /// (`gfx942:sramecc+:xnack-`)
@@ -30,8 +30,8 @@ impl Opts {
             Err(error) => return report_error(&error),
         };
         match self.format {
-            Format::Json => super::emit(&format!("{}\n", resolution.to_json())),
-            Format::Human => super::emit(&human(&resolution)),
+            Format::Json => emit(&format!("{}\n", resolution.to_json())),
+            Format::Human => emit(&human(&resolution)),
         }
         ExitStatus::Ok
     }
@@ -48,7 +48,7 @@ pub fn report_error(error: &registry::Error) -> ExitStatus {
                     .loc
                     .as_ref()
                     .and_then(|loc| std::fs::read(&loc.file).ok());
-                super::emit_stderr(&diagnostics::render(problem, source.as_deref(), style));
+                emit_stderr(&diagnostics::render(problem, source.as_deref(), style));
             }
             ExitStatus::Problems
         }

@@ -1,7 +1,7 @@
 //! `tunespec show TARGET`: print a target's embedded specs as MLIR text, from their bytecode.
-use super::{tool_error, ExitStatus};
-use crate::mlir::Mlir;
-use crate::registry;
+use super::common::{emit, tool_error, ExitStatus};
+use tunespec::mlir::Mlir;
+use tunespec::registry;
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {
@@ -31,11 +31,11 @@ impl Opts {
                 tool_error(format!("embedded bytecode of {} does not parse", spec.path));
                 return ExitStatus::Problems;
             };
-            super::emit(&format!(
+            emit(&format!(
                 "// ----- {} ({} matchers)\n",
                 spec.path, spec.matcher_count
             ));
-            super::emit(&format!("{}\n", module.print().trim_end()));
+            emit(&format!("{}\n", module.print().trim_end()));
         }
         ExitStatus::Ok
     }

@@ -1,8 +1,8 @@
 //! `tunespec targets`: the embedded registry at a glance.
 use serde_json::json;
 
-use super::{ExitStatus, Format};
-use crate::registry;
+use super::common::{emit, ExitStatus, Format};
+use tunespec::registry;
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {
@@ -29,7 +29,7 @@ impl Opts {
                             })
                         })
                         .collect();
-                    super::emit(&format!(
+                    emit(&format!(
                         "{}\n",
                         json!({
                             "target": target.name,
@@ -44,7 +44,7 @@ impl Opts {
                 }
             }
             Format::Human => {
-                super::emit(&format!(
+                emit(&format!(
                     "{:<10} {:<8} {:<30} {:>5} {:>8} {:>9}  {:<12}  description\n",
                     "target", "fallback", "aliases", "specs", "matchers", "bytes", "hash"
                 ));
@@ -57,7 +57,7 @@ impl Opts {
                         hasher.update(spec.bytecode_hash.as_bytes());
                     }
                     let hash = hasher.finalize().to_hex();
-                    super::emit(&format!(
+                    emit(&format!(
                         "{:<10} {:<8} {:<30} {:>5} {:>8} {:>9}  {:<12}  {}\n",
                         target.name,
                         target.fallback.unwrap_or("-"),

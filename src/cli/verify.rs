@@ -7,17 +7,18 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::{tool_error, ExitStatus, Format};
+use tunespec::iree_attrs;
+use tunespec::manifest;
+use tunespec::mlir::Mlir;
+use tunespec::problem::{codes, Problem, Severity};
+use tunespec::registry::{self, EmbeddedSpec};
+use tunespec::verify::{self, SpecFacts};
+
+use super::common::{emit, emit_stderr, tool_error, ExitStatus, Format, EXIT_STATUS_HELP};
 use crate::diagnostics::{self, Style};
-use crate::iree_attrs;
-use crate::manifest;
-use crate::mlir::Mlir;
-use crate::problem::{codes, Problem, Severity};
-use crate::registry::{self, EmbeddedSpec};
-use crate::verify::{self, SpecFacts};
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = super::EXIT_STATUS_HELP)]
+#[command(after_help = EXIT_STATUS_HELP)]
 pub struct Opts {
     /// Spec files (.mlir, .mlirbc) or directories to walk; none: the embedded registry
     pub paths: Vec<PathBuf>,
@@ -63,7 +64,6 @@ impl Input {
 /// The outcome for one input.
 #[derive(Clone, Debug)]
 pub struct FileResult {
-    pub name: String,
     /// The bytes read, for source snippets (empty when unreadable).
     pub source: Vec<u8>,
     pub problems: Vec<Problem>,
@@ -143,22 +143,22 @@ impl Opts {
         if let Some(note) = not_checked {
             match self.format {
                 Format::Json => {
-                    super::emit_stderr(&format!("{}\n", diagnostics::to_json(note)));
+                    emit_stderr(&format!("{}\n", diagnostics::to_json(note)));
                 }
                 Format::Human if !self.quiet => {
-                    super::emit_stderr(&format!("tunespec: note: {}\n", note.message));
+                    emit_stderr(&format!("tunespec: note: {}\n", note.message));
                 }
                 Format::Human => {}
             }
         }
-        super::emit(&out);
+        emit(&out);
         if self.format == Format::Human && !self.quiet {
             let matchers: usize = results
                 .iter()
                 .filter_map(|result| result.facts.as_ref())
                 .map(|facts| facts.matcher_count)
                 .sum();
-            super::emit(&format!(
+            emit(&format!(
                 "verified {} file(s), {} matcher(s): {} error(s), {} warning(s)\n",
                 results.len(),
                 matchers,
@@ -231,7 +231,7 @@ pub fn verify_inputs(inputs: &[Input], jobs: usize, check_iree: bool) -> Vec<Fil
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(inputs.len()).max(1) {
             // MLIR recurses over nested IR (see `MLIR_STACK_BYTES`).
-            let builder = std::thread::Builder::new().stack_size(crate::mlir::MLIR_STACK_BYTES);
+            let builder = std::thread::Builder::new().stack_size(tunespec::mlir::MLIR_STACK_BYTES);
             let spawned = builder.spawn_scoped(scope, || {
                 let mut mlir: Option<Mlir> = None;
                 loop {
@@ -292,8 +292,7 @@ fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
     let name = input.name();
     if let Input::Manifest(path) = input {
         return FileResult {
-            name,
-            source: crate::files::read_input(path).unwrap_or_default(),
+            source: tunespec::files::read_input(path).unwrap_or_default(),
             problems: registry::check_toml(path),
             facts: None,
             iree_sites: Vec::new(),
@@ -306,7 +305,6 @@ fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
             Ok(bytes) => bytes,
             Err(message) => {
                 return FileResult {
-                    name: name.clone(),
                     source: Vec::new(),
                     problems: vec![Problem::error(codes::IO, message, None)],
                     facts: None,
@@ -315,9 +313,8 @@ fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
             }
         },
     };
-    if let Err(problem) = crate::contain::check(&bytes, &name) {
+    if let Err(problem) = tunespec::contain::check(&bytes, &name) {
         return FileResult {
-            name,
             source: Vec::new(),
             problems: vec![*problem],
             facts: None,
@@ -349,7 +346,6 @@ fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
         }
     }
     FileResult {
-        name,
         problems,
         facts: verified.facts,
         iree_sites,
@@ -362,7 +358,7 @@ fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
-    crate::files::read_input(path)
+    tunespec::files::read_input(path)
         .map_err(|error| format!("cannot read {}: {}", path.display(), io_message(&error)))
 }
 

@@ -24,12 +24,6 @@ fn fixture(path: &str) -> String {
 }
 
 #[test]
-fn cli_definition_is_consistent() {
-    use clap::CommandFactory;
-    tunespec::cli::Cli::command().debug_assert();
-}
-
-#[test]
 fn verify_good_fixtures() {
     tunespec()
         .args(["verify", &fixture("good")])

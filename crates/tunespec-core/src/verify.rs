@@ -1,6 +1,6 @@
 //! The rules a tuning spec must follow, and the one function that checks a file against them.
 //!
-//! Shared verbatim with `build.rs` (through `#[path]`), so the build-time check and
+//! Shared with `build.rs` (both use the tunespec-core crate), so the build-time check and
 //! `tunespec verify` cannot drift apart. Rules come in three layers, all reported together:
 //! 1. byte-level checks MLIR does not make (empty file, invalid UTF-8, NUL bytes, size);
 //! 2. rules on the parsed (not yet verified) IR snapshot: IREE's rules with IREE's exact

@@ -3,7 +3,7 @@
 //! Why a snapshot: only `mlir.rs` may touch raw MLIR handles (see ARCHITECTURE.md). Converting a
 //! parsed module once into owned Rust values lets the verifier, the linker's analyses and the
 //! tests work on ordinary data that is `Send`, cheap to construct in tests, and cannot dangle.
-//! This file is shared verbatim with `build.rs` through `#[path]`, so it depends on nothing but std.
+//! Part of tunespec-core, which `build.rs` also uses; it depends on nothing but std.
 
 /// A source position: file name as MLIR recorded it, 1-based line and byte column.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -185,7 +185,7 @@ pub struct OpFeatures {
     /// Nested inside a function-like op (or is one): visited by `foreach_match` per function.
     pub in_function: bool,
     /// Per operand: its element type printed (the type itself when not shaped), as IREE's
-    /// match ops compare it (`getElementTypeOrSelf`).
+    /// match ops compare it (`getElementTypeOrSelf`); empty for ops without linalg loops.
     pub element_types: Vec<String>,
     /// For a linalg contraction: the loop ranges of its batch, m, n and k dims, as
     /// `transform.iree.match.contraction` reports them.

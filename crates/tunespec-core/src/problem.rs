@@ -1,6 +1,6 @@
 //! One problem found in an input: a stable code, a severity, a message, a location and help.
 //!
-//! Why separate from rendering: the verifier runs inside `build.rs` too (shared through `#[path]`),
+//! Why separate from rendering: the verifier runs inside `build.rs` too (through tunespec-core),
 //! where there is no terminal and no miette. A `Problem` is plain data; `diagnostics.rs` turns it
 //! into a miette report with a source snippet or into the documented JSON form.
 

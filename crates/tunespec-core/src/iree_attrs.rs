@@ -16,7 +16,7 @@
 //! specs have no text: their attributes are checked in MLIR's printed form and reported at the
 //! location of the op that holds them.
 //!
-//! Shared with `build.rs` through `#[path]` (it checks the default specs when iree-opt is
+//! Part of tunespec-core, which `build.rs` also uses (it checks the default specs when iree-opt is
 //! present), so it depends on nothing but std.
 
 use std::collections::BTreeSet;

@@ -5,7 +5,7 @@
 //! targets (`[extend.NAME]`). Both are read by [`load_with`]; the schema is documented in
 //! ARCHITECTURE.md ("Registry manifest").
 //!
-//! Shared verbatim with `build.rs` (through `#[path]`): the build refuses a manifest that
+//! Shared with `build.rs` (through tunespec-core): the build refuses a manifest that
 //! `tunespec verify` would reject, with the same located messages. Depends only on std, serde,
 //! toml, walkdir and sibling modules.
 
@@ -351,10 +351,9 @@ pub fn load_with(
             .or_else(|| own(name)?.kind.as_ref().map(|kind| kind.get_ref().clone()))
     };
 
-    let files = list_spec_files(specs_dir).unwrap_or_else(|message| {
-        problems.push(Problem::error(codes::IO, message, None));
-        Vec::new()
-    });
+    // Walk errors (a dangling link) are reported, located, by the checks of the patterns that
+    // reach them.
+    let (files, _) = walk_spec_files(specs_dir);
     let mut listed: BTreeSet<String> = BTreeSet::new();
     let mut resolve_specs = |owner: &str,
                              entries: &[Spanned<SpecEntry>],
@@ -745,9 +744,26 @@ pub fn check_name(name: &str) -> Result<(), &'static str> {
 /// `x.mlir` is not read). Every error of the walk (an unreadable directory, a dangling link) is
 /// returned with its path.
 pub fn list_spec_files(dir: &Path) -> Result<Vec<String>, String> {
+    let (files, mut errors) = walk_spec_files(dir);
+    if errors.is_empty() {
+        Ok(files)
+    } else {
+        Err(errors.swap_remove(0))
+    }
+}
+
+/// [`list_spec_files`] going on past errors: the files found, and every error of the walk.
+pub fn walk_spec_files(dir: &Path) -> (Vec<String>, Vec<String>) {
     let mut files = Vec::new();
+    let mut errors = Vec::new();
     for entry in walkdir::WalkDir::new(dir).follow_links(true) {
-        let entry = entry.map_err(|error| walk_error(dir, &error))?;
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                errors.push(walk_error(dir, &error));
+                continue;
+            }
+        };
         if !entry.file_type().is_file() || !is_spec_file(entry.path()) {
             continue;
         }
@@ -763,7 +779,7 @@ pub fn list_spec_files(dir: &Path) -> Result<Vec<String>, String> {
         );
     }
     files.sort();
-    Ok(files)
+    (files, errors)
 }
 
 fn walk_error(dir: &Path, error: &walkdir::Error) -> String {

@@ -4,7 +4,7 @@
 //! written for IREE names IREE's ops, and two of IREE's facts decide whether such a spec can work:
 //! which `transform.iree.*` ops are tuning-spec ops (the rest rewrite code and IREE never runs them
 //! in a tuning spec), and which named linalg ops no longer exist when IREE matches (dispatch
-//! formation turns them into `linalg.generic`). Shared with `build.rs` through `#[path]`, so it
+//! formation turns them into `linalg.generic`). Part of tunespec-core (shared with `build.rs`), so it
 //! depends on nothing but std.
 //!
 //! Where the lists come from (IREE 3.13.0, PyPI `iree-base-compiler==3.13.0`, the venv that

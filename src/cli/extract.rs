@@ -1,0 +1,47 @@
+//! `tunespec extract`: the library attached to a payload, as text or bytecode.
+
+use std::path::PathBuf;
+
+use tunespec::apply::{self, ATTR_NAME};
+use tunespec::mlir::Mlir;
+use tunespec::output::Emit;
+
+use super::common::{fail, load_payload, write, ExitStatus, EXIT_STATUS_HELP};
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = EXIT_STATUS_HELP)]
+pub struct Opts {
+    /// The payload carrying a library
+    pub payload: PathBuf,
+    /// Output file, or `-` for stdout (written atomically)
+    #[arg(long, short, default_value = "-")]
+    pub output: PathBuf,
+    /// Output form
+    #[arg(long, value_enum, default_value_t)]
+    pub emit: Emit,
+    /// Attribute that carries the library
+    #[arg(long, default_value = ATTR_NAME)]
+    pub attr: String,
+}
+
+impl Opts {
+    pub fn run(self) -> ExitStatus {
+        let mlir = Mlir::new_threaded();
+        let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload) {
+            Ok(loaded) => loaded,
+            Err(status) => return status,
+        };
+        let library = match apply::extract(&mlir, &payload, &self.attr, &name) {
+            Ok(library) => library,
+            Err(problems) => return fail(problems, &payload_bytes),
+        };
+        let bytes = match self.emit {
+            Emit::Mlirbc => library,
+            Emit::Mlir => match mlir.parse(&library, "<library>").module {
+                Some(module) => module.print_file().into_bytes(),
+                None => return fail(vec![], &payload_bytes),
+            },
+        };
+        write(&self.output, &bytes)
+    }
+}
