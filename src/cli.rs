@@ -18,6 +18,7 @@ pub mod coverage;
 pub mod explain;
 pub mod export;
 pub mod extract;
+pub mod import_iree;
 pub mod link;
 pub mod resolve;
 pub mod show;
@@ -64,6 +65,8 @@ pub enum Command {
     Show(show::Opts),
     /// The cache of linked libraries: stats, clean, path
     Cache(cache::Opts),
+    /// Write IREE's built-in default tuning specs (from an installed compiler) as a spec library
+    ImportIree(import_iree::Opts),
 }
 
 pub fn run(cli: Cli) -> ExitStatus {
@@ -80,6 +83,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Targets(opts) => opts.run(),
         Command::Show(opts) => opts.run(),
         Command::Cache(opts) => opts.run(),
+        Command::ImportIree(opts) => opts.run(),
     }
 }
 

@@ -38,6 +38,7 @@ pub mod export;
 pub mod fastpath;
 pub mod files;
 pub mod iree_bytecode;
+pub mod iree_import;
 pub mod link;
 pub mod output;
 pub mod registry;
