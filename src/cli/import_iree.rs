@@ -148,8 +148,8 @@ impl Opts {
         }
         let mut archs: Vec<String> = Vec::new();
         for requested in &self.target {
-            let arch = match registry::find_target(requested) {
-                Some(target) if iree_import::is_rocm_arch(target.name) => target.name.to_string(),
+            let arch = match registry::Registry::embedded().find(requested) {
+                Some(target) if iree_import::is_rocm_arch(&target.name) => target.name.clone(),
                 Some(target) => {
                     return Err(format!(
                         "{} is not a ROCm architecture: IREE ships default tuning specs only for gfx targets",

@@ -7,7 +7,7 @@ use tunespec::mlir::Mlir;
 use tunespec::output::{self, write_output, Emit};
 
 use super::common::{
-    cache_target, report_linked as report, tool_error, ExitStatus, LibraryArgs, EXIT_STATUS_HELP,
+    report_linked as report, tool_error, ExitStatus, LibraryArgs, EXIT_STATUS_HELP,
 };
 use crate::diagnostics::Style;
 
@@ -49,7 +49,7 @@ impl Opts {
             return ExitStatus::Usage;
         };
         let mlir = std::cell::OnceCell::new();
-        let target = cache_target(self.library.target.as_deref());
+        let target = self.library.cache_target();
         let options = LinkOptions {
             dedupe: self.dedupe,
         };

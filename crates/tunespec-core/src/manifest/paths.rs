@@ -1,0 +1,176 @@
+//! Spec paths of a manifest: listing the spec files of a directory, relative paths and globs,
+//! symlinks that lead out, and locations in the manifest's text.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::ir::Loc;
+
+/// Spec files under `dir` (`.mlir`, `.mlirbc`), as sorted `/`-separated relative paths.
+/// Symlinks are followed (a loop is an error); only regular files are listed (a FIFO named
+/// `x.mlir` is not read). Every error of the walk (an unreadable directory, a dangling link) is
+/// returned with its path; [`check_inside`] tells whether a file stays inside.
+pub fn list_spec_files(dir: &Path) -> Result<Vec<String>, String> {
+    let (files, mut errors) = walk_spec_files(dir);
+    if errors.is_empty() {
+        Ok(files)
+    } else {
+        Err(errors.swap_remove(0))
+    }
+}
+
+/// [`list_spec_files`] going on past errors: the files found, and every error of the walk.
+pub fn walk_spec_files(dir: &Path) -> (Vec<String>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).follow_links(true) {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                errors.push(walk_error(dir, &error));
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() || !is_spec_file(entry.path()) {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(dir) else {
+            continue;
+        };
+        files.push(
+            relative
+                .components()
+                .map(|component| component.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/"),
+        );
+    }
+    files.sort();
+    (files, errors)
+}
+
+fn walk_error(dir: &Path, error: &walkdir::Error) -> String {
+    let path = error.path().unwrap_or(dir).display();
+    if let Some(ancestor) = error.loop_ancestor() {
+        return format!(
+            "cannot read {path}: a symlink loop (back to {})",
+            ancestor.display()
+        );
+    }
+    match error.io_error() {
+        Some(io) if io.kind() == std::io::ErrorKind::NotFound => {
+            format!("cannot read {path}: no such file or directory (a dangling symlink?)")
+        }
+        Some(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+            format!("cannot read {path}: permission denied")
+        }
+        Some(io) => format!("cannot read {path}: {io}"),
+        None => format!("cannot read {path}: {error}"),
+    }
+}
+
+pub fn is_spec_file(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|extension| extension.to_str()),
+        Some("mlir") | Some("mlirbc")
+    )
+}
+
+/// Spec paths are relative and stay below the manifest's directory.
+pub fn check_relative(pattern: &str) -> Result<(), &'static str> {
+    let path = Path::new(pattern);
+    if pattern.trim().is_empty() {
+        return Err("is empty");
+    }
+    if path.is_absolute() || pattern.starts_with('/') || pattern.starts_with('\\') {
+        return Err("is absolute; spec paths are relative to the specs directory");
+    }
+    if path.components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err("escapes the specs directory with '..'");
+    }
+    Ok(())
+}
+
+/// A file reached through a symlink must still be inside the specs directory.
+pub fn check_inside(specs_dir: &Path, relative: &str) -> Result<(), &'static str> {
+    let root = specs_dir
+        .canonicalize()
+        .unwrap_or_else(|_| PathBuf::from(specs_dir));
+    match specs_dir.join(relative).canonicalize() {
+        Ok(real) if real.starts_with(&root) => Ok(()),
+        Ok(_) => Err("is reached through a symlink that leads outside the specs directory"),
+        Err(_) => Err("cannot be read"),
+    }
+}
+
+/// The first literal directory of `pattern` that is a symlink leading outside `specs_dir`.
+pub(super) fn symlink_out(specs_dir: &Path, pattern: &str) -> Option<String> {
+    let root = specs_dir.canonicalize().ok()?;
+    let mut current = PathBuf::from(specs_dir);
+    let mut shown = Vec::new();
+    for segment in pattern.split('/') {
+        if is_glob(segment) {
+            break;
+        }
+        current.push(segment);
+        shown.push(segment);
+        let is_link = std::fs::symlink_metadata(&current)
+            .map(|metadata| metadata.file_type().is_symlink())
+            .unwrap_or(false);
+        if is_link
+            && current
+                .canonicalize()
+                .map_or(true, |real| !real.starts_with(&root))
+        {
+            return Some(shown.join("/"));
+        }
+    }
+    None
+}
+
+/// Glob match on `/`-separated paths: `*` and `?` within one segment, `**` for any depth.
+pub fn glob_match(pattern: &str, path: &str) -> bool {
+    fn segments(pattern: &[&str], path: &[&str]) -> bool {
+        match (pattern.first(), path.first()) {
+            (None, None) => true,
+            (Some(&"**"), _) => {
+                segments(&pattern[1..], path) || (!path.is_empty() && segments(pattern, &path[1..]))
+            }
+            (Some(p), Some(s)) => {
+                segment(p.as_bytes(), s.as_bytes()) && segments(&pattern[1..], &path[1..])
+            }
+            _ => false,
+        }
+    }
+    fn segment(pattern: &[u8], text: &[u8]) -> bool {
+        match (pattern.first(), text.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => {
+                segment(&pattern[1..], text) || (!text.is_empty() && segment(pattern, &text[1..]))
+            }
+            (Some(b'?'), Some(_)) => segment(&pattern[1..], &text[1..]),
+            (Some(p), Some(t)) if p == t => segment(&pattern[1..], &text[1..]),
+            _ => false,
+        }
+    }
+    let pattern: Vec<&str> = pattern
+        .split('/')
+        .filter(|segment| !segment.is_empty() && *segment != ".")
+        .collect();
+    let path: Vec<&str> = path.split('/').collect();
+    segments(&pattern, &path)
+}
+
+/// Whether a pattern holds glob characters.
+pub fn is_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?'])
+}
+
+/// The 1-based line and column of a byte offset, as a location in `file`.
+pub fn offset_loc(text: &str, file: &str, offset: usize) -> Loc {
+    let (line, col) = crate::verify::line_col(text.as_bytes(), offset);
+    Loc {
+        file: file.to_string(),
+        line,
+        col,
+    }
+}
