@@ -241,11 +241,11 @@ pub fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
             _ => format!("cannot be read: {error}"),
         })?;
         if metadata.is_dir() {
-            let files = manifest::list_spec_files(path)?;
+            let files = manifest::list_spec_entries(path)?;
             if files.is_empty() {
                 return Err("is a directory with no spec files (.mlir, .mlirbc)".into());
             }
-            return Ok(files.iter().map(|file| path.join(file)).collect());
+            return Ok(files.into_iter().map(|(_, file)| file).collect());
         }
         return Ok(vec![path.to_path_buf()]);
     }
@@ -267,10 +267,10 @@ pub fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
     if !root.is_dir() {
         return Err(format!("'{}' is not a directory", root.display()));
     }
-    let files: Vec<PathBuf> = manifest::list_spec_files(&root)?
+    let files: Vec<PathBuf> = manifest::list_spec_entries(&root)?
         .into_iter()
-        .filter(|file| manifest::glob_match(&pattern, file))
-        .map(|file| root.join(file))
+        .filter(|(relative, _)| manifest::glob_match(&pattern, relative))
+        .map(|(_, file)| file)
         .collect();
     if files.is_empty() {
         return Err("matches no spec file (.mlir, .mlirbc)".into());

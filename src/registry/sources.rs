@@ -388,7 +388,7 @@ fn load_configs(discovery: &Discovery, problems: &mut Vec<Problem>) -> Vec<(Orig
 
 /// A directory without a `registry.toml`: its spec files, for every target.
 fn plain_directory(dir: &Path, origin: &Origin) -> Result<Source, Vec<Problem>> {
-    let files = manifest::list_spec_files(dir)
+    let files = manifest::list_spec_entries(dir)
         .map_err(|message| vec![Problem::error(codes::IO, message, None)])?;
     if files.is_empty() {
         return Err(vec![Problem::error(
@@ -403,7 +403,7 @@ fn plain_directory(dir: &Path, origin: &Origin) -> Result<Source, Vec<Problem>> 
         other => format!("in {} ({})", dir.display(), other.describe()),
     };
     Ok(Source::Files {
-        files: files.iter().map(|file| dir.join(file)).collect(),
+        files: files.into_iter().map(|(_, file)| file).collect(),
         why,
     })
 }

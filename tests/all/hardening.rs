@@ -688,3 +688,30 @@ fn f03_a_project_config_of_another_user_is_ignored_unless_listed_as_safe() {
     );
     assert!(stderr(&allowed).is_empty(), "{}", stderr(&allowed));
 }
+
+#[test]
+fn f12_a_file_name_that_is_not_utf8_is_read() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.mlir");
+    std::fs::copy(fixture("one_matcher.mlir"), dir.path().join(name)).unwrap();
+    let verify = tunespec(cache.path())
+        .arg("verify")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(verify.status.success(), "{}", report(&verify));
+    assert!(
+        report(&verify).contains("caf\u{fffd}.mlir"),
+        "{}",
+        report(&verify)
+    );
+    let link = tunespec(cache.path())
+        .args(["link", "--no-default", "--spec"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(link.status.success(), "{}", stderr(&link));
+    assert!(String::from_utf8_lossy(&link.stdout).contains("@__kernel_config"));
+}

@@ -10,7 +10,16 @@ use crate::ir::Loc;
 /// `x.mlir` is not read). Every error of the walk (an unreadable directory, a dangling link) is
 /// returned with its path; [`check_inside`] tells whether a file stays inside.
 pub fn list_spec_files(dir: &Path) -> Result<Vec<String>, String> {
-    let (files, mut errors) = walk_spec_files(dir);
+    Ok(list_spec_entries(dir)?
+        .into_iter()
+        .map(|(relative, _)| relative)
+        .collect())
+}
+
+/// [`list_spec_files`] with each file's real path too: the relative name is printable (lossy
+/// for a name that is not UTF-8), the path is what to open.
+pub fn list_spec_entries(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    let (files, mut errors) = walk_spec_entries(dir);
     if errors.is_empty() {
         Ok(files)
     } else {
@@ -20,6 +29,14 @@ pub fn list_spec_files(dir: &Path) -> Result<Vec<String>, String> {
 
 /// [`list_spec_files`] going on past errors: the files found, and every error of the walk.
 pub fn walk_spec_files(dir: &Path) -> (Vec<String>, Vec<String>) {
+    let (files, errors) = walk_spec_entries(dir);
+    (
+        files.into_iter().map(|(relative, _)| relative).collect(),
+        errors,
+    )
+}
+
+fn walk_spec_entries(dir: &Path) -> (Vec<(String, PathBuf)>, Vec<String>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for entry in walkdir::WalkDir::new(dir).follow_links(true) {
@@ -36,13 +53,12 @@ pub fn walk_spec_files(dir: &Path) -> (Vec<String>, Vec<String>) {
         let Ok(relative) = entry.path().strip_prefix(dir) else {
             continue;
         };
-        files.push(
-            relative
-                .components()
-                .map(|component| component.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("/"),
-        );
+        let name = relative
+            .components()
+            .map(|component| component.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        files.push((name, entry.into_path()));
     }
     files.sort();
     (files, errors)
