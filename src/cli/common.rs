@@ -93,21 +93,21 @@ impl LibraryArgs {
     /// user config, `TUNESPEC_SPEC_PATH`), then the target's default specs, then those of its
     /// fallback chain (see [`registry::Registry::resolve`]). `--no-default` drops the defaults;
     /// without a target only the command-line specs are linked.
-    pub fn inputs(&self) -> Result<Vec<LinkInput>, String> {
+    pub fn inputs(&self) -> Result<Vec<LinkInput>, registry::Error> {
         let Some(target) = &self.target else {
             if !self.no_default {
-                return Err("--target is required unless --no-default is given".into());
+                return Err(registry::Error::BadTarget(
+                    "--target is required unless --no-default is given".into(),
+                ));
             }
-            let specs = registry::Registry::command_line_specs(&self.specs)
-                .map_err(|error| error.to_string())?;
+            let specs = registry::Registry::command_line_specs(&self.specs)?;
             return Ok(specs
                 .iter()
                 .map(registry::ResolvedSpec::link_input)
                 .collect());
         };
         let resolution = registry::Registry::discover()
-            .and_then(|registry| registry.resolve(target, &self.specs))
-            .map_err(|error| error.to_string())?;
+            .and_then(|registry| registry.resolve(target, &self.specs))?;
         Ok(resolution
             .specs
             .iter()
@@ -118,10 +118,10 @@ impl LibraryArgs {
 
     /// Links the library and returns it as bytecode; prints link warnings to stderr.
     pub fn link(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
-        let inputs = self.inputs().map_err(|message| {
-            tool_error(message);
-            ExitStatus::Usage
-        })?;
+        // A config with located errors is a problem in the inputs (exit 1), as in `resolve`.
+        let inputs = self
+            .inputs()
+            .map_err(|error| super::resolve::report_error(&error))?;
         // Through the cache of linked libraries, like `link`: a compile after the first only
         // pays for copying the bytes.
         let cache = super::cache::open().ok_or(ExitStatus::Usage)?;

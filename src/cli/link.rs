@@ -31,10 +31,7 @@ impl Opts {
     pub fn run(self) -> ExitStatus {
         let inputs = match self.library.inputs() {
             Ok(inputs) => inputs,
-            Err(message) => {
-                tool_error(message);
-                return ExitStatus::Usage;
-            }
+            Err(error) => return super::resolve::report_error(&error),
         };
         if let Err(message) = output::check_not_an_input(&self.output, &self.library.specs, &inputs)
         {

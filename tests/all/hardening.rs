@@ -715,3 +715,46 @@ fn f12_a_file_name_that_is_not_utf8_is_read() {
     assert!(link.status.success(), "{}", stderr(&link));
     assert!(String::from_utf8_lossy(&link.stdout).contains("@__kernel_config"));
 }
+
+#[test]
+fn f13_a_broken_config_is_one_exit_status_and_one_message_everywhere() {
+    let project = tempfile::tempdir().unwrap();
+    let xdg = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("tunespec.toml"), "spec_dirs = 3\n").unwrap();
+    let payload = repo_root().join("tests/fixtures/payloads/llama2_f16_decoder.mlir");
+    let payload = payload.to_str().unwrap();
+    for command in [
+        &["link", "--target", "gfx942"][..],
+        &["resolve", "gfx942"][..],
+        &["explain", "--target", "gfx942", payload][..],
+        &["attach", "--target", "gfx942", payload][..],
+        &["apply", "--target", "gfx942", payload][..],
+    ] {
+        let output = tunespec(cache.path())
+            .env_remove("TUNESPEC_NO_CONFIG")
+            .env("XDG_CONFIG_HOME", xdg.path())
+            .env("TUNESPEC_CACHE", "off")
+            .current_dir(project.path())
+            .args(command)
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{command:?}: {}",
+            report(&output)
+        );
+        assert_eq!(
+            stderr(&output).matches("expected a sequence").count(),
+            1,
+            "{command:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains("tunespec.toml:1:13"),
+            "{}",
+            stderr(&output)
+        );
+    }
+}
