@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::mlir::{BlobForm, Mlir};
 
-use super::common::{fail, load_payload, write, ExitStatus, LibraryArgs, EXIT_STATUS_HELP};
+use super::common::{fail, load_payload, write, DiagnosticFormat, ExitStatus, LibraryArgs};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Blob {
@@ -17,11 +17,11 @@ pub enum Blob {
 }
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = super::help::ATTACH)]
 pub struct Opts {
     #[command(flatten)]
     pub library: LibraryArgs,
-    /// The payload (MLIR text or bytecode)
+    /// The payload (MLIR text or bytecode), `-` for stdin
     pub payload: PathBuf,
     /// Output file, or `-` for stdout (written atomically)
     #[arg(long, short, default_value = "-")]
@@ -32,6 +32,9 @@ pub struct Opts {
     /// How the bytes are stored
     #[arg(long, value_enum, default_value_t)]
     pub blob: Blob,
+    /// How diagnostics are printed (on stderr; stdout may carry the payload)
+    #[arg(long, value_enum, default_value_t)]
+    pub format: DiagnosticFormat,
 }
 
 impl Opts {
