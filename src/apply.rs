@@ -55,12 +55,13 @@ pub fn parse_payload<'c>(
     if !errors.is_empty() {
         return Err(relabel(errors, codes::PAYLOAD));
     }
-    let snapshot = module.snapshot();
-    if snapshot.root.has_attr(names::WITH_NAMED_SEQUENCE) {
+    // One attribute lookup, not a snapshot: a payload can be large, and the snapshot (for the
+    // location) is only needed when the check fails.
+    if module.snapshot_root_has_attr(names::WITH_NAMED_SEQUENCE) {
         return Err(vec![Problem::error(
             codes::NOT_A_PAYLOAD,
             "this file is a transform library (it has 'transform.with_named_sequence'), not a payload",
-            snapshot.root.loc.clone(),
+            module.snapshot_structure().root.loc.clone(),
         )
         .with_help("pass libraries with --spec; the payload is the IR to configure")]);
     }

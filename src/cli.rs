@@ -21,6 +21,7 @@ pub mod explain;
 pub mod export;
 pub mod extract;
 pub mod help;
+pub mod import_iree;
 pub mod link;
 pub mod resolve;
 pub mod show;
@@ -89,6 +90,8 @@ pub enum Command {
     Show(show::Opts),
     /// The cache of linked libraries: stats, clean, path
     Cache(cache::Opts),
+    /// Write IREE's built-in default tuning specs (from an installed compiler) as a spec library
+    ImportIree(import_iree::Opts),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(docs::CompletionsOpts),
     /// Print the manual page (roff), of tunespec or of one command
@@ -113,7 +116,8 @@ impl Command {
             | Command::Export(_)
             | Command::Show(_)
             | Command::Completions(_)
-            | Command::Man(_) => (DiagnosticFormat::Human, false),
+            | Command::Man(_)
+            | Command::ImportIree(_) => (DiagnosticFormat::Human, false),
         }
     }
 }
@@ -141,6 +145,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Cache(opts) => opts.run(),
         Command::Completions(opts) => opts.run(),
         Command::Man(opts) => opts.run(),
+        Command::ImportIree(opts) => opts.run(),
     };
     common::finish();
     status

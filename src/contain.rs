@@ -42,7 +42,7 @@ pub fn check(bytes: &[u8], name: &str) -> Result<(), Box<Problem>> {
     let failure =
         |message: String| {
             Box::new(Problem::error(
-            codes::TRUNCATED_BYTECODE,
+            codes::BAD_BYTECODE,
             message,
             Some(crate::ir::Loc {
                 file: name.to_string(),

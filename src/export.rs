@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use crate::registry::{self, EmbeddedSpec, EmbeddedTarget};
+use crate::registry::{self, EmbeddedSpec, EmbeddedTarget, Registry};
 
 /// The files written by `tunespec export --format c`.
 pub const C_HEADER: &str = "tunespec_specs.h";
@@ -33,11 +33,12 @@ pub fn select_targets(names: &[String]) -> Result<Vec<&'static EmbeddedTarget>, 
     if names.is_empty() {
         return Ok(registry::targets().iter().collect());
     }
-    let mut selected: Vec<&'static str> = Vec::new();
+    let registry = Registry::embedded();
+    let mut selected: Vec<&str> = Vec::new();
     for name in names {
-        for target in registry::resolve_chain(name)? {
-            if !selected.contains(&target.name) {
-                selected.push(target.name);
+        for target in registry.chain(name).map_err(|error| error.to_string())? {
+            if !selected.contains(&target.name.as_str()) {
+                selected.push(&target.name);
             }
         }
     }

@@ -122,12 +122,6 @@ pub struct NativeLibrary {
     scanned: Vec<usize>,
 }
 
-impl NativeLibrary {
-    pub fn pair_count(&self) -> usize {
-        self.pairs.len()
-    }
-}
-
 /// The name key of indexed pairs that do not test the op's name.
 const ANY_OP: &str = "*";
 

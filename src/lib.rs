@@ -11,15 +11,16 @@
 //! process (see [`contain`] for the CLI's child-process probe).
 //!
 //! ```
-//! use tunespec::{mlir::Mlir, registry, verify};
+//! use tunespec::{mlir::Mlir, verify, Registry};
 //!
 //! // The embedded registry resolves SKU aliases, case-insensitively.
-//! let target = registry::find_target("MI300X").expect("gfx942 is a default target");
+//! let registry = Registry::embedded();
+//! let target = registry.find("MI300X").expect("gfx942 is a default target");
 //! assert_eq!(target.name, "gfx942");
 //!
 //! // Every embedded spec verifies with the same rules `tunespec verify` applies.
 //! let mlir = Mlir::new(); // one MLIR context per thread
-//! for spec in target.specs() {
+//! for spec in target.default_specs() {
 //!     let verified = verify::verify_bytes(&mlir, spec.bytecode(), spec.path);
 //!     assert!(verified.problems.is_empty());
 //!     assert_eq!(verified.facts.unwrap().matcher_count, spec.matcher_count);
@@ -37,6 +38,7 @@ pub mod contain;
 pub mod export;
 pub mod fastpath;
 pub mod iree_bytecode;
+pub mod iree_import;
 pub mod link;
 pub mod output;
 pub mod registry;

@@ -236,7 +236,7 @@ impl LibraryArgs {
         // Through the cache of linked libraries, like `link`: a compile after the first only
         // pays for copying the bytes.
         let cache = Cache::from_env();
-        let target = cache_target(self.target.as_deref());
+        let target = self.cache_target();
         let result = cache.link(mlir, &target, &inputs, LinkOptions::default());
         report(&cache.take_warnings(), None);
         match result {
@@ -252,26 +252,32 @@ impl LibraryArgs {
     }
 }
 
-/// The target as resolved, for the cache key: the fallback chain (`gfx942>gfx9`) plus any
-/// feature suffix as written (`:sramecc+:xnack-`); the name as given when it does not resolve;
-/// empty without a target. Shared by `link` and `attach`/`apply`, which link through the same
-/// cache.
-pub fn cache_target(target: Option<&str>) -> String {
-    let Some(name) = target else {
-        return String::new();
-    };
-    let (base, features) = name.split_once(':').unwrap_or((name, ""));
-    match registry::resolve_chain(base) {
-        Ok(chain) => {
-            let chain: Vec<&str> = chain.iter().map(|target| target.name).collect();
-            let mut resolved = chain.join(">");
-            if !features.is_empty() {
-                resolved.push(':');
-                resolved.push_str(features);
-            }
-            resolved
+impl LibraryArgs {
+    /// The target as resolved, for the cache key: the fallback chain (`gfx942>gfx9`) in the
+    /// registry these flags link from (defaults, configs, spec libraries given with `--spec`),
+    /// plus any feature suffix as written (`:sramecc+:xnack-`); the name as given when it does
+    /// not resolve; empty without a target. Shared by `link` and `attach`/`apply`, which link
+    /// through the same cache.
+    pub fn cache_target(&self) -> String {
+        let Some(name) = self.target.as_deref() else {
+            return String::new();
+        };
+        let (base, features) = name.split_once(':').unwrap_or((name, ""));
+        let chain = registry::Registry::discover()
+            .and_then(|registry| registry.with_command_line(&self.specs))
+            .and_then(|registry| {
+                let names: Vec<String> = registry
+                    .chain(base)?
+                    .iter()
+                    .map(|target| target.name.clone())
+                    .collect();
+                Ok(names.join(">"))
+            });
+        match chain {
+            Ok(chain) if features.is_empty() => chain,
+            Ok(chain) => format!("{chain}:{features}"),
+            Err(_) => name.to_string(),
         }
-        Err(_) => name.to_string(),
     }
 }
 

@@ -10,7 +10,7 @@ use tunespec::output::{write_output, Emit};
 use tunespec::problem::Severity;
 
 use super::common::{
-    cache_target, report_linked as report, tool_error, DiagnosticFormat, ExitStatus, LibraryArgs,
+    report_linked as report, tool_error, DiagnosticFormat, ExitStatus, LibraryArgs,
 };
 use crate::diagnostics::Style;
 
@@ -51,7 +51,7 @@ impl Opts {
         let style = Style::detect_stderr();
         let cache = Cache::from_env();
         let mlir = std::cell::OnceCell::new();
-        let target = cache_target(self.library.target.as_deref());
+        let target = self.library.cache_target();
         let options = LinkOptions {
             dedupe: self.dedupe,
         };

@@ -1,7 +1,7 @@
 //! `tunespec show TARGET`: print a target's embedded specs as MLIR text, from their bytecode.
 use super::common::{emit, tool_error, ExitStatus};
 use tunespec::mlir::Mlir;
-use tunespec::registry;
+use tunespec::registry::Registry;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = super::help::SHOW)]
@@ -12,21 +12,13 @@ pub struct Opts {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
-        let Some(target) = registry::find_target(&self.target) else {
-            let nearest = registry::nearest_targets(&self.target);
-            if nearest.is_empty() {
-                tool_error(format!("unknown target '{}'", self.target));
-            } else {
-                tool_error(format!(
-                    "unknown target '{}' (did you mean {}?)",
-                    self.target,
-                    nearest.join(", ")
-                ));
-            }
+        let registry = Registry::embedded();
+        let Some(target) = registry.find(&self.target) else {
+            tool_error(registry.unknown(&self.target));
             return ExitStatus::Usage;
         };
         let mlir = Mlir::new();
-        for spec in target.specs() {
+        for spec in target.default_specs() {
             let parsed = mlir.parse(spec.bytecode(), spec.path);
             let Some(module) = parsed.module else {
                 tool_error(format!("embedded bytecode of {} does not parse", spec.path));

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use tunespec::iree_attrs;
 use tunespec::manifest;
 use tunespec::mlir::Mlir;
-use tunespec::problem::{codes, Problem, Severity};
+use tunespec::problem::{codes, io_message, Problem, Severity};
 use tunespec::registry::{self, EmbeddedSpec};
 use tunespec::verify::{self, SpecFacts};
 
@@ -225,14 +225,6 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
         }
     }
     Ok(inputs)
-}
-
-fn io_message(error: &std::io::Error) -> String {
-    match error.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => error.to_string(),
-    }
 }
 
 /// Verifies `inputs` on `jobs` threads; results come back in input order.

@@ -10,14 +10,9 @@ use std::process::{Command, Output};
 use crate::reference::{iree_opt, mlir_opt, repo_root};
 
 fn tunespec() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tunespec"));
-    command
-        .current_dir(repo_root())
-        .env("NO_COLOR", "1")
-        .env("TUNESPEC_NO_CONFIG", "1")
-        // Hermetic: no shared cache of linked libraries.
-        .env("TUNESPEC_CACHE", "off")
-        .env_remove("TUNESPEC_SPEC_PATH");
+    let mut command = crate::support::tunespec_command();
+    // No cache of linked libraries: every run links.
+    command.env("TUNESPEC_CACHE", "off");
     command
 }
 

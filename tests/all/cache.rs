@@ -157,9 +157,11 @@ fn only_entry(dir: &Path) -> PathBuf {
 
 /// The inputs `tunespec link --target gfx942` links, as the library sees them.
 fn gfx942_inputs() -> Vec<LinkInput> {
-    registry::resolve_chain("gfx942")
+    registry::Registry::embedded()
+        .chain("gfx942")
         .unwrap()
         .into_iter()
+        .filter_map(|target| target.embedded())
         .flat_map(|target| {
             target.specs().map(move |spec| LinkInput {
                 name: spec.path.to_string(),
@@ -174,10 +176,12 @@ fn gfx942_inputs() -> Vec<LinkInput> {
 
 /// The target part of the key `link --target gfx942` uses: its resolved fallback chain.
 fn gfx942_target() -> String {
-    let chain: Vec<&str> = registry::resolve_chain("gfx942")
+    let registry = registry::Registry::embedded();
+    let chain: Vec<&str> = registry
+        .chain("gfx942")
         .unwrap()
         .iter()
-        .map(|target| target.name)
+        .map(|target| target.name.as_str())
         .collect();
     chain.join(">")
 }

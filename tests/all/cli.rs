@@ -8,15 +8,8 @@ use snapbox::cmd::Command;
 use crate::reference::repo_root;
 
 fn tunespec() -> Command {
-    Command::new(snapbox::cmd::cargo_bin!("tunespec"))
-        .current_dir(repo_root())
-        .env("NO_COLOR", "1")
-        .env("TUNESPEC_TERM_WIDTH", "100")
-        // Hermetic: no project or user config, no spec path from the environment, no shared
-        // cache of linked libraries.
-        .env("TUNESPEC_NO_CONFIG", "1")
-        .env("TUNESPEC_CACHE", "off")
-        .env_remove("TUNESPEC_SPEC_PATH")
+    // Hermetic (crate::support), and no cache of linked libraries: every run links.
+    crate::support::snapbox_tunespec().env("TUNESPEC_CACHE", "off")
 }
 
 fn fixture(path: &str) -> String {

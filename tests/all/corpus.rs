@@ -53,10 +53,8 @@ fn run_case(case: &Case) -> Result<(), String> {
                 .replace("{dir}", &dir.path().display().to_string())
         })
         .collect();
-    let output = Command::new(env!("CARGO_BIN_EXE_tunespec"))
+    let output = crate::support::tunespec_command()
         .args(&args)
-        .current_dir(repo_root())
-        .env("NO_COLOR", "1")
         .env("TUNESPEC_CACHE", "off")
         .output()
         .map_err(|error| format!("cannot run: {error}"))?;
@@ -651,7 +649,7 @@ fn a_full_disk_leaves_no_partial_output_and_keeps_the_old_file() {
     let out = dir.path().join("linked.mlir");
     std::fs::write(&out, "old content\n").unwrap();
     // A 1-block file-size limit: writing the library fails with EFBIG (SIGXFSZ is ignored).
-    let output = Command::new("bash")
+    let output = crate::support::hermetic(&mut Command::new("bash"))
         .arg("-c")
         .arg(format!(
             "ulimit -f 1; exec '{}' link --target gfx942 -o '{}'",
@@ -717,7 +715,7 @@ fn nesting_just_under_the_limits_links_and_applies() {
     std::fs::write(&input, &text).unwrap();
     // Runs tunespec with a 1 MiB main-thread stack and asserts that it succeeds.
     let run = |args: &[&str]| {
-        let output = Command::new("bash")
+        let output = crate::support::hermetic(&mut Command::new("bash"))
             .arg("-c")
             .arg(r#"ulimit -s 1024; exec "$@""#)
             .arg("bash")

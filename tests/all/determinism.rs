@@ -2,17 +2,14 @@
 //! runs, worker counts, and the order in which a directory lists its files.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::reference::repo_root;
 
 fn tunespec(args: &[&str], dir: &Path) -> Vec<u8> {
-    let output = Command::new(env!("CARGO_BIN_EXE_tunespec"))
+    let output = crate::support::tunespec_command()
         .args(args)
         .arg(dir)
-        .current_dir(repo_root())
         .env("TUNESPEC_CACHE", "off")
-        .env("NO_COLOR", "1")
         .output()
         .expect("runs");
     assert!(output.status.code().is_some(), "no signal");

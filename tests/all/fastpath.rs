@@ -5,16 +5,11 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::reference::{mlir_opt, repo_root};
+use crate::reference::mlir_opt;
 
 fn tunespec() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tunespec"));
-    // Hermetic: no user configs or spec path, no shared cache.
-    command
-        .current_dir(repo_root())
-        .env("TUNESPEC_NO_CONFIG", "1")
-        .env("TUNESPEC_CACHE", "off")
-        .env_remove("TUNESPEC_SPEC_PATH");
+    let mut command = crate::support::tunespec_command();
+    command.env("TUNESPEC_CACHE", "off");
     command
 }
 

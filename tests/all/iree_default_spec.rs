@@ -257,3 +257,80 @@ fn iree_default_spec_verifies_links_and_applies_as_iree_does() {
     .stdout;
     assert_eq!(configs(&from_attached), theirs, "IREE's attached library");
 }
+
+/// `tunespec import-iree` writes IREE's built-in spec (the same text as IREE's own dump) as a
+/// spec library that links before tunespec's gfx942 defaults, so `--target gfx942 --spec LIB`
+/// configures the default spec's shape as IREE's own default does.
+#[test]
+fn import_iree_writes_iree_default_spec_as_a_spec_library() {
+    let Some(iree_opt) = iree_opt() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let library = dir.join("iree-defaults");
+    let import = |out: &Path, extra: &[&str]| {
+        tunespec(dir, &iree_opt)
+            .args(["import-iree", "-o"])
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let first = import(&library, &["--target", "mi300x"]);
+    assert_eq!(first.status.code(), Some(0), "{first:?}");
+    let spec = library.join("gfx942/iree_default_tuning_spec_gfx942.mlir");
+    let dumped = dump_default_spec(&iree_opt, "gfx942", dir);
+    assert_eq!(
+        std::fs::read(&spec).unwrap(),
+        std::fs::read(&dumped).unwrap(),
+        "the library holds IREE's own dump"
+    );
+    let manifest = std::fs::read_to_string(library.join("registry.toml")).unwrap();
+    assert!(
+        manifest
+            .contains("[extend.gfx942]\nspecs = [\"gfx942/iree_default_tuning_spec_gfx942.mlir\"]"),
+        "{manifest}"
+    );
+    assert!(manifest.contains("iree-base-compiler 3.13.0"), "{manifest}");
+
+    // Again over the earlier import: replaced, byte-identical.
+    let again = import(&library, &[]);
+    assert_eq!(again.status.code(), Some(0), "{again:?}");
+    assert_eq!(
+        std::fs::read_to_string(library.join("registry.toml")).unwrap(),
+        manifest
+    );
+    assert!(String::from_utf8_lossy(&again.stderr).contains("no built-in spec"));
+
+    // Never over a directory of someone's own files, and never for a target IREE has no spec for.
+    let foreign = dir.join("mine");
+    std::fs::create_dir(&foreign).unwrap();
+    std::fs::write(foreign.join("registry.toml"), "schema = 1\n").unwrap();
+    let refused = import(&foreign, &[]);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert_eq!(
+        std::fs::read_to_string(foreign.join("registry.toml")).unwrap(),
+        "schema = 1\n"
+    );
+    let none = import(&dir.join("gfx950"), &["--target", "gfx950"]);
+    assert_eq!(none.status.code(), Some(2), "{none:?}");
+    assert!(!dir.join("gfx950").exists());
+
+    // Linked before tunespec's gfx942 defaults: IREE's config lands on its shape, and IREE's
+    // materialization of the same library agrees with tunespec's.
+    let payload = dir.join("dispatches.mlir");
+    std::fs::write(&payload, PAYLOAD).unwrap();
+    let linked = dir.join("linked.mlir");
+    run(tunespec(dir, &iree_opt)
+        .args(["link", "--target", "gfx942", "--emit", "mlir", "--spec"])
+        .arg(&library)
+        .arg("-o")
+        .arg(&linked));
+    let (theirs, ours) = iree_and_tunespec(&iree_opt, dir, &payload, &linked);
+    assert_eq!(ours, theirs);
+    let mmt = theirs
+        .iter()
+        .find(|(name, _)| name == "mmt_f16")
+        .map(|(_, lines)| lines.join("\n"))
+        .unwrap_or_default();
+    assert!(mmt.contains("workgroup = [64, 128, 0]"), "{theirs:?}");
+}

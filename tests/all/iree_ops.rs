@@ -15,13 +15,7 @@ use std::process::{Command, Output};
 use crate::reference::{iree_opt, repo_root};
 
 fn tunespec() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tunespec"));
-    command
-        .current_dir(repo_root())
-        .env("NO_COLOR", "1")
-        .env("TUNESPEC_NO_CONFIG", "1")
-        .env_remove("TUNESPEC_SPEC_PATH");
-    command
+    crate::support::tunespec_command()
 }
 
 fn run(command: &mut Command) -> Output {

@@ -17,16 +17,12 @@ fn fixture(name: &str) -> String {
 
 /// tunespec with no way to find iree-opt unless a test gives one.
 fn tunespec() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tunespec"));
+    let mut command = crate::support::tunespec_command();
     command
-        .current_dir(repo_root())
-        .env("NO_COLOR", "1")
         .env("TUNESPEC_TERM_WIDTH", "100")
-        .env("TUNESPEC_NO_CONFIG", "1")
         .env("TUNESPEC_IREE_OPT", "/nonexistent/iree-opt")
         .env_remove("TUNESPEC_IREE_VENV")
         .env_remove("TUNESPEC_IREE_TIMEOUT_SECS")
-        .env_remove("TUNESPEC_SPEC_PATH")
         .env_remove("PATH");
     command
 }

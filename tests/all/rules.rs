@@ -146,7 +146,7 @@ fn truncated_bytecode() {
             verified
                 .problems
                 .iter()
-                .all(|p| p.code == codes::TRUNCATED_BYTECODE),
+                .all(|p| p.code == codes::BAD_BYTECODE),
             "cut at {cut}: {:?}",
             verified.problems
         );
@@ -421,7 +421,7 @@ fn duplicate_matcher_is_reported_not_a_crash() {
     assert!(verified
         .problems
         .iter()
-        .any(|p| p.code == codes::DUPLICATE_PAIR && p.message.contains("@match_mm")));
+        .any(|p| p.code == codes::DUPLICATE_MATCHER && p.message.contains("@match_mm")));
 }
 
 #[test]

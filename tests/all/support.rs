@@ -1,21 +1,110 @@
-//! What the IREE end-to-end tests share: the tunespec binary run hermetically (a private cache,
-//! no user config, no spec path from the environment) and a runner that shows the failure.
+//! What the tests share to be hermetic: every run of the tunespec binary gets a private home
+//! (`HOME`, the XDG config and cache homes, `TUNESPEC_CACHE_DIR` all inside it), no user config
+//! (`TUNESPEC_NO_CONFIG`) and none of the caller's tunespec settings; tests that call the
+//! library in process get the same through [`in_process`]. No test reads or writes the
+//! developer's config or cache, whatever `$HOME` holds.
 
-use std::path::Path;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Once;
 
 use crate::reference::repo_root;
 
-/// `tunespec` from this build, run in the repository with its cache under `cache`.
-pub fn tunespec(cache: &Path) -> Command {
+/// The caller's settings that would change what tunespec does; tests set what they need.
+const CALLER_SETTINGS: &[&str] = &[
+    "TUNESPEC_SPEC_PATH",
+    "TUNESPEC_CACHE",
+    "TUNESPEC_CACHE_DIR",
+    "TUNESPEC_CACHE_MAX_BYTES",
+    "TUNESPEC_CACHE_FAULT",
+    "TUNESPEC_TRUST_BYTECODE",
+    "TUNESPEC_TERM_WIDTH",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+];
+
+/// A new, empty directory under Cargo's scratch directory for integration tests, unique in this
+/// run (process id and a counter).
+pub fn private_home() -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let home = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "home-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).expect("the scratch directory is writable");
+    home
+}
+
+/// The environment of a hermetic run in `home`: (variable, value) to set; every other name of
+/// [`CALLER_SETTINGS`] is removed.
+pub fn hermetic_env(home: &Path) -> Vec<(&'static str, OsString)> {
+    vec![
+        ("HOME", home.into()),
+        ("XDG_CONFIG_HOME", home.join("config").into()),
+        ("XDG_CACHE_HOME", home.join("cache").into()),
+        ("TUNESPEC_CACHE_DIR", home.join("cache/tunespec").into()),
+        ("TUNESPEC_NO_CONFIG", "1".into()),
+        ("NO_COLOR", "1".into()),
+    ]
+}
+
+/// Makes `command` hermetic with a fresh private home.
+pub fn hermetic(command: &mut Command) -> &mut Command {
+    for name in CALLER_SETTINGS {
+        command.env_remove(name);
+    }
+    command.envs(hermetic_env(&private_home()))
+}
+
+/// `tunespec` from this build, hermetic, run in the repository.
+pub fn tunespec_command() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tunespec"));
+    hermetic(&mut command).current_dir(repo_root());
     command
-        .current_dir(repo_root())
-        .env("NO_COLOR", "1")
-        .env("TUNESPEC_NO_CONFIG", "1")
-        .env("TUNESPEC_CACHE_DIR", cache)
-        .env_remove("TUNESPEC_SPEC_PATH");
+}
+
+/// [`tunespec_command`] with its cache under `cache`.
+pub fn tunespec(cache: &Path) -> Command {
+    let mut command = tunespec_command();
+    command.env("TUNESPEC_CACHE_DIR", cache);
     command
+}
+
+/// [`tunespec_command`] for snapbox's assertions (`TUNESPEC_TERM_WIDTH` 100, as the snapshots
+/// were taken).
+pub fn snapbox_tunespec() -> snapbox::cmd::Command {
+    let mut command =
+        snapbox::cmd::Command::new(snapbox::cmd::cargo_bin!("tunespec")).current_dir(repo_root());
+    for name in CALLER_SETTINGS {
+        command = command.env_remove(*name);
+    }
+    for (name, value) in hermetic_env(&private_home()) {
+        command = command.env(name, value);
+    }
+    command.env("TUNESPEC_TERM_WIDTH", "100")
+}
+
+/// For tests that call the library in process: this process's environment made hermetic once
+/// (before the first such call), with a private home shared by the process. `HOME` itself is
+/// kept for the reference tools the tests run (mlir-opt, iree-opt); tunespec reads it only for
+/// configs and the cache, which the XDG and tunespec variables set here take precedence over.
+pub fn in_process() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let home = private_home();
+        for name in CALLER_SETTINGS {
+            std::env::remove_var(name);
+        }
+        for (name, value) in hermetic_env(&home) {
+            if name != "HOME" {
+                std::env::set_var(name, value);
+            }
+        }
+    });
 }
 
 /// Runs `command`; a failure shows its first lines of stderr.

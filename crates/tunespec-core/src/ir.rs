@@ -185,7 +185,7 @@ pub struct OpFeatures {
     /// Nested inside a function-like op (or is one): visited by `foreach_match` per function.
     pub in_function: bool,
     /// Per operand: its element type printed (the type itself when not shaped), as IREE's
-    /// match ops compare it (`getElementTypeOrSelf`).
+    /// match ops compare it (`getElementTypeOrSelf`); empty for ops without linalg loops.
     pub element_types: Vec<String>,
     /// For a linalg contraction: the loop ranges of its batch, m, n and k dims, as
     /// `transform.iree.match.contraction` reports them.

@@ -536,6 +536,9 @@ struct SnapshotBuilder {
     op_ids: HashMap<*mut c_void, u32>,
     block_ids: HashMap<*mut c_void, u32>,
     types: HashMap<*const c_void, String>,
+    /// Printed attributes by handle: attributes are uniqued in their context, so equal handles
+    /// print equally, and a library's matchers repeat the same few (indexing maps, configs).
+    printed_attrs: HashMap<*const c_void, String>,
     files: HashMap<*const c_void, String>,
     /// Leave unclassified attributes unprinted.
     skip_other: bool,
@@ -746,9 +749,14 @@ impl SnapshotBuilder {
                 // `indexing_maps` with the payload's, which the shim reports printed.
                 Attr::Other(format!("#{:x}", attr.ptr as usize))
             } else {
-                Attr::Other(print_with(|callback, data| {
-                    mlirAttributePrint(attr, callback, data)
-                }))
+                Attr::Other(
+                    self.printed_attrs
+                        .entry(attr.ptr)
+                        .or_insert_with(|| {
+                            print_with(|callback, data| mlirAttributePrint(attr, callback, data))
+                        })
+                        .clone(),
+                )
             }
         }
     }
@@ -1230,7 +1238,14 @@ impl OwnedOp<'_> {
                 let operand_bitwidths = (0..mlirOperationGetNumOperands(op))
                     .map(|index| bitwidth(mlirValueGetType(mlirOperationGetOperand(op, index))))
                     .collect();
-                let element_types = (0..mlirOperationGetNumOperands(op))
+                // Printed types are the costly part of a payload walk, and only ops with loops
+                // (linalg) are ever compared by element type: others get none.
+                let typed_operands = if loops.is_some() {
+                    mlirOperationGetNumOperands(op)
+                } else {
+                    0
+                };
+                let element_types = (0..typed_operands)
                     .map(|index| {
                         let ty = mlirValueGetType(mlirOperationGetOperand(op, index));
                         let element = if mlirTypeIsAShaped(ty) {

@@ -96,7 +96,7 @@ pub mod codes {
     pub const EMPTY: &str = "tunespec::verify::empty";
     pub const INVALID_UTF8: &str = "tunespec::verify::invalid-utf8";
     pub const NUL_BYTE: &str = "tunespec::verify::nul-byte";
-    pub const TRUNCATED_BYTECODE: &str = "tunespec::verify::bad-bytecode";
+    pub const BAD_BYTECODE: &str = "tunespec::verify::bad-bytecode";
     pub const TOO_LARGE: &str = "tunespec::verify::too-large";
     pub const TOO_DEEP: &str = "tunespec::verify::too-deep";
     pub const NOT_A_LIBRARY: &str = "tunespec::verify::not-a-library";
@@ -111,7 +111,7 @@ pub mod codes {
     pub const MATCHER_ACTION_MISMATCH: &str = "tunespec::verify::matcher-action-mismatch";
     pub const ENTRY_EFFECT: &str = "tunespec::verify::entry-effect";
     pub const UNSAFE_OP: &str = "tunespec::verify::unsafe-op";
-    pub const DUPLICATE_PAIR: &str = "tunespec::verify::duplicate-matcher";
+    pub const DUPLICATE_MATCHER: &str = "tunespec::verify::duplicate-matcher";
     pub const NO_SPECS: &str = "tunespec::verify::no-specs";
     /// A `transform.match.operation_name` that only lists named ops IREE has generalized.
     pub const NAMED_OP_MATCHER: &str = "tunespec::verify::named-op-matcher";
@@ -126,4 +126,13 @@ pub mod codes {
     pub const IREE_NOT_CHECKED: &str = "tunespec::iree::not-checked";
     pub const MANIFEST: &str = "tunespec::registry::manifest";
     pub const CONFIG: &str = "tunespec::config";
+}
+
+/// An I/O error in words that do not depend on the platform's wording for the common cases.
+pub fn io_message(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => error.to_string(),
+    }
 }

@@ -117,7 +117,7 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
             let newer = bytecode_producer(bytes).filter(|producer| mlir_major(producer) > Some(22));
             for problem in problems.iter_mut() {
                 if problem.code == codes::PARSE {
-                    problem.code = codes::TRUNCATED_BYTECODE;
+                    problem.code = codes::BAD_BYTECODE;
                     if let Some(producer) = &newer {
                         problem.message = format!(
                             "bytecode written by {producer}, which MLIR 22 cannot read: {}",
@@ -397,7 +397,7 @@ fn classify_mlir_problem(mut problem: Problem) -> Problem {
         ),
         (
             "is used more than once, only the first match will apply",
-            codes::DUPLICATE_PAIR,
+            codes::DUPLICATE_MATCHER,
             "only its first occurrence can ever fire; remove the others",
         ),
         (
@@ -1184,7 +1184,7 @@ fn check_foreach_match(op: &Op, symbols: &SymbolTable, problems: &mut Vec<Proble
         if !seen_matchers.insert(matcher_path) {
             problems.push(
                 Problem::error(
-                    codes::DUPLICATE_PAIR,
+                    codes::DUPLICATE_MATCHER,
                     format!(
                         "matcher {} is listed more than once in this foreach_match",
                         format_ref(matcher_path)

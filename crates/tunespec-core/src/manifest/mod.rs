@@ -1,0 +1,245 @@
+//! Registry manifests (`registry.toml`): schema, parsing and validation with located errors.
+//!
+//! The default registry's manifest is `specs/registry.toml`; a user spec library may carry its
+//! own, which adds targets (falling back into the default registry) and adds specs to existing
+//! targets (`[extend.NAME]`). Both are read by [`load_with`]; the schema is documented in
+//! ARCHITECTURE.md ("Registry manifest").
+//!
+//! Shared with `build.rs` (through tunespec-core): the build refuses a manifest that
+//! `tunespec verify` would reject, with the same located messages. Depends only on std, serde,
+//! toml, walkdir and sibling modules.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::ir::Loc;
+use crate::problem::{codes, Problem};
+
+mod names;
+mod paths;
+mod validate;
+
+pub use names::{check_name, format_feature, parse_feature};
+pub use paths::{
+    check_inside, check_relative, glob_match, is_glob, is_spec_file, list_spec_files, offset_loc,
+};
+use validate::Validator;
+
+/// The manifest format version this build understands.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Target kinds, most specific first. A target may only fall back to one at least as general.
+pub const KINDS: &[&str] = &["sku", "arch", "family", "vendor", "generic"];
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub schema: Spanned<u32>,
+    #[serde(default)]
+    pub targets: BTreeMap<Spanned<String>, TargetEntry>,
+    /// Specs added to targets defined elsewhere (a spec library extending the default registry).
+    #[serde(default)]
+    pub extend: BTreeMap<Spanned<String>, ExtendEntry>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetEntry {
+    pub description: Spanned<String>,
+    /// One of [`KINDS`].
+    #[serde(default)]
+    pub kind: Option<Spanned<String>>,
+    /// SKU / marketing names resolving to this target, case-insensitively.
+    #[serde(default)]
+    pub aliases: Vec<Spanned<String>>,
+    /// The next more general target.
+    #[serde(default)]
+    pub fallback: Option<Spanned<String>>,
+    /// Feature names (LLVM target-ID features, e.g. `xnack`) the target understands; requests
+    /// and spec restrictions may use them on this target and on the targets falling back to it.
+    #[serde(default)]
+    pub features: Vec<Spanned<String>>,
+    /// Paths or globs relative to the manifest's directory, in priority order.
+    #[serde(default)]
+    pub specs: Vec<Spanned<SpecEntry>>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtendEntry {
+    pub specs: Vec<Spanned<SpecEntry>>,
+}
+
+/// One `specs` entry: `"gfx942/*.mlir"` or `{ path = "gfx942/xnack/*.mlir", features = ["xnack+"] }`.
+#[derive(Clone, Debug)]
+pub struct SpecEntry {
+    pub path: String,
+    /// Features (`name+` / `name-`) a request must have for these specs to apply.
+    pub features: Vec<Spanned<String>>,
+}
+
+impl<'de> Deserialize<'de> for SpecEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Table {
+            path: String,
+            #[serde(default)]
+            features: Vec<Spanned<String>>,
+        }
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SpecEntry;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(
+                    "a path or glob, or a table { path = \"...\", features = [\"xnack+\"] }",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<SpecEntry, E> {
+                Ok(SpecEntry {
+                    path: value.to_string(),
+                    features: Vec::new(),
+                })
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<SpecEntry, A::Error> {
+                let table = Table::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(SpecEntry {
+                    path: table.path,
+                    features: table.features,
+                })
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// A target defined outside the manifest being loaded (for a spec library: the default
+/// registry's targets), which the manifest may fall back to or extend.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExternalTarget {
+    pub name: String,
+    pub aliases: Vec<String>,
+    pub kind: Option<String>,
+    /// Feature names declared by the target and every target on its fallback chain.
+    pub features: Vec<String>,
+}
+
+/// A validated manifest with every spec path resolved to files, in priority order.
+#[derive(Clone, Debug, Default)]
+pub struct ResolvedManifest {
+    /// The targets this manifest defines, sorted by name.
+    pub targets: Vec<ResolvedTarget>,
+    /// Specs added to targets (or aliases) defined elsewhere, sorted by name.
+    pub extensions: Vec<ResolvedExtension>,
+    /// Findings that do not stop the manifest from being used (unlisted spec files).
+    pub warnings: Vec<Problem>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResolvedTarget {
+    pub name: String,
+    pub description: String,
+    pub kind: Option<String>,
+    /// Lowercase.
+    pub aliases: Vec<String>,
+    pub fallback: Option<String>,
+    /// Feature names declared by this target itself.
+    pub features: Vec<String>,
+    pub specs: Vec<SpecFile>,
+    /// Where the target's table starts in the manifest.
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResolvedExtension {
+    /// The extended target or alias, lowercase.
+    pub target: String,
+    pub specs: Vec<SpecFile>,
+}
+
+/// One spec file of a target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecFile {
+    /// Relative to the manifest's directory, `/`-separated.
+    pub path: String,
+    /// Required request features (`xnack+`), sorted; empty: always applies.
+    pub features: Vec<String>,
+}
+
+impl ResolvedManifest {
+    pub fn target(&self, name: &str) -> Option<&ResolvedTarget> {
+        self.targets.iter().find(|target| target.name == name)
+    }
+}
+
+/// Parses and validates the default registry's manifest: `text` is the content of
+/// `manifest_name`, spec paths are relative to `specs_dir`. Reports every problem found.
+pub fn load(
+    text: &str,
+    manifest_name: &str,
+    specs_dir: &Path,
+) -> Result<ResolvedManifest, Vec<Problem>> {
+    load_with(text, manifest_name, specs_dir, &[])
+}
+
+/// [`load`] for a manifest that may fall back to and extend the `external` targets.
+pub fn load_with(
+    text: &str,
+    manifest_name: &str,
+    specs_dir: &Path,
+    external: &[ExternalTarget],
+) -> Result<ResolvedManifest, Vec<Problem>> {
+    let manifest = parse(text, manifest_name)?;
+    let mut validator = Validator::new(text, manifest_name, specs_dir, external, &manifest);
+    validator.check_schema();
+    validator.collect_names();
+    let targets: Vec<ResolvedTarget> = manifest
+        .targets
+        .iter()
+        .map(|(key, target)| validator.check_target(key, target))
+        .collect();
+    let mut extensions: Vec<ResolvedExtension> = manifest
+        .extend
+        .iter()
+        .filter_map(|(key, extension)| validator.check_extension(key, extension))
+        .collect();
+    extensions.sort_by(|a, b| a.target.cmp(&b.target));
+    validator.check_cycles();
+    let warnings = validator.unlisted_files();
+    let mut problems = validator.problems;
+    if problems.is_empty() {
+        Ok(ResolvedManifest {
+            targets,
+            extensions,
+            warnings,
+        })
+    } else {
+        crate::verify::sort_problems(&mut problems);
+        Err(problems)
+    }
+}
+
+/// Phase 1: the TOML, deserialized; a syntax or schema-shape error is the only problem then.
+fn parse(text: &str, manifest_name: &str) -> Result<Manifest, Vec<Problem>> {
+    toml::from_str(text).map_err(|parse_error| {
+        let offset = parse_error.span().map_or(0, |span| span.start);
+        // The toml crate gives some errors (a control character in a comment) no text.
+        let message = parse_error.message().trim_end();
+        let message = if message.is_empty() {
+            "invalid TOML".to_string()
+        } else {
+            message.to_string()
+        };
+        vec![Problem::error(
+            codes::MANIFEST,
+            message,
+            Some(offset_loc(text, manifest_name, offset)),
+        )]
+    })
+}

@@ -1,0 +1,132 @@
+//! Spec paths of a manifest: listing the spec files of a directory, relative paths and globs,
+//! symlinks that lead out, and locations in the manifest's text.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::ir::Loc;
+
+/// Spec files under `dir` (`.mlir`, `.mlirbc`), as sorted `/`-separated relative paths.
+/// Symlinks are followed (loops are skipped); [`check_inside`] tells whether a file stays inside.
+pub fn list_spec_files(dir: &Path) -> Vec<String> {
+    let mut files: Vec<String> = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|entry| !entry.file_type().is_dir())
+        .filter(|entry| is_spec_file(entry.path()))
+        .filter_map(|entry| {
+            let relative = entry.path().strip_prefix(dir).ok()?;
+            Some(
+                relative
+                    .components()
+                    .map(|component| component.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/"),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+pub fn is_spec_file(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|extension| extension.to_str()),
+        Some("mlir") | Some("mlirbc")
+    )
+}
+
+/// Spec paths are relative and stay below the manifest's directory.
+pub fn check_relative(pattern: &str) -> Result<(), &'static str> {
+    let path = Path::new(pattern);
+    if pattern.trim().is_empty() {
+        return Err("is empty");
+    }
+    if path.is_absolute() || pattern.starts_with('/') || pattern.starts_with('\\') {
+        return Err("is absolute; spec paths are relative to the specs directory");
+    }
+    if path.components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err("escapes the specs directory with '..'");
+    }
+    Ok(())
+}
+
+/// A file reached through a symlink must still be inside the specs directory.
+pub fn check_inside(specs_dir: &Path, relative: &str) -> Result<(), &'static str> {
+    let root = specs_dir
+        .canonicalize()
+        .unwrap_or_else(|_| PathBuf::from(specs_dir));
+    match specs_dir.join(relative).canonicalize() {
+        Ok(real) if real.starts_with(&root) => Ok(()),
+        Ok(_) => Err("is reached through a symlink that leads outside the specs directory"),
+        Err(_) => Err("cannot be read"),
+    }
+}
+
+/// The first literal directory of `pattern` that is a symlink leading outside `specs_dir`.
+pub(super) fn symlink_out(specs_dir: &Path, pattern: &str) -> Option<String> {
+    let root = specs_dir.canonicalize().ok()?;
+    let mut current = PathBuf::from(specs_dir);
+    let mut shown = Vec::new();
+    for segment in pattern.split('/') {
+        if is_glob(segment) {
+            break;
+        }
+        current.push(segment);
+        shown.push(segment);
+        let is_link = std::fs::symlink_metadata(&current)
+            .map(|metadata| metadata.file_type().is_symlink())
+            .unwrap_or(false);
+        if is_link
+            && current
+                .canonicalize()
+                .map_or(true, |real| !real.starts_with(&root))
+        {
+            return Some(shown.join("/"));
+        }
+    }
+    None
+}
+
+/// Glob match on `/`-separated paths: `*` and `?` within one segment, `**` for any depth; every
+/// other character is literal. Compiled by globset (a pattern with many stars stays linear in the
+/// path's length); empty and `.` segments of the pattern are ignored.
+pub fn glob_match(pattern: &str, path: &str) -> bool {
+    let mut normalized = String::with_capacity(pattern.len());
+    for (index, segment) in pattern
+        .split('/')
+        .filter(|segment| !segment.is_empty() && *segment != ".")
+        .enumerate()
+    {
+        if index > 0 {
+            normalized.push('/');
+        }
+        for ch in segment.chars() {
+            // Only `*` and `?` are special here; globset's classes and alternations are not.
+            if matches!(ch, '[' | ']' | '{' | '}' | '\\') {
+                normalized.push('\\');
+            }
+            normalized.push(ch);
+        }
+    }
+    globset::GlobBuilder::new(&normalized)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .is_ok_and(|glob| glob.compile_matcher().is_match(path))
+}
+
+/// Whether a pattern holds glob characters.
+pub fn is_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?'])
+}
+
+/// The 1-based line and column of a byte offset, as a location in `file`.
+pub fn offset_loc(text: &str, file: &str, offset: usize) -> Loc {
+    let (line, col) = crate::verify::line_col(text.as_bytes(), offset);
+    Loc {
+        file: file.to_string(),
+        line,
+        col,
+    }
+}

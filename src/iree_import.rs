@@ -1,0 +1,227 @@
+//! IREE's built-in default tuning specs, taken from an installed compiler into a spec library.
+//!
+//! Why: IREE ships default specs inside the compiler (for gfx942 in 3.13) and applies them after
+//! the user's spec. A user who links with tunespec gets tunespec's defaults instead; to keep
+//! IREE's, or to layer their own specs over IREE's, they need IREE's spec as a file. The spec is
+//! never copied into tunespec (it is IREE's); it is dumped from the compiler the user has, with
+//! IREE's own flags (`iree-codegen-materialize-tuning-specs` with
+//! `--iree-codegen-enable-default-tuning-specs --iree-codegen-dump-tuning-specs-to=DIR` on an
+//! empty module whose target names the built-in spec), verified with tunespec's rules, and
+//! written as a spec library (see README, "User spec libraries") whose manifest puts each spec
+//! before tunespec's defaults of its target (`[extend.ARCH]`).
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// First line of a manifest written by [`manifest_text`]: marks a directory whose files
+/// `import-iree` may replace.
+pub const MANIFEST_MARKER: &str = "# Written by `tunespec import-iree`";
+
+/// One architecture's built-in spec, as dumped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Imported {
+    pub arch: String,
+    /// File name inside the library: `ARCH/iree_default_tuning_spec_ARCH.mlir`.
+    pub relative_path: String,
+    /// The spec as iree-opt printed it.
+    pub text: String,
+}
+
+/// Whether `arch` is a name IREE's ROCm target takes (`gfx` and lowercase hex digits/letters):
+/// it is spliced into MLIR text, so nothing else may pass.
+pub fn is_rocm_arch(arch: &str) -> bool {
+    arch.len() > 3
+        && arch.starts_with("gfx")
+        && arch[3..]
+            .bytes()
+            .all(|byte| byte.is_ascii_digit() || byte.is_ascii_lowercase())
+}
+
+/// The empty module whose target asks for IREE's built-in spec of `arch`.
+fn request(arch: &str) -> String {
+    format!(
+        "module attributes {{hal.executable.target = #hal.executable.target<\"rocm\", \"rocm-hsaco-fb\", \
+         {{iree_codegen.default_tuning_spec = #rocm.builtin.tuning_module<\"iree_default_tuning_spec_{arch}.mlir\">}}>}} {{\n}}\n"
+    )
+}
+
+/// Dumps IREE's built-in default spec for `arch` with `iree_opt`. `Ok(None)`: this compiler has
+/// no built-in spec for `arch`. `Err`: iree-opt failed, timed out, or wrote something unexpected.
+pub fn dump_default_spec(
+    iree_opt: &Path,
+    arch: &str,
+    timeout: Duration,
+) -> Result<Option<Imported>, String> {
+    if !is_rocm_arch(arch) {
+        return Err(format!(
+            "'{arch}' is not a ROCm architecture name (gfx...): IREE ships default tuning specs only for ROCm targets"
+        ));
+    }
+    let work = tempfile::tempdir().map_err(|error| format!("cannot create a temp dir: {error}"))?;
+    let input = work.path().join("request.mlir");
+    std::fs::write(&input, request(arch))
+        .map_err(|error| format!("cannot write {}: {error}", input.display()))?;
+    let dump = work.path().join("dump");
+    std::fs::create_dir(&dump)
+        .map_err(|error| format!("cannot create {}: {error}", dump.display()))?;
+    let mut child = Command::new(iree_opt)
+        .arg("--pass-pipeline=builtin.module(iree-codegen-materialize-tuning-specs)")
+        .arg("--iree-codegen-enable-default-tuning-specs")
+        .arg(format!(
+            "--iree-codegen-dump-tuning-specs-to={}",
+            dump.display()
+        ))
+        .arg(&input)
+        .args(["-o", "/dev/null"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("cannot run {}: {error}", iree_opt.display()))?;
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    // Read stderr on a thread: a child that fills the pipe must not block its own exit.
+    let reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stderr.read_to_end(&mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    });
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < timeout => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "{} did not finish within {} s and was stopped ({} sets the limit)",
+                    iree_opt.display(),
+                    timeout.as_secs(),
+                    crate::iree_attrs::ENV_TIMEOUT
+                ));
+            }
+            Err(error) => return Err(format!("waiting for {}: {error}", iree_opt.display())),
+        }
+    };
+    let stderr = reader.join().unwrap_or_default();
+    if !status.success() {
+        return Err(format!(
+            "{} failed ({status}): {}",
+            iree_opt.display(),
+            stderr.lines().next().unwrap_or("(no message)")
+        ));
+    }
+    let mut dumped: Vec<std::path::PathBuf> = std::fs::read_dir(&dump)
+        .map_err(|error| format!("cannot read {}: {error}", dump.display()))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .collect();
+    dumped.sort();
+    match dumped.as_slice() {
+        [] => Ok(None),
+        [file] => {
+            let text = std::fs::read_to_string(file)
+                .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
+            Ok(Some(Imported {
+                arch: arch.to_string(),
+                relative_path: format!("{arch}/iree_default_tuning_spec_{arch}.mlir"),
+                text,
+            }))
+        }
+        more => Err(format!(
+            "{} dumped {} specs for {arch}, expected one",
+            iree_opt.display(),
+            more.len()
+        )),
+    }
+}
+
+/// The spec library's manifest: each imported spec before tunespec's defaults of its target.
+/// `compiler` names the compiler the specs came from (its version line, not its path: the
+/// output must not depend on where the compiler is installed).
+pub fn manifest_text(imported: &[Imported], compiler: &str) -> String {
+    let mut text = format!(
+        "{MANIFEST_MARKER} from {compiler}.\n\
+         # IREE's built-in default tuning specs; linked before tunespec's defaults of each target.\n\
+         schema = 1\n"
+    );
+    for spec in imported {
+        text.push_str(&format!(
+            "\n[extend.{}]\nspecs = [\"{}\"]\n",
+            spec.arch, spec.relative_path
+        ));
+    }
+    text
+}
+
+/// Which compiler `iree_opt` is: the `iree-base-compiler` package version when iree-opt is the
+/// script of a Python environment (`ENV/bin/iree-opt`, the package's dist-info under
+/// `ENV/lib/python*/site-packages`), else iree-opt's own version line (which names only LLVM).
+pub fn compiler_version(iree_opt: &Path) -> Result<String, String> {
+    if let Some(version) = package_version(iree_opt) {
+        return Ok(format!("iree-base-compiler {version}"));
+    }
+    let output = Command::new(iree_opt)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|error| format!("cannot run {}: {error}", iree_opt.display()))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.lines()
+        .map(str::trim)
+        .find(|line| line.contains("version"))
+        .map(|line| format!("iree-opt ({line})"))
+        .ok_or_else(|| format!("{} --version printed no version", iree_opt.display()))
+}
+
+fn package_version(iree_opt: &Path) -> Option<String> {
+    let env = iree_opt.parent()?.parent()?;
+    let mut found: Vec<String> = Vec::new();
+    for python in std::fs::read_dir(env.join("lib")).ok()?.flatten() {
+        let Ok(packages) = std::fs::read_dir(python.path().join("site-packages")) else {
+            continue;
+        };
+        for entry in packages.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(version) = name
+                .strip_prefix("iree_base_compiler-")
+                .and_then(|rest| rest.strip_suffix(".dist-info"))
+            {
+                found.push(version.to_string());
+            }
+        }
+    }
+    found.sort();
+    found.pop()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_rocm_architecture_names_are_spliced_into_the_request() {
+        assert!(is_rocm_arch("gfx942"));
+        assert!(is_rocm_arch("gfx90a"));
+        for bad in ["gfx", "sm_80", "gfx942\"", "GFX942", "gfx9 42", "gfx942>}"] {
+            assert!(!is_rocm_arch(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_manifest_extends_each_target_with_its_spec() {
+        let imported = [Imported {
+            arch: "gfx942".into(),
+            relative_path: "gfx942/iree_default_tuning_spec_gfx942.mlir".into(),
+            text: String::new(),
+        }];
+        let text = manifest_text(&imported, "IREE compiler version 3.13.0");
+        assert!(text.starts_with(MANIFEST_MARKER));
+        assert!(text.contains(
+            "[extend.gfx942]\nspecs = [\"gfx942/iree_default_tuning_spec_gfx942.mlir\"]\n"
+        ));
+    }
+}

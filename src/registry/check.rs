@@ -1,0 +1,72 @@
+//! `tunespec verify` on TOML: a registry manifest checked as a spec library over the default
+//! registry, or a config checked as the registry would load it.
+
+use std::path::Path;
+
+use super::model::Registry;
+use super::Error;
+use crate::config::{Config, Discovery};
+use crate::manifest::{self, ExternalTarget};
+use crate::problem::{codes, io_message, Problem};
+
+/// Checks a `registry.toml` (as a spec library over the default registry, which is how the
+/// default registry's own manifest checks too) or a config file (`tunespec.toml`,
+/// `config.toml`): every problem, located. For `tunespec verify`.
+pub fn check_toml(path: &Path) -> Vec<Problem> {
+    let name = path.display().to_string();
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) => {
+            return vec![Problem::error(
+                codes::IO,
+                format!("cannot read {name}: {}", io_message(&error)),
+                None,
+            )]
+        }
+    };
+    if path.file_name().is_some_and(|file| file == "registry.toml") {
+        check_manifest(path, &name, &text)
+    } else {
+        check_config(path, &text)
+    }
+}
+
+fn check_manifest(path: &Path, name: &str, text: &str) -> Vec<Problem> {
+    let dir = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    // Targets the manifest defines itself are not external (the default registry's own
+    // manifest defines the embedded ones).
+    let own: Vec<String> = toml::from_str::<toml::Table>(text)
+        .ok()
+        .and_then(|table| table.get("targets").and_then(|t| t.as_table()).cloned())
+        .map(|targets| targets.keys().map(|key| key.to_ascii_lowercase()).collect())
+        .unwrap_or_default();
+    let external: Vec<ExternalTarget> = Registry::embedded()
+        .external_targets()
+        .into_iter()
+        .filter(|target| {
+            !own.contains(&target.name) && !target.aliases.iter().any(|alias| own.contains(alias))
+        })
+        .collect();
+    match manifest::load_with(text, name, dir, &external) {
+        Ok(resolved) => resolved.warnings,
+        Err(problems) => problems,
+    }
+}
+
+fn check_config(path: &Path, text: &str) -> Vec<Problem> {
+    if let Err(problems) = Config::parse(text, path) {
+        return problems;
+    }
+    let discovery = Discovery {
+        project: Some(path.to_path_buf()),
+        ..Discovery::default()
+    };
+    match Registry::embedded().with_discovery(&discovery) {
+        Ok(_) => Vec::new(),
+        Err(Error::Problems(problems)) => problems,
+        Err(other) => vec![Problem::error(codes::CONFIG, other.to_string(), None)],
+    }
+}

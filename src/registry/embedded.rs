@@ -1,0 +1,84 @@
+//! The default registry as `build.rs` left it: every default spec verified and written as
+//! bytecode into `OUT_DIR`, and the index of specs and targets, compiled into the binary.
+//!
+//! Why embedded: a compiler that links tunespec gets exactly the specs that were verified when it
+//! was built, with no files to find at run time and no way for them to be edited afterwards.
+//! These are the build's tables; lookups go through [`super::Registry`], whose
+//! [`super::Target`]s point back here for the default specs.
+
+use include_dir::{include_dir, Dir};
+
+/// One default spec, verified at build time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EmbeddedSpec {
+    /// Source path, relative to the crate root (`specs/gfx942/llama_f16.mlir`).
+    pub path: &'static str,
+    /// The bytecode file inside the embedded directory.
+    pub bytecode_file: &'static str,
+    pub module_name: &'static str,
+    /// BLAKE3 of the source text, hex.
+    pub source_hash: &'static str,
+    /// BLAKE3 of the embedded bytecode, hex.
+    pub bytecode_hash: &'static str,
+    pub matcher_count: usize,
+    pub source_bytes: usize,
+    pub bytecode_bytes: usize,
+    pub merge_ready: bool,
+}
+
+/// One row of the build's target table and the indices of its specs in [`specs`], in priority
+/// order. [`super::Target`] is the registry's record of a target; this is where the defaults'
+/// records come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EmbeddedTarget {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// `sku`, `arch`, `family`, `vendor` or `generic` ([`crate::manifest::KINDS`]).
+    pub kind: Option<&'static str>,
+    pub aliases: &'static [&'static str],
+    pub fallback: Option<&'static str>,
+    /// Feature names this target declares (`xnack`); its fallbacks may declare more.
+    pub features: &'static [&'static str],
+    pub specs: &'static [usize],
+    /// For each of `specs`: the request features it needs (`xnack+`), empty when none.
+    pub spec_features: &'static [&'static [&'static str]],
+}
+
+static EMBEDDED: Dir<'static> = include_dir!("$OUT_DIR/embedded");
+
+include!(concat!(env!("OUT_DIR"), "/index.rs"));
+
+impl EmbeddedSpec {
+    /// The verified bytecode of this spec.
+    pub fn bytecode(&self) -> &'static [u8] {
+        EMBEDDED
+            .get_file(self.bytecode_file)
+            .map(|file| file.contents())
+            .unwrap_or_default()
+    }
+}
+
+impl EmbeddedTarget {
+    /// The target's own specs (not its fallbacks'), in priority order.
+    pub fn specs(&self) -> impl Iterator<Item = &'static EmbeddedSpec> + '_ {
+        self.specs.iter().map(|&index| &SPECS[index])
+    }
+
+    /// The request features each of [`EmbeddedTarget::specs`] needs, owned.
+    pub fn spec_features(&self, position: usize) -> Vec<String> {
+        self.spec_features
+            .get(position)
+            .map(|features| features.iter().map(|f| f.to_string()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// All embedded specs, sorted by path.
+pub fn specs() -> &'static [EmbeddedSpec] {
+    SPECS
+}
+
+/// The build's target table, sorted by name (look targets up with [`super::Registry`]).
+pub fn targets() -> &'static [EmbeddedTarget] {
+    TARGETS
+}

@@ -1,0 +1,131 @@
+//! The registry model: every target (the defaults and those of spec libraries) and the layers of
+//! user specs over them, with the one lookup API (by name or alias, fallback chains, "did you
+//! mean") that the CLI, the export, the cache key and resolution all use.
+
+use std::collections::BTreeSet;
+
+use super::embedded;
+use super::sources::Layer;
+use super::target::{base_name, nearest, Target};
+use super::Error;
+use crate::config::Discovery;
+use crate::manifest::ExternalTarget;
+
+/// The registry: targets by name and alias, and the user spec libraries layered over the
+/// default specs. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Registry {
+    /// Sorted by name.
+    pub(super) targets: Vec<Target>,
+    /// Highest precedence first.
+    pub(super) layers: Vec<Layer>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry::embedded()
+    }
+}
+
+impl Registry {
+    /// The default registry, embedded at build time; no user configuration.
+    pub fn embedded() -> Registry {
+        Registry {
+            targets: embedded::targets()
+                .iter()
+                .map(Target::from_embedded)
+                .collect(),
+            layers: Vec::new(),
+        }
+    }
+
+    /// The default registry with the user's spec libraries: the project config, the user config
+    /// and `TUNESPEC_SPEC_PATH`, found from the current directory and environment.
+    pub fn discover() -> Result<Registry, Error> {
+        Registry::embedded().with_discovery(&Discovery::from_env())
+    }
+
+    /// All targets (defaults and those of spec libraries), sorted by name.
+    pub fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+
+    /// A target by name or alias, case-insensitively (features are ignored).
+    pub fn find(&self, name: &str) -> Option<&Target> {
+        self.lookup(name).map(|(target, _)| target)
+    }
+
+    /// The target and, when `name` is an alias, the alias (lowercase).
+    pub(super) fn lookup(&self, name: &str) -> Option<(&Target, Option<String>)> {
+        let wanted = base_name(name);
+        let target = self
+            .targets
+            .iter()
+            .find(|target| target.is_named(&wanted))?;
+        let alias = (target.name != wanted).then_some(wanted);
+        Some((target, alias))
+    }
+
+    /// The known names (targets and aliases) nearest to `name`, for "did you mean".
+    pub fn nearest(&self, name: &str) -> Vec<String> {
+        let known = self
+            .targets
+            .iter()
+            .flat_map(|target| std::iter::once(&target.name).chain(&target.aliases))
+            .map(String::as_str);
+        nearest(&base_name(name), known)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The error for a name no target or alias has: it names the nearest known ones.
+    pub fn unknown(&self, name: &str) -> Error {
+        Error::UnknownTarget {
+            name: name.trim().to_string(),
+            suggestions: self.nearest(name),
+        }
+    }
+
+    /// `name`'s target and its fallbacks, most specific first (features are ignored).
+    pub fn chain(&self, name: &str) -> Result<Vec<&Target>, Error> {
+        let Some((mut target, _)) = self.lookup(name) else {
+            return Err(self.unknown(name));
+        };
+        let mut chain = vec![target];
+        while let Some((next, _)) = target.fallback.as_deref().and_then(|fb| self.lookup(fb)) {
+            if chain.iter().any(|seen| seen.name == next.name) {
+                break;
+            }
+            chain.push(next);
+            target = next;
+        }
+        Ok(chain)
+    }
+
+    /// The feature names declared along `name`'s chain.
+    pub fn chain_features(&self, name: &str) -> BTreeSet<String> {
+        self.chain(name)
+            .map(|chain| {
+                chain
+                    .iter()
+                    .flat_map(|target| target.features.iter().cloned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The targets as a spec library's manifest sees them: ones it may fall back to or extend,
+    /// with the features of their chains.
+    pub fn external_targets(&self) -> Vec<ExternalTarget> {
+        self.targets
+            .iter()
+            .map(|target| ExternalTarget {
+                name: target.name.clone(),
+                aliases: target.aliases.clone(),
+                kind: target.kind.clone(),
+                features: self.chain_features(&target.name).into_iter().collect(),
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,530 @@
+//! Resolution: a target string and the registry's layers to the chain and the ordered specs of
+//! one compile, each spec with its origin and the reason it is included (or skipped).
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::embedded::EmbeddedSpec;
+use super::model::Registry;
+use super::sources::{Layer, Origin, Source};
+use super::target::{Target, TargetId};
+use super::Error;
+use crate::link::{LinkInput, Role};
+use crate::manifest::{self, SpecFile};
+use crate::problem::io_message;
+
+/// One spec of a resolution, in priority order.
+#[derive(Clone, Debug)]
+pub struct ResolvedSpec {
+    /// The file name used in reports and diagnostics (the path, or `specs/...` for defaults).
+    pub name: String,
+    /// Source text or bytecode (defaults are the embedded bytecode).
+    pub bytes: Cow<'static, [u8]>,
+    pub origin: Origin,
+    /// The chain target or alias it was included for; `None`: it applies to every target.
+    pub target: Option<String>,
+    /// Request features it needed (`xnack+`).
+    pub features: Vec<String>,
+    /// Why it is included, in words.
+    pub reason: String,
+    /// The embedded spec, for defaults.
+    pub embedded: Option<&'static EmbeddedSpec>,
+}
+
+impl ResolvedSpec {
+    /// BLAKE3 of the bytes, hex.
+    pub fn hash(&self) -> String {
+        match self.embedded {
+            Some(spec) => spec.bytecode_hash.to_string(),
+            None => blake3::hash(&self.bytes).to_hex().to_string(),
+        }
+    }
+
+    /// Matcher count, known without parsing for the defaults only.
+    pub fn matchers(&self) -> Option<usize> {
+        self.embedded.map(|spec| spec.matcher_count)
+    }
+
+    /// The input for [`crate::link::link`].
+    pub fn link_input(&self) -> LinkInput {
+        LinkInput {
+            name: self.name.clone(),
+            bytes: self.bytes.to_vec(),
+            role: match (&self.origin, &self.target) {
+                (Origin::Default, Some(target)) => Role::Default {
+                    target: target.clone(),
+                },
+                _ => Role::User,
+            },
+        }
+    }
+}
+
+/// A spec that was considered and left out, with the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedSpec {
+    pub name: String,
+    pub origin: Origin,
+    pub target: Option<String>,
+    pub reason: String,
+}
+
+/// What a target string resolves to: the chain and the ordered specs for a compile.
+#[derive(Clone, Debug)]
+pub struct Resolution {
+    /// The target string as given.
+    pub requested: String,
+    /// The canonical name of the most specific target.
+    pub target: String,
+    /// The alias (SKU name) it was requested by, lowercase.
+    pub alias: Option<String>,
+    /// Requested features, canonical (`xnack+`), sorted by name.
+    pub features: Vec<String>,
+    /// The target and its fallbacks, most specific first.
+    pub chain: Vec<Target>,
+    /// Highest priority first.
+    pub specs: Vec<ResolvedSpec>,
+    pub skipped: Vec<SkippedSpec>,
+}
+
+impl Resolution {
+    /// `gfx942:sramecc+:xnack-`: the canonical target with its features.
+    pub fn target_id(&self) -> String {
+        std::iter::once(self.target.clone())
+            .chain(self.features.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(":")
+    }
+
+    pub fn chain_names(&self) -> Vec<&str> {
+        self.chain.iter().map(|link| link.name.as_str()).collect()
+    }
+
+    /// A key for caches: BLAKE3 over the target ID, the alias and every spec's name and hash,
+    /// in order. Equal keys mean equal link inputs.
+    pub fn fingerprint(&self) -> String {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(b"tunespec-resolution-1\n");
+        hasher.update(self.target_id().as_bytes());
+        hasher.update(b"\n");
+        hasher.update(self.alias.as_deref().unwrap_or_default().as_bytes());
+        for spec in &self.specs {
+            hasher.update(b"\n");
+            hasher.update(spec.name.as_bytes());
+            hasher.update(b"\0");
+            hasher.update(spec.hash().as_bytes());
+        }
+        hasher.finalize().to_hex().to_string()
+    }
+
+    /// The specs as link inputs, highest priority first.
+    pub fn link_inputs(&self) -> Vec<LinkInput> {
+        self.specs.iter().map(ResolvedSpec::link_input).collect()
+    }
+
+    /// The JSON form printed by `tunespec resolve --format json` (schema version 1).
+    pub fn to_json(&self) -> serde_json::Value {
+        json!({
+            "version": 1,
+            "requested": self.requested,
+            "target": self.target,
+            "alias": self.alias,
+            "features": self.features,
+            "target_id": self.target_id(),
+            "chain": self.chain.iter().map(|link| json!({
+                "name": link.name,
+                "kind": link.kind,
+                "description": link.description,
+                "defined_by": link.defined_by(),
+            })).collect::<Vec<_>>(),
+            "specs": self.specs.iter().enumerate().map(|(index, spec)| json!({
+                "position": index + 1,
+                "name": spec.name,
+                "origin": spec.origin.label(),
+                "config": spec.origin.config().map(|path| path.display().to_string()),
+                "for": spec.target,
+                "features": spec.features,
+                "reason": spec.reason,
+                "bytes": spec.bytes.len(),
+                "hash": spec.hash(),
+                "matchers": spec.matchers(),
+            })).collect::<Vec<_>>(),
+            "skipped": self.skipped.iter().map(|spec| json!({
+                "name": spec.name,
+                "origin": spec.origin.label(),
+                "config": spec.origin.config().map(|path| path.display().to_string()),
+                "for": spec.target,
+                "reason": spec.reason,
+            })).collect::<Vec<_>>(),
+            "fingerprint": self.fingerprint(),
+        })
+    }
+}
+
+/// The chain keys a request collects specs for: the alias requested (a SKU name), the target and
+/// each fallback, with how each relates to the request (for the reasons).
+struct Keys<'a> {
+    head: &'a str,
+    alias: Option<&'a str>,
+    keys: Vec<String>,
+}
+
+impl Keys<'_> {
+    fn relation(&self, key: &str) -> String {
+        if self.alias == Some(key) {
+            format!("the alias {key}")
+        } else if key == self.head {
+            format!("the target {key}")
+        } else {
+            format!("{key}, a fallback of {}", self.head)
+        }
+    }
+}
+
+impl Registry {
+    /// Resolves `target` (name or alias, case-insensitive, optional `:feature+` suffixes) with
+    /// `user_specs` (files, directories or spec libraries) as command-line specs.
+    pub fn resolve(&self, target: &str, user_specs: &[PathBuf]) -> Result<Resolution, Error> {
+        if user_specs.is_empty() {
+            self.resolve_target(target)
+        } else {
+            self.with_command_line(user_specs)?.resolve_target(target)
+        }
+    }
+
+    fn resolve_target(&self, requested: &str) -> Result<Resolution, Error> {
+        let id = TargetId::parse(requested)?;
+        let Some((head, alias)) = self.lookup(&id.name) else {
+            return Err(self.unknown(requested));
+        };
+        let chain = self.chain(&head.name)?;
+        check_features(head, &chain, &id)?;
+        let keys = Keys {
+            head: &head.name,
+            alias: alias.as_deref(),
+            keys: alias
+                .iter()
+                .cloned()
+                .chain(chain.iter().map(|target| target.name.clone()))
+                .collect(),
+        };
+        let mut builder = Builder::new(&id.features);
+        for layer in &self.layers {
+            for (source, key) in layer_steps(layer, &keys.keys) {
+                builder.source(source, key, &layer.origin, &keys)?;
+            }
+        }
+        for target in &chain {
+            let Some(embedded) = target.embedded() else {
+                continue;
+            };
+            for (position, spec) in embedded.specs().enumerate() {
+                let reason = format!("default spec of {}", keys.relation(&target.name));
+                let features = embedded.spec_features(position);
+                builder.embedded(spec, &target.name, &features, reason);
+            }
+        }
+        Ok(Resolution {
+            requested: requested.trim().to_string(),
+            target: head.name.clone(),
+            alias,
+            features: id
+                .features
+                .iter()
+                .map(|(name, enabled)| manifest::format_feature(name, *enabled))
+                .collect(),
+            chain: chain.into_iter().cloned().collect(),
+            specs: builder.specs,
+            skipped: builder.skipped,
+        })
+    }
+
+    /// The command-line specs alone, for linking without a target (`link --no-default`).
+    pub fn command_line_specs(specs: &[PathBuf]) -> Result<Vec<ResolvedSpec>, Error> {
+        let registry = Registry {
+            targets: Vec::new(),
+            layers: Vec::new(),
+        }
+        .with_command_line(specs)?;
+        let mut builder = Builder::new(&[]);
+        for source in registry.layers.iter().flat_map(|layer| &layer.sources) {
+            match source {
+                Source::Files { files, why } => {
+                    for file in files {
+                        builder.file(file, &Origin::CommandLine, None, &[], why.clone())?;
+                    }
+                }
+                Source::Library { dir, .. } => {
+                    return Err(Error::Io(format!(
+                        "{} is a spec library (it has a registry.toml); give --target to use it",
+                        dir.display()
+                    )))
+                }
+                Source::ForTarget { .. } => {}
+            }
+        }
+        Ok(builder.specs)
+    }
+}
+
+/// Every requested feature must be declared along the chain.
+fn check_features(head: &Target, chain: &[&Target], id: &TargetId) -> Result<(), Error> {
+    let declared: BTreeSet<String> = chain
+        .iter()
+        .flat_map(|target| target.features.iter().cloned())
+        .collect();
+    for (feature, _) in &id.features {
+        if !declared.contains(feature) {
+            return Err(Error::BadTarget(if declared.is_empty() {
+                format!("target '{}' takes no features (got '{feature}')", head.name)
+            } else {
+                format!(
+                    "target '{}' has no feature '{feature}' (it knows {})",
+                    head.name,
+                    declared.iter().cloned().collect::<Vec<_>>().join(", ")
+                )
+            }));
+        }
+    }
+    Ok(())
+}
+
+/// The order in which a layer's sources are visited, each with the chain key it is visited for.
+/// The command line keeps its order (a spec library there expands in place). A config level goes
+/// most specific first: for each key of the chain, its per-target files, then its spec
+/// libraries' specs; then the directories that apply to every target.
+fn layer_steps<'a>(layer: &'a Layer, keys: &'a [String]) -> Vec<(&'a Source, Option<&'a String>)> {
+    let mut steps: Vec<(&Source, Option<&String>)> = Vec::new();
+    if layer.origin == Origin::CommandLine {
+        for source in &layer.sources {
+            match source {
+                Source::Library { .. } => steps.extend(keys.iter().map(|key| (source, Some(key)))),
+                _ => steps.push((source, None)),
+            }
+        }
+        return steps;
+    }
+    for key in keys {
+        let per_target = layer
+            .sources
+            .iter()
+            .filter(|source| matches!(source, Source::ForTarget { .. }));
+        let libraries = layer
+            .sources
+            .iter()
+            .filter(|source| matches!(source, Source::Library { .. }));
+        steps.extend(
+            per_target
+                .chain(libraries)
+                .map(|source| (source, Some(key))),
+        );
+    }
+    steps.extend(
+        layer
+            .sources
+            .iter()
+            .filter(|source| matches!(source, Source::Files { .. }))
+            .map(|source| (source, None)),
+    );
+    steps
+}
+
+/// Collects resolved specs in order, dropping repeats and specs whose features do not hold.
+struct Builder<'a> {
+    request: &'a [(String, bool)],
+    specs: Vec<ResolvedSpec>,
+    skipped: Vec<SkippedSpec>,
+    /// Identity (canonical path or embedded path) of each included spec, by position.
+    seen: Vec<String>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(request: &'a [(String, bool)]) -> Builder<'a> {
+        Builder {
+            request,
+            specs: Vec::new(),
+            skipped: Vec::new(),
+            seen: Vec::new(),
+        }
+    }
+
+    /// The specs of one source visited for `key` (see [`layer_steps`]).
+    fn source(
+        &mut self,
+        source: &Source,
+        key: Option<&String>,
+        origin: &Origin,
+        keys: &Keys,
+    ) -> Result<(), Error> {
+        match (source, key) {
+            (Source::Files { files, why }, _) => {
+                for file in files {
+                    self.file(file, origin, None, &[], why.clone())?;
+                }
+            }
+            (
+                Source::ForTarget {
+                    key: own,
+                    files,
+                    config,
+                },
+                Some(key),
+            ) if own == key => {
+                for (file, features) in files {
+                    let why = format!(
+                        "listed under [targets.{key}] in {}, for {}",
+                        config.display(),
+                        keys.relation(key)
+                    );
+                    self.file(file, origin, Some(key), features, why)?;
+                }
+            }
+            (Source::Library { dir, manifest, why }, Some(key)) => {
+                let own = manifest
+                    .targets
+                    .iter()
+                    .filter(|target| &target.name == key)
+                    .map(|target| (format!("[targets.{key}]"), &target.specs));
+                let extended = manifest
+                    .extensions
+                    .iter()
+                    .filter(|extension| &extension.target == key)
+                    .map(|extension| (format!("[extend.{key}]"), &extension.specs));
+                for (table, specs) in own.chain(extended) {
+                    for SpecFile { path, features } in specs {
+                        let reason = format!(
+                            "{table} of the spec library {} ({why}), for {}",
+                            dir.display(),
+                            keys.relation(key)
+                        );
+                        self.file(&dir.join(path), origin, Some(key), features, reason)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `None` when the request has every feature in `required`; else why not.
+    fn unmet(&self, required: &[String]) -> Option<String> {
+        for feature in required {
+            let Ok((name, enabled)) = manifest::parse_feature(feature) else {
+                continue;
+            };
+            match self.request.iter().find(|(known, _)| *known == name) {
+                Some((_, set)) if *set == enabled => {}
+                Some((_, set)) => {
+                    return Some(format!(
+                        "needs {feature}; the request has {}",
+                        manifest::format_feature(&name, *set)
+                    ))
+                }
+                None => return Some(format!("needs {feature}; the request does not set {name}")),
+            }
+        }
+        None
+    }
+
+    /// Records a skip and returns `true` when the spec does not belong in the resolution.
+    fn skip(
+        &mut self,
+        identity: &str,
+        name: &str,
+        origin: &Origin,
+        target: Option<&String>,
+        features: &[String],
+        reason: &str,
+    ) -> bool {
+        let why = self.unmet(features).or_else(|| {
+            self.seen
+                .iter()
+                .position(|known| known == identity)
+                .map(|index| format!("already included at position {}", index + 1))
+        });
+        let Some(why) = why else {
+            return false;
+        };
+        self.skipped.push(SkippedSpec {
+            name: name.to_string(),
+            origin: origin.clone(),
+            target: target.cloned(),
+            reason: format!("{reason}; skipped: {why}"),
+        });
+        true
+    }
+
+    fn file(
+        &mut self,
+        path: &Path,
+        origin: &Origin,
+        target: Option<&String>,
+        features: &[String],
+        reason: String,
+    ) -> Result<(), Error> {
+        let name = path.display().to_string();
+        let identity = path
+            .canonicalize()
+            .unwrap_or_else(|_| path.to_path_buf())
+            .display()
+            .to_string();
+        if self.skip(&identity, &name, origin, target, features, &reason) {
+            return Ok(());
+        }
+        let bytes = std::fs::read(path)
+            .map_err(|error| Error::Io(format!("cannot read {name}: {}", io_message(&error))))?;
+        self.seen.push(identity);
+        self.specs.push(ResolvedSpec {
+            name,
+            bytes: Cow::Owned(bytes),
+            origin: origin.clone(),
+            target: target.cloned(),
+            features: features.to_vec(),
+            reason: with_features(reason, features),
+            embedded: None,
+        });
+        Ok(())
+    }
+
+    fn embedded(
+        &mut self,
+        spec: &'static EmbeddedSpec,
+        target: &str,
+        features: &[String],
+        reason: String,
+    ) {
+        let target = target.to_string();
+        let identity = format!("embedded:{}", spec.path);
+        if self.skip(
+            &identity,
+            spec.path,
+            &Origin::Default,
+            Some(&target),
+            features,
+            &reason,
+        ) {
+            return;
+        }
+        self.seen.push(identity);
+        self.specs.push(ResolvedSpec {
+            name: spec.path.to_string(),
+            bytes: Cow::Borrowed(spec.bytecode()),
+            origin: Origin::Default,
+            target: Some(target),
+            features: features.to_vec(),
+            reason: with_features(reason, features),
+            embedded: Some(spec),
+        });
+    }
+}
+
+fn with_features(reason: String, features: &[String]) -> String {
+    if features.is_empty() {
+        reason
+    } else {
+        format!("{reason}; the request has {}", features.join(", "))
+    }
+}
