@@ -32,11 +32,13 @@
 //! ```
 
 pub mod apply;
+pub mod attach_check;
 pub mod cache;
 pub mod config;
 pub mod contain;
 pub mod export;
 pub mod fastpath;
+pub mod files;
 pub mod iree_bytecode;
 pub mod iree_import;
 pub mod link;

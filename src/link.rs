@@ -90,6 +90,8 @@ struct Prepared<'c> {
     /// Top-level symbol names in order (merge path: all but the entry point).
     symbols: Vec<String>,
     renames: Vec<(String, String)>,
+    /// `renames` by old name.
+    rename_of: HashMap<String, String>,
     /// Name of the nested module (include path).
     nested_name: Option<String>,
 }
@@ -100,11 +102,7 @@ impl Prepared<'_> {
         let (root, rest) = path
             .split_once("::")
             .map_or((path, None), |(root, rest)| (root, Some(rest)));
-        let root = self
-            .renames
-            .iter()
-            .find(|(old, _)| old == root)
-            .map_or(root, |(_, new)| new.as_str());
+        let root = self.rename_of.get(root).map_or(root, String::as_str);
         match rest {
             Some(rest) => format!("{root}::{rest}"),
             None => root.to_string(),
@@ -170,6 +168,7 @@ pub fn link<'c>(
                 root_loc: summary.root_loc,
                 symbols: Vec::new(),
                 renames: Vec::new(),
+                rename_of: HashMap::new(),
                 nested_name: None,
             });
         }
@@ -424,15 +423,23 @@ fn plan_names(prepared: &mut [Prepared<'_>], inputs: &[LinkInput]) {
     }
     let mut taken: BTreeSet<String> = BTreeSet::new();
     taken.insert(names::KERNEL_CONFIG.to_string());
+    // Per clashing name, the smallest k worth trying: names only ever become taken, so the
+    // smallest free `name_k` never decreases (and N specs sharing a name cost N tries, not N^2).
+    let mut next_suffix: HashMap<String, usize> = HashMap::new();
     for spec in prepared.iter_mut() {
         let mut renames = Vec::new();
         let mut final_names = Vec::new();
         for name in &spec.symbols {
             let new = if taken.contains(name) {
-                (0..)
-                    .map(|k| format!("{name}_{k}"))
-                    .find(|candidate| !original.contains(candidate) && !taken.contains(candidate))
-                    .expect("an unused suffix exists")
+                let start = next_suffix.get(name).copied().unwrap_or(0);
+                let (k, candidate) = (start..)
+                    .map(|k| (k, format!("{name}_{k}")))
+                    .find(|(_, candidate)| {
+                        !original.contains(candidate) && !taken.contains(candidate)
+                    })
+                    .expect("an unused suffix exists");
+                next_suffix.insert(name.clone(), k + 1);
+                candidate
             } else {
                 name.clone()
             };
@@ -443,6 +450,7 @@ fn plan_names(prepared: &mut [Prepared<'_>], inputs: &[LinkInput]) {
             final_names.push(new);
         }
         if spec.facts.merge_ready {
+            spec.rename_of = renames.iter().cloned().collect();
             spec.renames = renames;
         } else {
             spec.nested_name = final_names.into_iter().next();

@@ -10,6 +10,7 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     for file in [
         "src/shim.cpp",
+        "src/symbols.cpp",
         "src/iree_match_ops.cpp",
         "src/iree_match_ops.td",
     ] {
@@ -44,6 +45,7 @@ fn main() {
     cc::Build::new()
         .cpp(true)
         .file("src/shim.cpp")
+        .file("src/symbols.cpp")
         .file("src/iree_match_ops.cpp")
         .include(format!("{prefix}/include"))
         .include(&out)

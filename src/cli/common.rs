@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use clap::ValueEnum;
-use tunespec::cache::Cache;
 use tunespec::link::{LinkInput, LinkOptions};
 use tunespec::mlir::{Mlir, OwnedOp};
 use tunespec::output::write_output;
@@ -204,21 +203,21 @@ impl LibraryArgs {
     /// user config, `TUNESPEC_SPEC_PATH`), then the target's default specs, then those of its
     /// fallback chain (see [`registry::Registry::resolve`]). `--no-default` drops the defaults;
     /// without a target only the command-line specs are linked.
-    pub fn inputs(&self) -> Result<Vec<LinkInput>, String> {
+    pub fn inputs(&self) -> Result<Vec<LinkInput>, registry::Error> {
         let Some(target) = &self.target else {
             if !self.no_default {
-                return Err("--target is required unless --no-default is given".into());
+                return Err(registry::Error::BadTarget(
+                    "--target is required unless --no-default is given".into(),
+                ));
             }
-            let specs = registry::Registry::command_line_specs(&self.specs)
-                .map_err(|error| error.to_string())?;
+            let specs = registry::Registry::command_line_specs(&self.specs)?;
             return Ok(specs
                 .iter()
                 .map(registry::ResolvedSpec::link_input)
                 .collect());
         };
         let resolution = registry::Registry::discover()
-            .and_then(|registry| registry.resolve(target, &self.specs))
-            .map_err(|error| error.to_string())?;
+            .and_then(|registry| registry.resolve(target, &self.specs))?;
         Ok(resolution
             .specs
             .iter()
@@ -229,13 +228,13 @@ impl LibraryArgs {
 
     /// Links the library and returns it as bytecode; prints link warnings to stderr.
     pub fn link(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
-        let inputs = self.inputs().map_err(|message| {
-            tool_error(message);
-            ExitStatus::Usage
-        })?;
+        // A config with located errors is a problem in the inputs (exit 1), as in `resolve`.
+        let inputs = self
+            .inputs()
+            .map_err(|error| super::resolve::report_error(&error))?;
         // Through the cache of linked libraries, like `link`: a compile after the first only
         // pays for copying the bytes.
-        let cache = Cache::from_env();
+        let cache = super::cache::open().ok_or(ExitStatus::Usage)?;
         let target = self.cache_target();
         let result = cache.link(mlir, &target, &inputs, LinkOptions::default());
         report(&cache.take_warnings(), None);
@@ -335,18 +334,25 @@ pub fn read(path: &Path) -> Result<Vec<u8>, ExitStatus> {
     })
 }
 
-/// Reads an input file, or all of stdin for `-`; the error names the input.
+/// Reads an input file (through [`tunespec::files::read_input`]), or all of stdin for `-` (at
+/// most [`tunespec::files::MAX_INPUT_BYTES`]); the error names the input.
 pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
     use std::io::Read;
     if is_stdio(path) {
+        let limit = tunespec::files::MAX_INPUT_BYTES;
         let mut bytes = Vec::new();
-        return std::io::stdin()
+        std::io::stdin()
             .lock()
+            .take(limit + 1)
             .read_to_end(&mut bytes)
-            .map(|_| bytes)
-            .map_err(|error| format!("cannot read {STDIN_NAME}: {error}"));
+            .map_err(|error| format!("cannot read {STDIN_NAME}: {error}"))?;
+        if bytes.len() as u64 > limit {
+            return Err(format!("{STDIN_NAME} holds more than {limit} bytes"));
+        }
+        return Ok(bytes);
     }
-    std::fs::read(path).map_err(|error| format!("cannot read {}: {error}", path.display()))
+    tunespec::files::read_input(path)
+        .map_err(|error| format!("cannot read {}: {error}", path.display()))
 }
 
 /// Writes an output; an I/O failure is a usage error (exit 2).

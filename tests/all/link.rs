@@ -671,3 +671,89 @@ fn text_and_bytecode_outputs_are_the_same_library_in_iree_opt_for_every_default_
         assert_eq!(print(&bytecode), from_text, "{}", target.name);
     }
 }
+
+/// `rename_symbols` rewrites every use of every renamed symbol at once: references in op
+/// attributes, arrays and dictionaries, nested references (`@inner::@x`), the nested module's
+/// own attributes; not references inside a nested symbol table (they resolve there), nor names
+/// that only look alike. Swaps and chains apply to the original names. The expected text is
+/// written by hand and printed by MLIR, so the comparison is byte for byte.
+#[test]
+fn renaming_applies_every_pair_to_the_original_names_in_one_pass() {
+    let input = r#"module attributes {transform.with_named_sequence} {
+  transform.named_sequence @a(%op: !transform.any_op {transform.readonly}) {
+    transform.include @b failures(propagate) (%op) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @b(%op: !transform.any_op {transform.readonly}) {
+    "test.uses"() {list = [@a, @b, @c], dict = {x = @c, y = [@ab]}, nested = @inner::@a} : () -> ()
+    transform.yield
+  }
+  transform.named_sequence @c(%op: !transform.any_op {transform.readonly}) {
+    transform.yield
+  }
+  transform.named_sequence @ab(%op: !transform.any_op {transform.readonly}) {
+    transform.yield
+  }
+  module @inner attributes {ref = @a} {
+    transform.named_sequence @a(%op: !transform.any_op {transform.readonly}) {
+      "test.inner"() {ref = @a, other = @b} : () -> ()
+      transform.yield
+    }
+  }
+}
+"#;
+    let expected = r#"module attributes {transform.with_named_sequence} {
+  transform.named_sequence @b(%op: !transform.any_op {transform.readonly}) {
+    transform.include @a failures(propagate) (%op) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @a(%op: !transform.any_op {transform.readonly}) {
+    "test.uses"() {list = [@b, @a, @c_0], dict = {x = @c_0, y = [@ab]}, nested = @inner_1::@a} : () -> ()
+    transform.yield
+  }
+  transform.named_sequence @c_0(%op: !transform.any_op {transform.readonly}) {
+    transform.yield
+  }
+  transform.named_sequence @ab(%op: !transform.any_op {transform.readonly}) {
+    transform.yield
+  }
+  module @inner_1 attributes {ref = @b} {
+    transform.named_sequence @a(%op: !transform.any_op {transform.readonly}) {
+      "test.inner"() {ref = @a, other = @b} : () -> ()
+      transform.yield
+    }
+  }
+}
+"#;
+    let mlir = Mlir::new();
+    let module = mlir
+        .parse(input.as_bytes(), "in.mlir")
+        .module
+        .expect("parses");
+    let renames: Vec<(String, String)> =
+        [("a", "b"), ("b", "a"), ("c", "c_0"), ("inner", "inner_1")]
+            .iter()
+            .map(|(old, new)| (old.to_string(), new.to_string()))
+            .collect();
+    module.rename_symbols(&renames).expect("renames");
+    let want = mlir
+        .parse(expected.as_bytes(), "want.mlir")
+        .module
+        .expect("parses");
+    assert_eq!(module.print(), want.print());
+
+    // A name that is not a top-level symbol, or one given twice, changes nothing.
+    let before = module.print();
+    let missing = vec![
+        ("ab".to_string(), "x".to_string()),
+        ("nope".to_string(), "y".to_string()),
+    ];
+    let error = module.rename_symbols(&missing).expect_err("no @nope");
+    assert!(error.contains("@nope"), "{error}");
+    let twice = vec![
+        ("ab".to_string(), "x".to_string()),
+        ("ab".to_string(), "y".to_string()),
+    ];
+    assert!(module.rename_symbols(&twice).is_err());
+    assert_eq!(module.print(), before);
+}

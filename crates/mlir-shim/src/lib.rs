@@ -57,6 +57,16 @@ unsafe extern "C" {
         capacity: isize,
         counts: *mut isize,
     ) -> isize;
+    /// Renames top-level symbols `old_names[i]` -> `new_names[i]` (i < `count`) of `module` and
+    /// rewrites every use nested in it, in one walk (`symbols.cpp`); -1 on success, else the
+    /// index of the first pair whose old name is not one top-level symbol or is repeated
+    /// (nothing changed then).
+    pub fn tunespecRenameSymbols(
+        module: MlirOperation,
+        old_names: *const MlirStringRef,
+        new_names: *const MlirStringRef,
+        count: isize,
+    ) -> isize;
     /// The indexing maps of a linalg op (implicit ones of named ops too); null otherwise.
     pub fn tunespecLinalgIndexingMaps(operation: MlirOperation) -> MlirAttribute;
 }

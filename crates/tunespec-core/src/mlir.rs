@@ -821,43 +821,42 @@ impl OwnedOp<'_> {
     }
 
     /// Renames top-level symbols and rewrites every use inside this module: symbol references
-    /// in any attribute of any nested op (foreach_match lists, include callees, nested
-    /// references, user attributes). Renames go through unique temporary names first, so that
-    /// chains and swaps (`a -> a_0` while `a_0 -> a_1`) cannot capture each other's uses.
+    /// in any attribute of any nested op (foreach_match lists, include callees, IREE ops'
+    /// symbol operands, nested references `@a::@b`, user attributes), as MLIR's
+    /// `SymbolTable::replaceAllSymbolUses` does for one symbol, but for all of them in ONE walk
+    /// (the shim's `tunespecRenameSymbols`): linear in the module, however many names change.
+    /// Every pair applies to the original names at once, so chains and swaps (`a -> a_0` while
+    /// `a_0 -> a_1`) cannot capture each other's uses.
     pub fn rename_symbols(&self, renames: &[(String, String)]) -> Result<(), String> {
-        let by_name: HashMap<String, MlirOperation> = self
-            .body_ops()
-            .into_iter()
-            .filter_map(|op| Self::symbol_name_of(op).map(|name| (name, op)))
+        if renames.is_empty() {
+            return Ok(());
+        }
+        let old: Vec<MlirStringRef> = renames
+            .iter()
+            .map(|(old, _)| string_ref(old.as_bytes()))
             .collect();
-        let find = |name: &str| by_name.get(name).copied();
-        let mut staged = Vec::with_capacity(renames.len());
-        for (index, (old, new)) in renames.iter().enumerate() {
-            let op = find(old).ok_or_else(|| format!("no top-level symbol @{old} to rename"))?;
-            let temporary = format!("__tunespec_rename_{index}");
-            self.replace_uses(old, &temporary)?;
-            Self::set_symbol_name_of(op, &temporary);
-            staged.push((op, temporary, new));
-        }
-        for (op, temporary, new) in staged {
-            self.replace_uses(&temporary, new)?;
-            Self::set_symbol_name_of(op, new);
-        }
-        Ok(())
-    }
-
-    fn replace_uses(&self, old: &str, new: &str) -> Result<(), String> {
-        let result = unsafe {
-            mlirSymbolTableReplaceAllSymbolUses(
-                string_ref(old.as_bytes()),
-                string_ref(new.as_bytes()),
+        let new: Vec<MlirStringRef> = renames
+            .iter()
+            .map(|(_, new)| string_ref(new.as_bytes()))
+            .collect();
+        // SAFETY: `self.raw` is the live module owned by `self`; both arrays hold
+        // `renames.len()` string refs into `renames`, which outlives the call; the shim copies
+        // the names into the context (StringAttr) and keeps no pointer to them.
+        let failed = unsafe {
+            tunespec_mlir_shim::tunespecRenameSymbols(
                 self.raw,
+                old.as_ptr(),
+                new.as_ptr(),
+                renames.len() as isize,
             )
         };
-        if result.value == 0 {
-            return Err(format!("MLIR could not rewrite the uses of @{old}"));
+        match usize::try_from(failed) {
+            Err(_) => Ok(()),
+            Ok(index) => Err(format!(
+                "no top-level symbol @{} to rename (or renamed twice)",
+                renames.get(index).map_or("?", |(old, _)| old.as_str())
+            )),
         }
-        Ok(())
     }
 
     /// Clones the top-level ops of `source` named in `names` (in `source`'s order) into this
