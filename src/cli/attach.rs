@@ -8,7 +8,7 @@ use tunespec::mlir::{BlobForm, Mlir};
 use tunespec::output;
 
 use super::common::{
-    fail, load_payload, tool_error, write, ExitStatus, LibraryArgs, EXIT_STATUS_HELP,
+    fail, load_payload, tool_error, write, DiagnosticFormat, ExitStatus, LibraryArgs,
 };
 
 fn usage(message: String) -> ExitStatus {
@@ -26,11 +26,11 @@ pub enum Blob {
 }
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = super::help::ATTACH)]
 pub struct Opts {
     #[command(flatten)]
     pub library: LibraryArgs,
-    /// The payload (MLIR text or bytecode)
+    /// The payload (MLIR text or bytecode), `-` for stdin
     pub payload: PathBuf,
     /// Output file, or `-` for stdout (written atomically)
     #[arg(long, short, default_value = "-")]
@@ -41,6 +41,9 @@ pub struct Opts {
     /// How the bytes are stored
     #[arg(long, value_enum, default_value_t)]
     pub blob: Blob,
+    /// How diagnostics are printed (on stderr; stdout may carry the payload)
+    #[arg(long, value_enum, default_value_t)]
+    pub format: DiagnosticFormat,
 }
 
 impl Opts {
