@@ -104,7 +104,9 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
     let mut spec_index: Vec<String> = Vec::new();
     let mut iree_sites: Vec<iree_attrs::Site> = Vec::new();
     let mut spec_entries = String::new();
-    for relative in manifest::list_spec_files(specs_dir) {
+    for relative in
+        manifest::list_spec_files(specs_dir).unwrap_or_else(|message| panic!("{message}"))
+    {
         // Files reached through symlinks out of specs/ are never embedded (a target listing one
         // is a manifest error, reported above).
         if manifest::check_inside(specs_dir, &relative).is_err() {

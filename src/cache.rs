@@ -32,7 +32,7 @@
 //! | 12 | 4 | preimage length P, u32 LE |
 //! | 16 | 4 | problems length Q, u32 LE |
 //! | 20 | 8 | payload length N, u64 LE |
-//! | 28 | 32 | BLAKE3 of bytes 0..28, preimage, problems and payload |
+//! | 28 | 32 | BLAKE3, keyed with the cache's secret, of bytes 0..28, preimage, problems and payload |
 //! | 60 | P | the key's preimage |
 //! | 60+P | Q | the link's warnings, JSON (replayed on a hit, so a hit reports what the miss did) |
 //! | 60+P+Q | N | the library: MLIR bytecode, or UTF-8 text for [`Form::Text`] (checked on load) |
@@ -51,13 +51,27 @@
 //! minute) down to 80% of the byte cap when the cap is exceeded, and folds the counters. Files that
 //! vanish meanwhile (another process got there first) are fine.
 //!
+//! # Trust
+//!
+//! The directory is used only when [`check_dir`] trusts it: it belongs to this user or root,
+//! others cannot write to it (or it is sticky), `entries` is a real directory, and it is
+//! tunespec's (empty, holding only tunespec's file names, or tagged with tunespec's
+//! `CACHEDIR.TAG`); otherwise the cache is off with one warning. Files are created `O_EXCL`
+//! (entries' temporary files, `CACHEDIR.TAG`, counters through `tempfile`) or opened
+//! `O_NOFOLLOW|O_NONBLOCK` with their type checked (entries, `stats.log`, `lock`): a planted symlink
+//! is never written through and a FIFO never blocks. `DIR/secret` (32 random bytes, mode 0600,
+//! this user's) keys the entry checksums: an entry tunespec did not write (forged with a valid
+//! plain checksum, or copied from another cache) fails the check and is relinked. `cache clean`
+//! removes only tunespec's own names, and only in a directory `check_dir` accepts.
+//!
 //! Counters (hits, misses, corrupt) are appended as one byte per event to `DIR/stats.log`
 //! (`O_APPEND`, no lock) and folded into `DIR/stats.json` under the lock once the log passes
 //! 256 KiB. `DIR/CACHEDIR.TAG` keeps backup tools out.
 //!
 //! # Controls (environment)
 //!
-//! - `TUNESPEC_CACHE=on|off|readonly|recache`: `off` links every time and touches nothing;
+//! - `TUNESPEC_CACHE=on|off|readonly|recache` (any case; `1`/`true`/`yes` and `0`/`false`/`no`
+//!   too; anything else is an error the CLI exits 2 on): `off` links every time and touches nothing;
 //!   `readonly` uses entries but writes nothing (no stores, counters, removals); `recache` relinks
 //!   and stores the result.
 //! - `TUNESPEC_CACHE_DIR`: the directory (default `$XDG_CACHE_HOME/tunespec`, else
@@ -79,7 +93,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
@@ -87,6 +101,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use crate::files;
 use crate::ir::{names, Loc};
 use crate::link::{self, LinkInput, LinkOptions, Role};
 use crate::mlir::{Mlir, OwnedOp, BYTECODE_VERSION};
@@ -94,7 +109,7 @@ use crate::problem::{Problem, Severity};
 use crate::registry;
 
 /// Version of the entry format and of the key's meaning. Bump it when either changes.
-pub const SCHEMA: u32 = 2;
+pub const SCHEMA: u32 = 3;
 /// First bytes of every entry (PNG-style: a high byte, and line endings that text-mode copies
 /// would mangle).
 pub const MAGIC: [u8; 8] = *b"\x89TSLC\r\n\x1a";
@@ -118,6 +133,10 @@ const STATS_LOG_FOLD_BYTES: u64 = 256 << 10;
 const TEMP_PREFIX: &str = ".tmp-";
 /// Nothing larger is read as an entry (the limit `tunespec verify` puts on inputs).
 const MAX_ENTRY_BYTES: u64 = 1 << 30;
+/// Nothing larger is read as a counter file.
+const MAX_STATS_BYTES: u64 = 64 << 20;
+/// The file holding the key of entry checksums.
+const SECRET_FILE: &str = "secret";
 
 /// Cache diagnostics codes.
 pub mod codes {
@@ -339,6 +358,18 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// A `TUNESPEC_CACHE` value, in any case: `on`, `1`, `true`, `yes`; `off`, `0`, `false`,
+    /// `no`; `readonly` (`read-only`); `recache`.
+    pub fn parse(text: &str) -> Option<Mode> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "on" | "1" | "true" | "yes" => Some(Mode::On),
+            "off" | "0" | "false" | "no" => Some(Mode::Off),
+            "readonly" | "read-only" => Some(Mode::ReadOnly),
+            "recache" => Some(Mode::Recache),
+            _ => None,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::On => "on",
@@ -374,21 +405,19 @@ impl Settings {
                 .map(|value| value.to_string_lossy().trim().to_string())
                 .filter(|value| !value.is_empty())
         };
-        let mode = match text("TUNESPEC_CACHE").as_deref() {
-            None | Some("on") => Mode::On,
-            Some("off") => Mode::Off,
-            Some("readonly") => Mode::ReadOnly,
-            Some("recache") => Mode::Recache,
-            Some(other) => {
-                warnings.push(Problem::warning(
+        let mode = match text("TUNESPEC_CACHE") {
+            None => Mode::On,
+            Some(value) => Mode::parse(&value).unwrap_or_else(|| {
+                // An error: the CLI refuses to run (exit 2); `Cache::from_env` warns and uses on.
+                warnings.push(Problem::error(
                     codes::SETTING,
                     format!(
-                        "TUNESPEC_CACHE={other} is not one of on, off, readonly, recache; using on"
+                        "TUNESPEC_CACHE={value} is not one of on, off, readonly, recache (or 1, 0, true, false, yes, no)"
                     ),
                     None,
                 ));
                 Mode::On
-            }
+            }),
         };
         let dir = match var("TUNESPEC_CACHE_DIR").filter(|value| !value.is_empty()) {
             Some(dir) => Some(PathBuf::from(dir)),
@@ -505,10 +534,28 @@ impl Cache {
     pub fn from_env() -> Cache {
         let (settings, warnings) = Settings::from_env();
         let cache = Cache::new(settings);
-        for warning in warnings {
+        for mut warning in warnings {
+            if warning.is_error() {
+                warning.severity = Severity::Warning;
+                warning.message.push_str("; using on");
+            }
             cache.warn(warning);
         }
         cache
+    }
+
+    /// [`Cache::from_env`] for the CLI: an invalid setting is an error (the command exits 2)
+    /// instead of a warning.
+    pub fn from_env_strict() -> Result<Cache, Box<Problem>> {
+        let (settings, warnings) = Settings::from_env();
+        if let Some(error) = warnings.iter().find(|warning| warning.is_error()) {
+            return Err(Box::new(error.clone()));
+        }
+        let cache = Cache::new(settings);
+        for warning in warnings {
+            cache.warn(warning);
+        }
+        Ok(cache)
     }
 
     /// One process-wide cache configured from the environment, for library users.
@@ -518,13 +565,23 @@ impl Cache {
     }
 
     pub fn new(settings: Settings) -> Cache {
+        let mut refused = None;
         let disk = match (settings.mode, &settings.dir) {
             (Mode::Off, _) | (_, None) => None,
-            (mode, Some(dir)) => Some(Disk::new(
-                dir.clone(),
-                settings.max_bytes,
-                mode != Mode::ReadOnly,
-            )),
+            (mode, Some(dir)) => match check_dir(dir) {
+                Ok(()) => Some(Disk::new(
+                    dir.clone(),
+                    settings.max_bytes,
+                    mode != Mode::ReadOnly,
+                )),
+                Err(reason) => {
+                    refused = Some(format!(
+                        "cache directory {} {reason}; linking without the disk cache",
+                        dir.display()
+                    ));
+                    None
+                }
+            },
         };
         let cache = Cache {
             memory: Mutex::new(Memory::new(settings.memory_entries, settings.memory_bytes)),
@@ -534,6 +591,9 @@ impl Cache {
             warnings: Mutex::default(),
             counters: Counters::default(),
         };
+        if let Some(message) = refused {
+            cache.warn(Problem::warning(codes::UNAVAILABLE, message, None));
+        }
         if cache.settings.mode != Mode::Off && cache.settings.dir.is_none() {
             cache.warn(Problem::warning(
                 codes::UNAVAILABLE,
@@ -1078,8 +1138,22 @@ fn intern_code(code: &str) -> &'static str {
     leaked
 }
 
-/// The bytes of an entry (layout in the module documentation).
+/// The bytes of an entry (layout in the module documentation), with an unkeyed checksum: what a
+/// forger without the cache's secret can write. Disk entries use [`encode_entry_with`].
 pub fn encode_entry(key: &Key, artifact: &Artifact) -> Vec<u8> {
+    encode_entry_with(key, artifact, None)
+}
+
+/// The checksum of an entry: BLAKE3, keyed with the cache's secret when given.
+fn checksum_hasher(secret: Option<&[u8; 32]>) -> blake3::Hasher {
+    match secret {
+        Some(secret) => blake3::Hasher::new_keyed(secret),
+        None => blake3::Hasher::new(),
+    }
+}
+
+/// The bytes of an entry whose checksum is keyed with `secret`.
+pub fn encode_entry_with(key: &Key, artifact: &Artifact, secret: Option<&[u8; 32]>) -> Vec<u8> {
     let problems = encode_problems(&artifact.problems);
     let mut head = Vec::with_capacity(28);
     head.extend_from_slice(&MAGIC);
@@ -1087,7 +1161,7 @@ pub fn encode_entry(key: &Key, artifact: &Artifact) -> Vec<u8> {
     head.extend_from_slice(&(key.preimage.len() as u32).to_le_bytes());
     head.extend_from_slice(&(problems.len() as u32).to_le_bytes());
     head.extend_from_slice(&(artifact.bytecode.len() as u64).to_le_bytes());
-    let mut hasher = blake3::Hasher::new();
+    let mut hasher = checksum_hasher(secret);
     hasher.update(&head);
     hasher.update(&key.preimage);
     hasher.update(&problems);
@@ -1115,8 +1189,18 @@ pub enum EntryError {
     Payload,
 }
 
-/// Checks an entry read from disk against `key`; every field is checked before anything is used.
+/// Checks an entry with an unkeyed checksum against `key` (see [`decode_entry_with`]).
 pub fn decode_entry(bytes: &[u8], key: &Key) -> Result<Artifact, EntryError> {
+    decode_entry_with(bytes, key, None)
+}
+
+/// Checks an entry read from disk against `key`, its checksum keyed with `secret`; every field
+/// is checked before anything is used.
+pub fn decode_entry_with(
+    bytes: &[u8],
+    key: &Key,
+    secret: Option<&[u8; 32]>,
+) -> Result<Artifact, EntryError> {
     if bytes.len() < HEADER_LEN || bytes[..8] != MAGIC {
         return Err(EntryError::Magic);
     }
@@ -1139,7 +1223,7 @@ pub fn decode_entry(bytes: &[u8], key: &Key) -> Result<Artifact, EntryError> {
     if bytes[HEADER_LEN..preimage_end] != key.preimage[..] {
         return Err(EntryError::Preimage);
     }
-    let mut hasher = blake3::Hasher::new();
+    let mut hasher = checksum_hasher(secret);
     hasher.update(&bytes[..28]);
     hasher.update(&bytes[HEADER_LEN..]);
     if hasher.finalize() != blake3::Hash::from_bytes(bytes[28..60].try_into().expect("32 bytes")) {
@@ -1184,6 +1268,8 @@ struct Disk {
     entries: PathBuf,
     max_bytes: u64,
     writable: bool,
+    /// The key of entry checksums ([`SECRET_FILE`]), read or created once.
+    secret: OnceLock<Option<[u8; 32]>>,
 }
 
 impl Disk {
@@ -1193,7 +1279,74 @@ impl Disk {
             root,
             max_bytes,
             writable,
+            secret: OnceLock::new(),
         }
+    }
+
+    /// Creates the directory, `entries` and `CACHEDIR.TAG` if missing; `entries` must be a real
+    /// directory (not a symlink).
+    fn prepare(&self) -> io::Result<()> {
+        match fs::symlink_metadata(&self.entries) {
+            Ok(metadata) if metadata.is_dir() => return Ok(()),
+            Ok(_) => {
+                return Err(io::Error::other(
+                    "its entries directory is not a directory (a symlink?)",
+                ))
+            }
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+            Err(error) => return Err(error),
+        }
+        fs::create_dir_all(&self.root)?;
+        match fs::create_dir(&self.entries) {
+            Ok(()) => {}
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+                if !fs::symlink_metadata(&self.entries)?.is_dir() {
+                    return Err(io::Error::other("its entries directory is not a directory"));
+                }
+            }
+            Err(error) => return Err(error),
+        }
+        write_cachedir_tag(&self.root);
+        Ok(())
+    }
+
+    /// The key of entry checksums: only entries this user's tunespec wrote pass. Read from
+    /// [`SECRET_FILE`] (a regular file of 32 bytes, this user's, mode 0600), created when
+    /// missing or unusable and the cache is writable. `None`: no entry can be checked (a miss).
+    fn secret(&self) -> Option<[u8; 32]> {
+        *self.secret.get_or_init(|| {
+            let path = self.root.join(SECRET_FILE);
+            match read_secret(&path) {
+                Ok(secret) => return Some(secret),
+                Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+                Err(_) if self.writable => {
+                    remove_tolerant(&path);
+                }
+                Err(_) => return None,
+            }
+            if !self.writable || self.prepare().is_err() {
+                return None;
+            }
+            let mut secret = [0u8; 32];
+            let mut filled = 0;
+            while filled < secret.len() {
+                match rustix::rand::getrandom(
+                    &mut secret[filled..],
+                    rustix::rand::GetRandomFlags::empty(),
+                ) {
+                    Ok(count) => filled += count,
+                    Err(rustix::io::Errno::INTR) => {}
+                    Err(_) => return None,
+                }
+            }
+            let mut temp = private_temp(&self.root, "secret").ok()?;
+            temp.write_all(&secret).ok()?;
+            match temp.persist_noclobber(&path) {
+                Ok(_) => Some(secret),
+                // Another process created it first: use theirs.
+                Err(_) => read_secret(&path).ok(),
+            }
+        })
     }
 
     fn entry_path(&self, key: &Key) -> PathBuf {
@@ -1202,7 +1355,12 @@ impl Disk {
 
     fn load(&self, key: &Key) -> Lookup {
         let path = self.entry_path(key);
-        let mut file = match File::open(&path) {
+        // Never through a symlink, never blocking on a FIFO: the type is checked below.
+        let opened = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&path);
+        let mut file = match opened {
             Ok(file) => file,
             Err(error)
                 if matches!(
@@ -1211,6 +1369,12 @@ impl Disk {
                 ) =>
             {
                 return Lookup::Miss
+            }
+            Err(error) if error.raw_os_error() == Some(libc::ELOOP) => {
+                if self.writable {
+                    self.remove_entry(key, None);
+                }
+                return Lookup::Corrupt;
             }
             Err(error) => return Lookup::Unreadable(error),
         };
@@ -1221,11 +1385,14 @@ impl Disk {
             self.reject(key, &metadata);
             return Lookup::Corrupt;
         }
+        let Some(secret) = self.secret() else {
+            return Lookup::Miss;
+        };
         let mut bytes = Vec::with_capacity(metadata.len() as usize);
         if let Err(error) = file.read_to_end(&mut bytes) {
             return Lookup::Unreadable(error);
         }
-        match decode_entry(&bytes, key) {
+        match decode_entry_with(&bytes, key, Some(&secret)) {
             Ok(artifact) => {
                 if self.writable {
                     let old = metadata
@@ -1267,13 +1434,13 @@ impl Disk {
 
     /// Writes an entry crash-safely. `Ok(false)`: not stored (larger than the cap).
     fn store(&self, key: &Key, artifact: &Artifact) -> io::Result<bool> {
-        let bytes = encode_entry(key, artifact);
+        self.prepare()?;
+        let secret = self
+            .secret()
+            .ok_or_else(|| io::Error::other("cannot create its secret"))?;
+        let bytes = encode_entry_with(key, artifact, Some(&secret));
         if bytes.len() as u64 > self.max_bytes {
             return Ok(false);
-        }
-        if fs::metadata(&self.entries).is_err() {
-            fs::create_dir_all(&self.entries)?;
-            write_cachedir_tag(&self.root);
         }
         let (mut file, temp) = self.create_temp(key)?;
         fault(Fault::AfterCreate);
@@ -1325,15 +1492,13 @@ impl Disk {
             Event::Miss => b'm',
             Event::Corrupt => b'c',
         };
+        if self.prepare().is_err() {
+            return;
+        }
         let path = self.root.join("stats.log");
-        let open = || OpenOptions::new().append(true).create(true).open(&path);
-        let log = match open() {
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                fs::create_dir_all(&self.root).and_then(|()| open())
-            }
-            other => other,
-        };
-        if let Ok(mut log) = log {
+        if let Ok(mut log) =
+            files::open_private(&path, OpenOptions::new().append(true).create(true))
+        {
             let _ = log.write_all(&[byte]);
         }
     }
@@ -1345,6 +1510,15 @@ impl Disk {
             return Ok(None);
         };
         let mut report = Maintenance::default();
+        // Temporary files of the counters and the secret, beside the entries directory.
+        for item in read_dir_tolerant(&self.root)? {
+            let name = item.file_name().to_string_lossy().into_owned();
+            if let (Some(rest), Ok(metadata)) = (name.strip_prefix(TEMP_PREFIX), item.metadata()) {
+                if temp_is_stale(rest, &metadata) && remove_tolerant(&item.path()) {
+                    report.temps_removed += 1;
+                }
+            }
+        }
         let mut entries = Vec::new();
         let mut total = 0u64;
         for item in read_dir_tolerant(&self.entries)? {
@@ -1383,13 +1557,15 @@ impl Disk {
 
     fn lock(&self, wait: bool) -> io::Result<Option<File>> {
         use rustix::fs::{flock, FlockOperation};
-        fs::create_dir_all(&self.root)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(self.root.join("lock"))?;
+        self.prepare()?;
+        let file = files::open_private(
+            &self.root.join("lock"),
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false),
+        )?;
         let operation = if wait {
             FlockOperation::LockExclusive
         } else {
@@ -1407,31 +1583,31 @@ impl Disk {
     fn fold_stats(&self, always: bool) -> io::Result<()> {
         let log = self.root.join("stats.log");
         let folding = self.root.join("stats.log.fold");
-        let big = fs::metadata(&log).is_ok_and(|meta| meta.len() > STATS_LOG_FOLD_BYTES);
-        if !(always || big || folding.exists()) {
+        let big = fs::symlink_metadata(&log).is_ok_and(|meta| meta.len() > STATS_LOG_FOLD_BYTES);
+        let pending = fs::symlink_metadata(&folding).is_ok();
+        if !(always || big || pending) {
             return Ok(());
         }
         let mut totals = self.totals();
-        if !folding.exists() {
+        if !pending {
             match fs::rename(&log, &folding) {
                 Ok(()) => {}
                 Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
                 Err(error) => return Err(error),
             }
         }
-        let events = fs::read(&folding).unwrap_or_default();
+        let events = files::read_private(&folding, MAX_STATS_BYTES).unwrap_or_default();
         totals.add_log(&events);
-        let temp = self
-            .root
-            .join(format!("stats.json.tmp-{}", std::process::id()));
-        fs::write(&temp, serde_json::to_vec(&totals).unwrap_or_default())?;
-        fs::rename(&temp, self.root.join("stats.json"))?;
+        let mut temp = private_temp(&self.root, "stats")?;
+        temp.write_all(&serde_json::to_vec(&totals).unwrap_or_default())?;
+        temp.persist(self.root.join("stats.json"))
+            .map_err(|error| error.error)?;
         remove_tolerant(&folding);
         Ok(())
     }
 
     fn totals(&self) -> Totals {
-        fs::read(self.root.join("stats.json"))
+        files::read_private(&self.root.join("stats.json"), MAX_STATS_BYTES)
             .ok()
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
             .unwrap_or_default()
@@ -1495,7 +1671,9 @@ impl DiskView<'_> {
         let disk = &self.disk;
         let mut totals = disk.totals();
         for log in ["stats.log.fold", "stats.log"] {
-            totals.add_log(&fs::read(disk.root.join(log)).unwrap_or_default());
+            totals.add_log(
+                &files::read_private(&disk.root.join(log), MAX_STATS_BYTES).unwrap_or_default(),
+            );
         }
         let mut stats = DiskStats {
             hits: totals.hits,
@@ -1525,6 +1703,11 @@ impl DiskView<'_> {
         if !disk.root.exists() {
             return Ok(0);
         }
+        // Only a directory tunespec may use as its cache is cleaned, and in it only the names
+        // tunespec writes.
+        check_dir(&disk.root).map_err(|reason| {
+            io::Error::other(format!("{} {reason}; not cleaned", disk.root.display()))
+        })?;
         let _lock = disk.lock(true)?;
         let mut removed = 0;
         for item in read_dir_tolerant(&disk.entries)? {
@@ -1605,14 +1788,108 @@ fn remove_tolerant(path: &Path) -> bool {
     fs::remove_file(path).is_ok()
 }
 
+const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by tunespec.\n# For information about cache directory tags see https://bford.info/cachedir/\n";
+
+/// Writes `CACHEDIR.TAG` if missing (`O_EXCL`: never through an existing path).
 fn write_cachedir_tag(root: &Path) {
-    let tag = root.join("CACHEDIR.TAG");
-    if !tag.exists() {
-        let _ = fs::write(
-            tag,
-            "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by tunespec.\n# For information about cache directory tags see https://bford.info/cachedir/\n",
+    if let Ok(mut tag) = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(root.join("CACHEDIR.TAG"))
+    {
+        let _ = tag.write_all(CACHEDIR_TAG.as_bytes());
+    }
+}
+
+/// The names tunespec writes in a cache directory (besides temporary files).
+const OWN_NAMES: [&str; 7] = [
+    "entries",
+    "stats.log",
+    "stats.log.fold",
+    "stats.json",
+    "lock",
+    "CACHEDIR.TAG",
+    SECRET_FILE,
+];
+
+/// Why `root` cannot be tunespec's cache, if it cannot: it belongs to another user or others may
+/// write to it ([`files::untrusted_dir`]); its `entries` is a symlink; or it holds files
+/// tunespec did not write and no tunespec `CACHEDIR.TAG` (`TUNESPEC_CACHE_DIR=.` in a project).
+/// A directory that does not exist yet is fine: tunespec creates it.
+fn check_dir(root: &Path) -> Result<(), String> {
+    let metadata = match fs::metadata(root) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(format!("cannot be read ({error})")),
+    };
+    if let Some(reason) = files::untrusted_dir(&metadata) {
+        return Err(reason);
+    }
+    match fs::symlink_metadata(root.join("entries")) {
+        Ok(entries) if entries.file_type().is_symlink() => {
+            return Err("has a symlink for its entries directory".to_string())
+        }
+        Ok(entries) => {
+            if let Some(reason) = files::untrusted_dir(&entries) {
+                return Err(format!("has an entries directory that {reason}"));
+            }
+        }
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+        Err(error) => return Err(format!("cannot be read ({error})")),
+    }
+    let tagged = files::read_private(&root.join("CACHEDIR.TAG"), 4096)
+        .is_ok_and(|tag| tag == CACHEDIR_TAG.as_bytes());
+    let own = || {
+        fs::read_dir(root).is_ok_and(|mut items| {
+            items.all(|item| {
+                item.is_ok_and(|item| {
+                    let name = item.file_name().to_string_lossy().into_owned();
+                    OWN_NAMES.contains(&name.as_str()) || name.starts_with(TEMP_PREFIX)
+                })
+            })
+        })
+    };
+    if !(tagged || own()) {
+        return Err(
+            "is not a tunespec cache (it holds other files and no CACHEDIR.TAG of tunespec's)"
+                .to_string(),
         );
     }
+    Ok(())
+}
+
+/// A new temporary file in `dir` named `.tmp-<what>-<pid>-<random>` (`O_CREAT|O_EXCL`, mode
+/// 0600), removed if dropped before it is persisted.
+fn private_temp(dir: &Path, what: &str) -> io::Result<tempfile::NamedTempFile> {
+    tempfile::Builder::new()
+        .prefix(&format!("{TEMP_PREFIX}{what}-{}-", std::process::id()))
+        .tempfile_in(dir)
+}
+
+/// The key of the entry checksums of the cache in `dir` (for tools and tests that write or
+/// check entries themselves: [`encode_entry_with`], [`decode_entry_with`]).
+pub fn entry_secret(dir: &Path) -> io::Result<[u8; 32]> {
+    read_secret(&dir.join(SECRET_FILE))
+}
+
+/// Reads the checksum key: a regular file (not a link) of 32 bytes, owned by this user, that no
+/// one else may read or write.
+fn read_secret(path: &Path) -> io::Result<[u8; 32]> {
+    let bad = |what: &str| io::Error::other(format!("{} {what}", path.display()));
+    let mut file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() || metadata.len() != 32 {
+        return Err(bad("is not a 32-byte file"));
+    }
+    if metadata.uid() != files::euid() || metadata.mode() & 0o077 != 0 {
+        return Err(bad("is not private to this user"));
+    }
+    let mut secret = [0u8; 32];
+    file.read_exact(&mut secret)?;
+    Ok(secret)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -47,6 +47,9 @@ struct RawConfig {
     spec_dirs: Vec<Spanned<String>>,
     #[serde(default)]
     targets: BTreeMap<Spanned<String>, RawTarget>,
+    /// User config only: project configs owned by other users that may be used anyway.
+    #[serde(default)]
+    safe_configs: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -90,7 +93,7 @@ pub struct ConfigTarget {
 impl Config {
     /// Reads and parses a config file; an unreadable file is one `tunespec::io` problem.
     pub fn load(path: &Path) -> Result<Config, Vec<Problem>> {
-        let text = std::fs::read_to_string(path).map_err(|error| {
+        let text = crate::files::read_input_text(path).map_err(|error| {
             vec![Problem::error(
                 codes::IO,
                 format!("cannot read {}: {error}", path.display()),
@@ -124,6 +127,16 @@ impl Config {
                     Some(loc(schema.span().start)),
                 ));
             }
+        }
+        if let (Some(first), true) = (
+            raw.safe_configs.first(),
+            path.file_name().is_some_and(|name| name == PROJECT_FILE),
+        ) {
+            problems.push(Problem::error(
+                codes::CONFIG,
+                "safe_configs belongs in the user config, not in a project's tunespec.toml",
+                Some(loc(first.span().start)),
+            ));
         }
         let base = path.parent().unwrap_or(Path::new("."));
         let mut spec_dirs = Vec::new();
@@ -228,11 +241,11 @@ pub fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
             _ => format!("cannot be read: {error}"),
         })?;
         if metadata.is_dir() {
-            let files = manifest::list_spec_files(path);
+            let files = manifest::list_spec_entries(path)?;
             if files.is_empty() {
                 return Err("is a directory with no spec files (.mlir, .mlirbc)".into());
             }
-            return Ok(files.iter().map(|file| path.join(file)).collect());
+            return Ok(files.into_iter().map(|(_, file)| file).collect());
         }
         return Ok(vec![path.to_path_buf()]);
     }
@@ -254,10 +267,10 @@ pub fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
     if !root.is_dir() {
         return Err(format!("'{}' is not a directory", root.display()));
     }
-    let files: Vec<PathBuf> = manifest::list_spec_files(&root)
+    let files: Vec<PathBuf> = manifest::list_spec_entries(&root)?
         .into_iter()
-        .filter(|file| manifest::glob_match(&pattern, file))
-        .map(|file| root.join(file))
+        .filter(|(relative, _)| manifest::glob_match(&pattern, relative))
+        .map(|(_, file)| file)
         .collect();
     if files.is_empty() {
         return Err("matches no spec file (.mlir, .mlirbc)".into());
@@ -300,12 +313,74 @@ impl Discovery {
                 ..Discovery::default()
             };
         }
+        let user = user_config_path(&env).filter(|path| path.is_file());
+        // A project config someone else owns is not used (git's safe.directory rule): it could
+        // name specs that change what this user's compiler does. Root's and the owner of its
+        // directory's are fine, and so is one the user config lists in `safe_configs`.
+        let project = find_project(start).filter(|path| {
+            if crate::files::trusted_config(path) || listed_as_safe(user.as_deref(), path) {
+                return true;
+            }
+            notice(format!(
+                "ignoring {}: it is owned by another user (list it in safe_configs in {} to use it)",
+                path.display(),
+                user.clone()
+                    .or_else(|| user_config_path(&env))
+                    .map_or("the user config".to_string(), |user| user.display().to_string())
+            ));
+            false
+        });
         Discovery {
-            project: find_project(start),
-            user: user_config_path(&env).filter(|path| path.is_file()),
+            project,
+            user,
             spec_path,
         }
     }
+}
+
+/// Whether the user config lists `path` in `safe_configs`.
+fn listed_as_safe(user: Option<&Path>, path: &Path) -> bool {
+    let Some(user) = user else {
+        return false;
+    };
+    let Ok(table) = crate::files::read_input_text(user)
+        .map_err(|_| ())
+        .and_then(|text| toml::from_str::<toml::Table>(&text).map_err(|_| ()))
+    else {
+        return false;
+    };
+    let base = user.parent().unwrap_or(Path::new("."));
+    let wanted = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    table
+        .get("safe_configs")
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(toml::Value::as_str)
+        .map(|written| resolve_path(base, written))
+        .any(|listed| listed.canonicalize().unwrap_or(listed) == wanted)
+}
+
+static NOTICES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Records a notice about configs for the CLI to print (each once).
+fn notice(message: String) {
+    let mut notices = NOTICES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if !notices.contains(&message) {
+        notices.push(message);
+    }
+}
+
+/// Notices about configs found so far (a config that was ignored, and why); taking them empties
+/// the list. The CLI prints them as warnings.
+pub fn take_notices() -> Vec<String> {
+    std::mem::take(
+        &mut *NOTICES
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()),
+    )
 }
 
 /// The nearest `tunespec.toml` in `start` or one of its ancestors.

@@ -11,9 +11,13 @@
 //! turns the probe off for pipelines whose bytecode is known good (it costs a process start and
 //! one extra parse per bytecode input).
 
+use std::fs::File;
 use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::problem::{codes, Problem};
@@ -27,10 +31,30 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 
+/// This binary, opened when containment is enabled: the probe re-executes it through this
+/// descriptor (`/proc/self/fd/N`), so a package upgrade that replaces or deletes the binary while
+/// tunespec runs does not break the probe.
+static EXECUTABLE: OnceLock<Option<File>> = OnceLock::new();
+
 /// Turns containment on for this process (the CLI does, at start).
 pub fn enable() {
     let trusted = std::env::var("TUNESPEC_TRUST_BYTECODE").is_ok_and(|value| value == "1");
     ENABLED.store(!trusted, Ordering::Relaxed);
+    if !trusted {
+        EXECUTABLE.get_or_init(|| File::open("/proc/self/exe").ok());
+    }
+}
+
+/// The program the probe runs: this binary through the descriptor opened at start-up (the
+/// kernel resolves the path before the close-on-exec descriptor closes), else its path.
+fn probe_program() -> std::io::Result<PathBuf> {
+    if let Some(Some(file)) = EXECUTABLE.get() {
+        let path = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+        if path.exists() {
+            return Ok(path);
+        }
+    }
+    std::env::current_exe()
 }
 
 /// Checks untrusted input before it is parsed in process. Text, and everything when
@@ -54,15 +78,25 @@ pub fn check(bytes: &[u8], name: &str) -> Result<(), Box<Problem>> {
             "the bytecode is corrupt or was written by an incompatible MLIR; it was not loaded",
         ))
         };
-    let exe = std::env::current_exe()
-        .map_err(|error| failure(format!("cannot start the bytecode probe: {error}")))?;
+    // A probe that cannot run is tunespec's failure (an I/O error, exit 2), not the input's.
+    let internal = |error: std::io::Error| {
+        Box::new(
+            Problem::error(
+                codes::IO,
+                format!("cannot run the bytecode probe for {name} (tunespec re-executes itself): {error}"),
+                None,
+            )
+            .with_help("this is not a problem in the input; TUNESPEC_TRUST_BYTECODE=1 skips the probe"),
+        )
+    };
+    let exe = probe_program().map_err(internal)?;
     let mut child = Command::new(exe)
         .arg(PROBE_COMMAND)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|error| failure(format!("cannot start the bytecode probe: {error}")))?;
+        .map_err(internal)?;
     if let Some(mut stdin) = child.stdin.take() {
         // A child that dies early closes the pipe; its exit status says why.
         let _ = stdin.write_all(bytes);
@@ -88,7 +122,7 @@ pub fn check(bytes: &[u8], name: &str) -> Result<(), Box<Problem>> {
                 )));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-            Err(error) => return Err(failure(format!("bytecode probe failed: {error}"))),
+            Err(error) => return Err(internal(error)),
         }
     }
 }

@@ -37,6 +37,7 @@ pub mod config;
 pub mod contain;
 pub mod export;
 pub mod fastpath;
+pub mod files;
 pub mod iree_bytecode;
 pub mod iree_import;
 pub mod link;

@@ -36,5 +36,8 @@ fn main() -> std::process::ExitCode {
             2
         }
     };
+    for notice in tunespec::config::take_notices() {
+        eprintln!("tunespec: warning: {notice}");
+    }
     std::process::ExitCode::from(status)
 }

@@ -30,9 +30,23 @@ pub enum Command {
     Path,
 }
 
+/// The cache configured from the environment, for a command; an invalid setting
+/// (`TUNESPEC_CACHE=sometimes`) is reported and `None` (the command exits 2).
+pub fn open() -> Option<Cache> {
+    match Cache::from_env_strict() {
+        Ok(cache) => Some(cache),
+        Err(problem) => {
+            tool_error(problem.message);
+            None
+        }
+    }
+}
+
 impl Opts {
     pub fn run(self) -> ExitStatus {
-        let cache = Cache::from_env();
+        let Some(cache) = open() else {
+            return ExitStatus::Usage;
+        };
         for warning in cache.take_warnings() {
             eprintln!("tunespec: warning: {}", warning.message);
         }

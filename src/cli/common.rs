@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use tunespec::cache::Cache;
 use tunespec::link::{LinkInput, LinkOptions};
 use tunespec::mlir::{Mlir, OwnedOp};
 use tunespec::output::write_output;
@@ -94,21 +93,21 @@ impl LibraryArgs {
     /// user config, `TUNESPEC_SPEC_PATH`), then the target's default specs, then those of its
     /// fallback chain (see [`registry::Registry::resolve`]). `--no-default` drops the defaults;
     /// without a target only the command-line specs are linked.
-    pub fn inputs(&self) -> Result<Vec<LinkInput>, String> {
+    pub fn inputs(&self) -> Result<Vec<LinkInput>, registry::Error> {
         let Some(target) = &self.target else {
             if !self.no_default {
-                return Err("--target is required unless --no-default is given".into());
+                return Err(registry::Error::BadTarget(
+                    "--target is required unless --no-default is given".into(),
+                ));
             }
-            let specs = registry::Registry::command_line_specs(&self.specs)
-                .map_err(|error| error.to_string())?;
+            let specs = registry::Registry::command_line_specs(&self.specs)?;
             return Ok(specs
                 .iter()
                 .map(registry::ResolvedSpec::link_input)
                 .collect());
         };
         let resolution = registry::Registry::discover()
-            .and_then(|registry| registry.resolve(target, &self.specs))
-            .map_err(|error| error.to_string())?;
+            .and_then(|registry| registry.resolve(target, &self.specs))?;
         Ok(resolution
             .specs
             .iter()
@@ -119,13 +118,13 @@ impl LibraryArgs {
 
     /// Links the library and returns it as bytecode; prints link warnings to stderr.
     pub fn link(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
-        let inputs = self.inputs().map_err(|message| {
-            tool_error(message);
-            ExitStatus::Usage
-        })?;
+        // A config with located errors is a problem in the inputs (exit 1), as in `resolve`.
+        let inputs = self
+            .inputs()
+            .map_err(|error| super::resolve::report_error(&error))?;
         // Through the cache of linked libraries, like `link`: a compile after the first only
         // pays for copying the bytes.
-        let cache = Cache::from_env();
+        let cache = super::cache::open().ok_or(ExitStatus::Usage)?;
         let target = self.cache_target();
         let result = cache.link(mlir, &target, &inputs, LinkOptions::default());
         report(&cache.take_warnings(), None);
@@ -202,7 +201,7 @@ pub fn report_linked(problems: &[Problem], inputs: &[LinkInput], style: Style) {
 
 /// Reads an input file, as a usage error when it cannot be read.
 pub fn read(path: &Path) -> Result<Vec<u8>, ExitStatus> {
-    std::fs::read(path).map_err(|error| {
+    tunespec::files::read_input(path).map_err(|error| {
         tool_error(format!("cannot read {}: {error}", path.display()));
         ExitStatus::Usage
     })

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use super::common::{emit, tool_error, ExitStatus, EXIT_STATUS_HELP};
 use tunespec::export;
-use tunespec::output::write_output;
+use tunespec::output::write_outputs;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
@@ -43,14 +43,15 @@ impl Opts {
         match self.format {
             ExportFormat::C => {
                 let sources = export::c_sources(&targets);
-                for (name, text) in [
-                    (export::C_HEADER, &sources.header),
-                    (export::C_SOURCE, &sources.source),
-                ] {
-                    if let Err(message) = write_output(&self.output.join(name), text.as_bytes()) {
-                        tool_error(message);
-                        return ExitStatus::Usage;
-                    }
+                // Both files or neither (a full disk must not leave a header without its source).
+                let header = self.output.join(export::C_HEADER);
+                let source = self.output.join(export::C_SOURCE);
+                if let Err(message) = write_outputs(&[
+                    (&header, sources.header.as_bytes()),
+                    (&source, sources.source.as_bytes()),
+                ]) {
+                    tool_error(message);
+                    return ExitStatus::Usage;
                 }
                 let mut specs: Vec<&str> = sources.rows.iter().map(|(_, spec)| spec.path).collect();
                 specs.sort_unstable();

@@ -2,10 +2,9 @@
 
 use std::path::PathBuf;
 
-use tunespec::cache::Cache;
 use tunespec::link::LinkOptions;
 use tunespec::mlir::Mlir;
-use tunespec::output::{write_output, Emit};
+use tunespec::output::{self, write_output, Emit};
 
 use super::common::{
     report_linked as report, tool_error, ExitStatus, LibraryArgs, EXIT_STATUS_HELP,
@@ -32,16 +31,20 @@ impl Opts {
     pub fn run(self) -> ExitStatus {
         let inputs = match self.library.inputs() {
             Ok(inputs) => inputs,
-            Err(message) => {
-                tool_error(message);
-                return ExitStatus::Usage;
-            }
+            Err(error) => return super::resolve::report_error(&error),
         };
+        if let Err(message) = output::check_not_an_input(&self.output, &self.library.specs, &inputs)
+        {
+            tool_error(message);
+            return ExitStatus::Usage;
+        }
         // Through the cache of linked libraries (src/cache.rs). The MLIR context is created only
         // when needed: a hit needs none. Text is cached too, printed from the library's bytecode,
         // so a hit prints exactly what a cold link prints.
         let style = Style::detect_stderr();
-        let cache = Cache::from_env();
+        let Some(cache) = super::cache::open() else {
+            return ExitStatus::Usage;
+        };
         let mlir = std::cell::OnceCell::new();
         let target = self.library.cache_target();
         let options = LinkOptions {

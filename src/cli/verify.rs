@@ -183,7 +183,7 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
         let metadata = std::fs::metadata(path)
             .map_err(|error| format!("cannot read {}: {}", path.display(), io_message(&error)))?;
         if metadata.is_dir() {
-            let files = manifest::list_spec_files(path);
+            let files = manifest::list_spec_entries(path)?;
             if files.is_empty() {
                 return Err(format!(
                     "{} holds no spec files (.mlir, .mlirbc)",
@@ -194,11 +194,7 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
             if path.join("registry.toml").is_file() {
                 inputs.push(Input::Manifest(path.join("registry.toml")));
             }
-            inputs.extend(
-                files
-                    .into_iter()
-                    .map(|relative| Input::File(path.join(relative))),
-            );
+            inputs.extend(files.into_iter().map(|(_, file)| Input::File(file)));
         } else if path
             .extension()
             .is_some_and(|extension| extension == "toml")
@@ -284,7 +280,7 @@ fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
     let name = input.name();
     if let Input::Manifest(path) = input {
         return FileResult {
-            source: std::fs::read(path).unwrap_or_default(),
+            source: tunespec::files::read_input(path).unwrap_or_default(),
             problems: registry::check_toml(path),
             facts: None,
             iree_sites: Vec::new(),
@@ -350,7 +346,7 @@ fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path)
+    tunespec::files::read_input(path)
         .map_err(|error| format!("cannot read {}: {}", path.display(), io_message(&error)))
 }
 

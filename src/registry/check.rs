@@ -14,7 +14,7 @@ use crate::problem::{codes, io_message, Problem};
 /// `config.toml`): every problem, located. For `tunespec verify`.
 pub fn check_toml(path: &Path) -> Vec<Problem> {
     let name = path.display().to_string();
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::files::read_input_text(path) {
         Ok(text) => text,
         Err(error) => {
             return vec![Problem::error(

@@ -474,7 +474,7 @@ impl<'a> Builder<'a> {
         if self.skip(&identity, &name, origin, target, features, &reason) {
             return Ok(());
         }
-        let bytes = std::fs::read(path)
+        let bytes = crate::files::read_input(path)
             .map_err(|error| Error::Io(format!("cannot read {name}: {}", io_message(&error))))?;
         self.seen.push(identity);
         self.specs.push(ResolvedSpec {

@@ -262,7 +262,7 @@ impl Registry {
         if self.has_library(dir) {
             return Ok(None);
         }
-        let text = std::fs::read_to_string(&manifest_path).map_err(|error| {
+        let text = crate::files::read_input_text(&manifest_path).map_err(|error| {
             vec![Problem::error(
                 codes::IO,
                 format!("cannot read {}: {error}", manifest_path.display()),
@@ -388,7 +388,8 @@ fn load_configs(discovery: &Discovery, problems: &mut Vec<Problem>) -> Vec<(Orig
 
 /// A directory without a `registry.toml`: its spec files, for every target.
 fn plain_directory(dir: &Path, origin: &Origin) -> Result<Source, Vec<Problem>> {
-    let files = manifest::list_spec_files(dir);
+    let files = manifest::list_spec_entries(dir)
+        .map_err(|message| vec![Problem::error(codes::IO, message, None)])?;
     if files.is_empty() {
         return Err(vec![Problem::error(
             codes::CONFIG,
@@ -402,7 +403,7 @@ fn plain_directory(dir: &Path, origin: &Origin) -> Result<Source, Vec<Problem>> 
         other => format!("in {} ({})", dir.display(), other.describe()),
     };
     Ok(Source::Files {
-        files: files.iter().map(|file| dir.join(file)).collect(),
+        files: files.into_iter().map(|(_, file)| file).collect(),
         why,
     })
 }

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use tunespec::cache::{
-    self, decode_entry, encode_entry, Artifact, Cache, EntryError, Form, Key, KeyParts, Mode,
-    Settings,
+    self, decode_entry, decode_entry_with, encode_entry, encode_entry_with, Artifact, Cache,
+    EntryError, Form, Key, KeyParts, Mode, Settings,
 };
 use tunespec::link::{self, LinkInput, LinkOptions, Role};
 use tunespec::mlir::Mlir;
@@ -62,6 +62,12 @@ fn copy_of_default_spec(dir: &Path) -> (String, usize) {
         path.display().to_string(),
         text.matches("transform.named_sequence @match_").count(),
     )
+}
+
+/// Decodes an entry of the cache in `dir` (its checksum is keyed with the cache's secret).
+fn decode_disk(dir: &Path, bytes: &[u8], key: &Key) -> Result<Artifact, EntryError> {
+    let secret = cache::entry_secret(dir).expect("the cache has a secret");
+    decode_entry_with(bytes, key, Some(&secret))
 }
 
 fn run(command: &mut Command) -> Output {
@@ -512,7 +518,12 @@ fn recache_relinks_and_stores_and_readonly_writes_nothing() {
         (stats_now.hits, stats_now.misses, stats_now.corrupt),
         (0, 2, 0)
     );
-    assert!(decode_entry(&std::fs::read(&entry).unwrap(), &gfx942_text_key()).is_ok());
+    assert!(decode_disk(
+        dir.path(),
+        &std::fs::read(&entry).unwrap(),
+        &gfx942_text_key()
+    )
+    .is_ok());
 
     // readonly: a hit is served, a miss links, nothing is written (no entry, no counter).
     let log_before = std::fs::read(dir.path().join("stats.log")).unwrap();
@@ -567,7 +578,7 @@ fn assert_relinked_after(damage: impl FnOnce(&Path)) {
         }
     );
     let bytes = std::fs::read(&entry).unwrap();
-    assert!(decode_entry(&bytes, &gfx942_text_key()).is_ok());
+    assert!(decode_disk(dir.path(), &bytes, &gfx942_text_key()).is_ok());
     // And the repaired entry is a hit.
     assert_eq!(link_gfx942(dir.path()).stdout, cold.stdout);
     assert_eq!(stats(dir.path()).hits, 1);
@@ -611,13 +622,14 @@ fn an_entry_of_another_schema_is_relinked() {
         let mut bytes = std::fs::read(entry).unwrap();
         bytes[8..12].copy_from_slice(&(cache::SCHEMA + 1).to_le_bytes());
         // A well-formed entry of that schema: recompute its checksum.
-        let mut hasher = blake3::Hasher::new();
+        let secret = cache::entry_secret(entry.parent().unwrap().parent().unwrap()).unwrap();
+        let mut hasher = blake3::Hasher::new_keyed(&secret);
         hasher.update(&bytes[..28]);
         hasher.update(&bytes[60..]);
         let checksum = *hasher.finalize().as_bytes();
         bytes[28..60].copy_from_slice(&checksum);
         assert_eq!(
-            decode_entry(&bytes, &gfx942_text_key()).err(),
+            decode_entry_with(&bytes, &gfx942_text_key(), Some(&secret)).err(),
             Some(EntryError::Schema)
         );
         std::fs::write(entry, bytes).unwrap();
@@ -767,7 +779,10 @@ fn a_process_killed_at_each_step_of_a_write_leaves_no_torn_entry() {
         if step == "after-rename" {
             // The entry is complete; nothing else is left.
             let bytes = std::fs::read(&entry).unwrap();
-            assert!(decode_entry(&bytes, &gfx942_text_key()).is_ok(), "{step}");
+            assert!(
+                decode_disk(dir.path(), &bytes, &gfx942_text_key()).is_ok(),
+                "{step}"
+            );
             assert!(temp_files(dir.path()).is_empty(), "{step}");
         } else {
             assert!(!entry.exists(), "{step}: a final entry exists");
@@ -786,7 +801,12 @@ fn a_process_killed_at_each_step_of_a_write_leaves_no_torn_entry() {
             (1, 0, 0),
             "{step}"
         );
-        assert!(decode_entry(&std::fs::read(&entry).unwrap(), &gfx942_text_key()).is_ok());
+        assert!(decode_disk(
+            dir.path(),
+            &std::fs::read(&entry).unwrap(),
+            &gfx942_text_key()
+        )
+        .is_ok());
     }
 }
 
@@ -1336,21 +1356,24 @@ fn the_memory_cache_is_bounded_by_entries_and_bytes() {
 
 #[test]
 fn an_entry_mlir_cannot_parse_is_relinked() {
-    // A checksum-valid entry whose bytecode MLIR rejects (a version from the future).
+    // A checksum-valid entry whose bytecode MLIR rejects (a version from the future), in a
+    // cache that has its secret (made by a first link).
     let dir = tempfile::tempdir().unwrap();
     let key = gfx942_key();
-    std::fs::create_dir_all(dir.path().join("entries")).unwrap();
+    link_gfx942(dir.path());
+    let secret = cache::entry_secret(dir.path()).unwrap();
     let mut bogus = b"ML\xEFR".to_vec();
     bogus.push((99 << 1) | 1);
     bogus.extend_from_slice(b"MLIR99\0");
     std::fs::write(
         dir.path().join("entries").join(key.hex()),
-        encode_entry(
+        encode_entry_with(
             &key,
             &Artifact {
                 bytecode: bogus,
                 problems: Vec::new(),
             },
+            Some(&secret),
         ),
     )
     .unwrap();
@@ -1370,7 +1393,9 @@ fn an_entry_mlir_cannot_parse_is_relinked() {
     assert_eq!(stats(dir.path()).corrupt, 1);
     let stored = std::fs::read(dir.path().join("entries").join(key.hex())).unwrap();
     assert_eq!(
-        decode_entry(&stored, &key).unwrap().bytecode,
+        decode_entry_with(&stored, &key, Some(&secret))
+            .unwrap()
+            .bytecode,
         library.bytecode
     );
 }

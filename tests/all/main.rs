@@ -9,6 +9,7 @@ mod corpus;
 mod determinism;
 mod differential;
 mod fastpath;
+mod hardening;
 mod iree_default_spec;
 mod iree_e2e;
 mod iree_ops;

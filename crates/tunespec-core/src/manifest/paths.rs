@@ -6,27 +6,82 @@ use std::path::{Component, Path, PathBuf};
 use crate::ir::Loc;
 
 /// Spec files under `dir` (`.mlir`, `.mlirbc`), as sorted `/`-separated relative paths.
-/// Symlinks are followed (loops are skipped); [`check_inside`] tells whether a file stays inside.
-pub fn list_spec_files(dir: &Path) -> Vec<String> {
-    let mut files: Vec<String> = walkdir::WalkDir::new(dir)
-        .follow_links(true)
+/// Symlinks are followed (a loop is an error); only regular files are listed (a FIFO named
+/// `x.mlir` is not read). Every error of the walk (an unreadable directory, a dangling link) is
+/// returned with its path; [`check_inside`] tells whether a file stays inside.
+pub fn list_spec_files(dir: &Path) -> Result<Vec<String>, String> {
+    Ok(list_spec_entries(dir)?
         .into_iter()
-        .filter_map(Result::ok)
-        .filter(|entry| !entry.file_type().is_dir())
-        .filter(|entry| is_spec_file(entry.path()))
-        .filter_map(|entry| {
-            let relative = entry.path().strip_prefix(dir).ok()?;
-            Some(
-                relative
-                    .components()
-                    .map(|component| component.as_os_str().to_string_lossy().into_owned())
-                    .collect::<Vec<_>>()
-                    .join("/"),
-            )
-        })
-        .collect();
+        .map(|(relative, _)| relative)
+        .collect())
+}
+
+/// [`list_spec_files`] with each file's real path too: the relative name is printable (lossy
+/// for a name that is not UTF-8), the path is what to open.
+pub fn list_spec_entries(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    let (files, mut errors) = walk_spec_entries(dir);
+    if errors.is_empty() {
+        Ok(files)
+    } else {
+        Err(errors.swap_remove(0))
+    }
+}
+
+/// [`list_spec_files`] going on past errors: the files found, and every error of the walk.
+pub fn walk_spec_files(dir: &Path) -> (Vec<String>, Vec<String>) {
+    let (files, errors) = walk_spec_entries(dir);
+    (
+        files.into_iter().map(|(relative, _)| relative).collect(),
+        errors,
+    )
+}
+
+fn walk_spec_entries(dir: &Path) -> (Vec<(String, PathBuf)>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).follow_links(true) {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                errors.push(walk_error(dir, &error));
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() || !is_spec_file(entry.path()) {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(dir) else {
+            continue;
+        };
+        let name = relative
+            .components()
+            .map(|component| component.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        files.push((name, entry.into_path()));
+    }
     files.sort();
-    files
+    (files, errors)
+}
+
+fn walk_error(dir: &Path, error: &walkdir::Error) -> String {
+    let path = error.path().unwrap_or(dir).display();
+    if let Some(ancestor) = error.loop_ancestor() {
+        return format!(
+            "cannot read {path}: a symlink loop (back to {})",
+            ancestor.display()
+        );
+    }
+    match error.io_error() {
+        Some(io) if io.kind() == std::io::ErrorKind::NotFound => {
+            format!("cannot read {path}: no such file or directory (a dangling symlink?)")
+        }
+        Some(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+            format!("cannot read {path}: permission denied")
+        }
+        Some(io) => format!("cannot read {path}: {io}"),
+        None => format!("cannot read {path}: {error}"),
+    }
 }
 
 pub fn is_spec_file(path: &Path) -> bool {
