@@ -32,6 +32,7 @@
 //! ```
 
 pub mod apply;
+pub mod attach_check;
 pub mod cache;
 pub mod config;
 pub mod contain;

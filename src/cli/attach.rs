@@ -3,9 +3,17 @@
 use std::path::PathBuf;
 
 use tunespec::apply::{self, ATTR_NAME};
+use tunespec::attach_check;
 use tunespec::mlir::{BlobForm, Mlir};
 
-use super::common::{fail, load_payload, write, ExitStatus, LibraryArgs, EXIT_STATUS_HELP};
+use super::common::{
+    fail, load_payload, tool_error, write, ExitStatus, LibraryArgs, EXIT_STATUS_HELP,
+};
+
+fn usage(message: String) -> ExitStatus {
+    tool_error(message);
+    ExitStatus::Usage
+}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Blob {
@@ -36,11 +44,17 @@ pub struct Opts {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
+        if let Err(message) = attach_check::check_attr_name(&self.attr) {
+            return usage(message);
+        }
         let mlir = Mlir::new_threaded();
-        let (payload_bytes, _name, payload) = match load_payload(&mlir, &self.payload) {
+        let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload) {
             Ok(loaded) => loaded,
             Err(status) => return status,
         };
+        if let Err(problems) = attach_check::check_not_foreign(&payload, &self.attr, &name) {
+            return fail(problems, &payload_bytes);
+        }
         let library = match self.library.link(&mlir) {
             Ok(library) => library,
             Err(status) => return status,
@@ -52,6 +66,10 @@ impl Opts {
         if let Err(problems) = apply::attach(&payload, &library, &self.attr, form) {
             return fail(problems, &payload_bytes);
         }
-        write(&self.output, payload.print_file().as_bytes())
+        let text = payload.print_file();
+        if let Err(problems) = attach_check::check_output(&mlir, &text, &self.attr, &library) {
+            return fail(problems, &[]);
+        }
+        write(&self.output, text.as_bytes())
     }
 }

@@ -38,7 +38,7 @@ impl Opts {
             tool_error(message);
             return ExitStatus::Usage;
         }
-        // Through the cache of linked libraries (src/cache.rs). The MLIR context is created only
+        // Through the cache of linked libraries (src/cache/). The MLIR context is created only
         // when needed: a hit needs none. Text is cached too, printed from the library's bytecode,
         // so a hit prints exactly what a cold link prints.
         let style = Style::detect_stderr();

@@ -1,4 +1,4 @@
-//! The cache of linked libraries (src/cache.rs): every key input changes the key, the key is
+//! The cache of linked libraries (src/cache/): every key input changes the key, the key is
 //! stable across runs, processes, directory-listing order and environment noise; bad entries
 //! (torn, flipped bit, wrong schema, foreign) are relinked and counted; a process killed at each
 //! step of a write leaves no torn entry; 8 processes race on one key while eviction runs;

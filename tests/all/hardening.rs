@@ -758,3 +758,81 @@ fn f13_a_broken_config_is_one_exit_status_and_one_message_everywhere() {
         );
     }
 }
+
+#[test]
+fn f06_attach_refuses_bad_attribute_names_and_foreign_attributes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let payload = repo_root().join("tests/fixtures/payloads/llama2_f16_decoder.mlir");
+    let out = dir.path().join("out.mlir");
+    for attr in ["a b", "", "\"", "1abc", "a.b\"c"] {
+        let output = tunespec(cache.path())
+            .args(["attach", "--target", "gfx942", "--attr", attr, "-o"])
+            .arg(&out)
+            .arg(&payload)
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{attr:?}: {}",
+            stderr(&output)
+        );
+        assert!(!out.exists(), "{attr:?}: an output was written");
+    }
+    // An attribute the payload uses with another meaning is not replaced.
+    let foreign = dir.path().join("foreign.mlir");
+    std::fs::write(
+        &foreign,
+        "module attributes {llvm.data_layout = \"e-m:e\"} {\n  func.func @f() {\n    return\n  }\n}\n",
+    )
+    .unwrap();
+    let output = tunespec(cache.path())
+        .args([
+            "attach",
+            "--target",
+            "gfx942",
+            "--attr",
+            "llvm.data_layout",
+            "-o",
+        ])
+        .arg(&out)
+        .arg(&foreign)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("tunespec::apply::payload")
+            && stderr(&output).contains("'llvm.data_layout' attribute"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!out.exists());
+    // A good name, and attaching again over tunespec's own attribute, work; the output
+    // parses and gives the library back.
+    for _ in 0..2 {
+        let source = if out.exists() {
+            out.clone()
+        } else {
+            foreign.clone()
+        };
+        let output = tunespec(cache.path())
+            .args([
+                "attach",
+                "--target",
+                "gfx942",
+                "--attr",
+                "my_dialect.spec$1",
+                "-o",
+            ])
+            .arg(dir.path().join("next.mlir"))
+            .arg(&source)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+        std::fs::rename(dir.path().join("next.mlir"), &out).unwrap();
+    }
+    run(tunespec(cache.path())
+        .args(["extract", "--attr", "my_dialect.spec$1"])
+        .arg(&out));
+}
