@@ -17,6 +17,7 @@ fn main() {
     // The package's own directory as cargo compiled this script (the run-time CARGO_MANIFEST_DIR
     // names where the specs are, which tests point elsewhere).
     source_fingerprint(Path::new(env!("CARGO_MANIFEST_DIR")));
+    mlir_version();
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     println!("cargo:rerun-if-env-changed=TUNESPEC_SPECS_DIR");
     println!("cargo:rerun-if-env-changed={}", iree_attrs::ENV_IREE_OPT);
@@ -75,6 +76,25 @@ fn source_fingerprint(manifest_dir: &Path) {
         "cargo:rustc-env=TUNESPEC_SOURCE_FINGERPRINT={}",
         &fingerprint[..32]
     );
+}
+
+/// The MLIR release tunespec is built with, for `tunespec --version` (`TUNESPEC_MLIR_VERSION`):
+/// `llvm-config --version` of the installation mlir-sys links (`MLIR_SYS_220_PREFIX`, else
+/// /usr/lib/llvm-22), or the major version when that cannot be run.
+fn mlir_version() {
+    println!("cargo:rerun-if-env-changed=MLIR_SYS_220_PREFIX");
+    let prefix =
+        std::env::var("MLIR_SYS_220_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-22".to_string());
+    let version = std::process::Command::new(Path::new(&prefix).join("bin").join("llvm-config"))
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .and_then(|output| String::from_utf8(output.stdout).ok())
+        .map(|version| version.trim().to_string())
+        .filter(|version| !version.is_empty())
+        .unwrap_or_else(|| "22".to_string());
+    println!("cargo:rustc-env=TUNESPEC_MLIR_VERSION={version}");
 }
 
 /// Verifies everything under `specs_dir` and writes the embedded bytecode and index.

@@ -3,21 +3,24 @@
 //! Why thin: flag parsing only validates; each command builds its configuration and calls the
 //! library. Commands return an [`ExitStatus`]; only `main` exits. What several commands share
 //! (exit statuses, output formats, the library flags, reading inputs, writing outputs and
-//! reporting problems) lives in [`common`].
+//! reporting problems) lives in [`common`]; the examples and environment variables in each
+//! command's `--help` in [`help`].
 //!
 //! The CLI is part of the binary, not of the library: `tunespec` (the library) exposes only its
 //! API.
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 pub mod apply;
 pub mod attach;
 pub mod cache;
 pub mod common;
 pub mod coverage;
+pub mod docs;
 pub mod explain;
 pub mod export;
 pub mod extract;
+pub mod help;
 pub mod import_iree;
 pub mod link;
 pub mod resolve;
@@ -25,18 +28,40 @@ pub mod show;
 pub mod targets;
 pub mod verify;
 
-pub use common::{ExitStatus, EXIT_STATUS_HELP};
+pub use common::{DiagnosticFormat, ExitStatus};
+
+/// `tunespec --version`: the release, the MLIR it is built with and the bytecode version it
+/// writes.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (MLIR ",
+    env!("TUNESPEC_MLIR_VERSION"),
+    ", bytecode v6)"
+);
 
 #[derive(Debug, Parser)]
 #[command(
     name = "tunespec",
-    version,
+    version = VERSION,
     about = "Registry and linker for MLIR transform-dialect tuning specs",
-    after_help = EXIT_STATUS_HELP
+    after_help = help::TOP
 )]
 pub struct Cli {
+    /// When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1
+    /// forces it), always, never
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
+    pub color: ColorWhen,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    #[default]
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -67,10 +92,45 @@ pub enum Command {
     Cache(cache::Opts),
     /// Write IREE's built-in default tuning specs (from an installed compiler) as a spec library
     ImportIree(import_iree::Opts),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
+    Completions(docs::CompletionsOpts),
+    /// Print the manual page (roff), of tunespec or of one command
+    Man(docs::ManOpts),
+}
+
+impl Command {
+    /// How the command prints diagnostics, and whether a SARIF log goes to stdout (the
+    /// command's findings are its output) rather than stderr.
+    fn diagnostic_format(&self) -> (DiagnosticFormat, bool) {
+        match self {
+            Command::Verify(opts) => (opts.format, true),
+            Command::Link(opts) => (opts.format, false),
+            Command::Attach(opts) => (opts.format, false),
+            Command::Apply(opts) => (opts.format.into(), false),
+            Command::Explain(opts) => (opts.format.into(), false),
+            Command::Coverage(opts) => (opts.format.into(), false),
+            Command::Resolve(opts) => (opts.format.into(), false),
+            Command::Targets(opts) => (opts.format.into(), false),
+            Command::Cache(opts) => (opts.format().into(), false),
+            Command::Extract(_)
+            | Command::Export(_)
+            | Command::Show(_)
+            | Command::Completions(_)
+            | Command::Man(_)
+            | Command::ImportIree(_) => (DiagnosticFormat::Human, false),
+        }
+    }
 }
 
 pub fn run(cli: Cli) -> ExitStatus {
-    match cli.command {
+    anstream::ColorChoice::write_global(match cli.color {
+        ColorWhen::Auto => anstream::ColorChoice::Auto,
+        ColorWhen::Always => anstream::ColorChoice::Always,
+        ColorWhen::Never => anstream::ColorChoice::Never,
+    });
+    let (format, sarif_to_stdout) = cli.command.diagnostic_format();
+    common::start(format, sarif_to_stdout);
+    let status = match cli.command {
         Command::Verify(opts) => opts.run(),
         Command::Link(opts) => opts.run(),
         Command::Attach(opts) => opts.run(),
@@ -83,15 +143,102 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Targets(opts) => opts.run(),
         Command::Show(opts) => opts.run(),
         Command::Cache(opts) => opts.run(),
+        Command::Completions(opts) => opts.run(),
+        Command::Man(opts) => opts.run(),
         Command::ImportIree(opts) => opts.run(),
+    };
+    common::finish();
+    status
+}
+
+/// A command line clap rejected. With `--format` other than human (as far as it can be read
+/// from the raw arguments), the error is a diagnostic in that format (code `tunespec::usage`);
+/// help, version and human-format errors are clap's own. Returns the exit status.
+pub fn usage_error(error: &clap::Error) -> ExitStatus {
+    use clap::error::ErrorKind;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let format = raw_format(&args);
+    if format == DiagnosticFormat::Human
+        || matches!(
+            error.kind(),
+            ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        )
+    {
+        let _ = error.print();
+        return if error.use_stderr() {
+            ExitStatus::Usage
+        } else {
+            ExitStatus::Ok
+        };
     }
+    let text = error.render().to_string();
+    let mut lines = text.lines().filter(|line| !line.trim().is_empty());
+    let message = lines
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ")
+        .to_string();
+    let help = lines.collect::<Vec<_>>().join("\n");
+    let verify = args.iter().find(|arg| !arg.starts_with('-')) == Some(&"verify".to_string());
+    common::start(format, verify);
+    common::tool_error_with(
+        common::USAGE,
+        message,
+        (!help.is_empty()).then_some(help.as_str()),
+    );
+    common::finish();
+    ExitStatus::Usage
+}
+
+/// The `--format` of a command line clap could not parse, when it names a diagnostic format.
+fn raw_format(args: &[String]) -> DiagnosticFormat {
+    let mut value = None;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if arg == "--" {
+            break;
+        }
+        if arg == "--format" {
+            value = iter.next().cloned();
+        } else if let Some(rest) = arg.strip_prefix("--format=") {
+            value = Some(rest.to_string());
+        }
+    }
+    value
+        .and_then(|value| DiagnosticFormat::from_str(&value, true).ok())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn cli_definition_is_consistent() {
         use clap::CommandFactory;
-        super::Cli::command().debug_assert();
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_format_of_an_unparsable_command_line_is_read_from_the_raw_arguments() {
+        let args = |line: &str| line.split(' ').map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            raw_format(&args("verify --format json --bogus")),
+            DiagnosticFormat::Json
+        );
+        assert_eq!(
+            raw_format(&args("link --format=sarif --bogus")),
+            DiagnosticFormat::Sarif
+        );
+        assert_eq!(
+            raw_format(&args("verify --format xml")),
+            DiagnosticFormat::Human
+        );
+        assert_eq!(
+            raw_format(&args("verify -- --format json")),
+            DiagnosticFormat::Human
+        );
     }
 }

@@ -1,9 +1,10 @@
-//! Rendering problems for people (miette, with a source snippet) and for machines (JSON Lines).
+//! Rendering problems for people (miette, with a source snippet) and for machines: JSON Lines,
+//! one line per problem (`short`), GitHub workflow commands, SARIF 2.1.0.
 //!
 //! Why here and not in `problem.rs`: `Problem` is shared with `build.rs`, which has no terminal;
-//! presentation choices (colour, width, the JSON schema) belong to the CLI side only.
+//! presentation choices (colour, width, the JSON schema) belong to the binary only.
 //!
-//! JSON schema (version 1, stable; one object per line):
+//! JSON schema (version 1, stable; one object per line; docs/schema/diagnostic.schema.json):
 //! `{"version":1,"severity":"error|warning|note","code":"tunespec::...","message":"...",
 //!   "file":"path"|null,"line":N|null,"column":N|null,"help":"..."|null,
 //!   "related":[{"file":"...","line":N,"column":N,"message":"..."}]}`
@@ -28,25 +29,52 @@ pub struct Style {
     pub width: usize,
 }
 
+/// Report width when the output is not a terminal (files, pipes, CI logs): fixed, so captured
+/// output is stable.
+const DEFAULT_WIDTH: usize = 100;
+
 impl Style {
-    /// Colour only on a terminal without `NO_COLOR`; width from `TUNESPEC_TERM_WIDTH` or 100,
-    /// so that output captured by tests and CI logs is stable.
+    /// For reports written to stdout. Colour as `--color` says; with `auto` (the default) only
+    /// on a terminal, and `NO_COLOR`, `CLICOLOR=0` and `CLICOLOR_FORCE=1` are honoured (anstream).
+    /// Width from `TUNESPEC_TERM_WIDTH`, else the terminal's, else 100.
     pub fn detect() -> Self {
         use std::io::IsTerminal;
-        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        let width = std::env::var("TUNESPEC_TERM_WIDTH")
-            .ok()
-            .and_then(|value| value.parse().ok())
-            .unwrap_or(100);
-        Style { color, width }
+        let stdout = std::io::stdout();
+        Self::from_parts(
+            anstream::AutoStream::choice(&stdout),
+            stdout
+                .is_terminal()
+                .then(|| terminal_size::terminal_size_of(&stdout))
+                .flatten(),
+        )
     }
 
     /// The same for reports written to stderr (when stdout carries an output).
     pub fn detect_stderr() -> Self {
         use std::io::IsTerminal;
+        let stderr = std::io::stderr();
+        Self::from_parts(
+            anstream::AutoStream::choice(&stderr),
+            stderr
+                .is_terminal()
+                .then(|| terminal_size::terminal_size_of(&stderr))
+                .flatten(),
+        )
+    }
+
+    fn from_parts(
+        choice: anstream::ColorChoice,
+        terminal: Option<(terminal_size::Width, terminal_size::Height)>,
+    ) -> Self {
+        let width = std::env::var("TUNESPEC_TERM_WIDTH")
+            .ok()
+            .and_then(|value| value.parse().ok())
+            .or(terminal.map(|(terminal_size::Width(width), _)| usize::from(width)))
+            .filter(|&width| width > 0)
+            .unwrap_or(DEFAULT_WIDTH);
         Style {
-            color: std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
-            ..Self::detect()
+            color: choice != anstream::ColorChoice::Never,
+            width,
         }
     }
 }
@@ -170,4 +198,145 @@ fn token_len(text: &str, offset: usize) -> usize {
     } else {
         len
     }
+}
+
+/// One line per problem, what editors and CI problem matchers parse:
+/// `file:line:col: severity[code]: message` (`severity[code]: message` without a location).
+pub fn to_short(problem: &Problem) -> String {
+    let location = problem
+        .loc
+        .as_ref()
+        .map(|loc| format!("{}:{}:{}: ", loc.file, loc.line, loc.col))
+        .unwrap_or_default();
+    format!(
+        "{location}{}[{}]: {}\n",
+        problem.severity.as_str(),
+        problem.code,
+        one_line(&problem.message)
+    )
+}
+
+/// A GitHub Actions workflow command (`::error file=F,line=L,col=C,title=CODE::MESSAGE`), which
+/// the runner shows as an annotation on the line. Notes are `::notice`.
+pub fn to_github(problem: &Problem) -> String {
+    let command = match problem.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "notice",
+    };
+    let mut properties = Vec::new();
+    if let Some(loc) = &problem.loc {
+        properties.push(format!("file={}", github_property(&loc.file)));
+        properties.push(format!("line={}", loc.line));
+        properties.push(format!("col={}", loc.col));
+    }
+    properties.push(format!("title={}", github_property(problem.code)));
+    let mut message = problem.message.clone();
+    if let Some(help) = &problem.help {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
+    format!(
+        "::{command} {}::{}\n",
+        properties.join(","),
+        github_data(&message)
+    )
+}
+
+/// Escapes a workflow command's message.
+fn github_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow command's property value.
+fn github_property(text: &str) -> String {
+    github_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+fn one_line(text: &str) -> String {
+    text.lines().collect::<Vec<_>>().join(" ")
+}
+
+/// One SARIF 2.1.0 log (GitHub code scanning, IDE viewers) holding `problems`: one run, the
+/// rules are the tunespec codes that occur (sorted), each result names its rule by id and index.
+/// No timestamps or absolute paths of tunespec's own: the log is deterministic.
+pub fn sarif_log(problems: &[Problem]) -> serde_json::Value {
+    let rules: Vec<&str> = problems
+        .iter()
+        .map(|problem| problem.code)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let location = |loc: &tunespec::ir::Loc, message: Option<&str>| {
+        let mut value = json!({
+            "physicalLocation": {
+                "artifactLocation": { "uri": sarif_uri(&loc.file) },
+                "region": { "startLine": loc.line.max(1), "startColumn": loc.col.max(1) },
+            }
+        });
+        if let Some(message) = message {
+            value["message"] = json!({ "text": message });
+        }
+        value
+    };
+    let results: Vec<serde_json::Value> = problems
+        .iter()
+        .map(|problem| {
+            let mut text = problem.message.clone();
+            if let Some(help) = &problem.help {
+                text.push_str("\nhelp: ");
+                text.push_str(help);
+            }
+            json!({
+                "ruleId": problem.code,
+                "ruleIndex": rules.iter().position(|rule| *rule == problem.code),
+                "level": match problem.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Note => "note",
+                },
+                "message": { "text": text },
+                "locations": problem.loc.iter().map(|loc| location(loc, None)).collect::<Vec<_>>(),
+                "relatedLocations": problem.related.iter().enumerate().map(|(index, (loc, label))| {
+                    let mut value = location(loc, Some(label));
+                    value["id"] = json!(index);
+                    value
+                }).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "tunespec",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules.iter().map(|rule| json!({
+                        "id": rule,
+                        "name": rule.rsplit("::").next().unwrap_or(rule),
+                        "shortDescription": { "text": rule },
+                    })).collect::<Vec<_>>(),
+                }
+            },
+            "results": results,
+        }]
+    })
+}
+
+/// A file name as a SARIF artifact URI: a relative reference with `/` separators and the
+/// characters URIs reserve percent-encoded.
+fn sarif_uri(file: &str) -> String {
+    let mut out = String::new();
+    for byte in file.replace('\\', "/").bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=:@".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }

@@ -20,7 +20,10 @@ fn main() -> std::process::ExitCode {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     tunespec::contain::enable();
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return std::process::ExitCode::from(cli::usage_error(&error) as u8),
+    };
     // MLIR recurses over nested IR: the work runs on a thread whose stack does not depend on
     // `ulimit -s` (see `MLIR_STACK_BYTES`).
     let work = std::thread::Builder::new()

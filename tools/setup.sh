@@ -2,7 +2,7 @@
 # Installs every system package tunespec needs to build and test, idempotently.
 #
 # Why a script: nothing installed by hand survives to the next machine. This is the single place
-# that knows the Debian package names (see ARCHITECTURE.md, "Toolchain"). It is quiet and quick
+# that knows the Debian package names (see README.md, "Install"). It is quiet and quick
 # when everything is already installed (one dpkg query, no apt-get call).
 set -euo pipefail
 

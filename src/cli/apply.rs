@@ -8,16 +8,15 @@ use tunespec::problem::Problem;
 
 use super::common::{
     emit_stderr, fail, load_payload, report, write, ExitStatus, Format, LibraryArgs,
-    EXIT_STATUS_HELP,
 };
 use super::explain::render_explanation;
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = super::help::APPLY)]
 pub struct Opts {
     #[command(flatten)]
     pub library: LibraryArgs,
-    /// The payload
+    /// The payload (MLIR text or bytecode), `-` for stdin
     pub payload: PathBuf,
     /// Output file, or `-` for stdout (written atomically)
     #[arg(long, short, default_value = "-")]
@@ -46,6 +45,11 @@ pub struct Opts {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
+        let refused = tunespec::output::check_not_an_input(&self.output, &self.library.specs, &[]);
+        if let Err(message) = refused {
+            super::common::tool_error(message);
+            return ExitStatus::Usage;
+        }
         let mlir = Mlir::new_threaded();
         let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload) {
             Ok(loaded) => loaded,

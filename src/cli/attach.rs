@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::attach_check;
 use tunespec::mlir::{BlobForm, Mlir};
+use tunespec::output;
 
 use super::common::{
-    fail, load_payload, tool_error, write, ExitStatus, LibraryArgs, EXIT_STATUS_HELP,
+    fail, load_payload, tool_error, write, DiagnosticFormat, ExitStatus, LibraryArgs,
 };
 
 fn usage(message: String) -> ExitStatus {
@@ -25,11 +26,11 @@ pub enum Blob {
 }
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = super::help::ATTACH)]
 pub struct Opts {
     #[command(flatten)]
     pub library: LibraryArgs,
-    /// The payload (MLIR text or bytecode)
+    /// The payload (MLIR text or bytecode), `-` for stdin
     pub payload: PathBuf,
     /// Output file, or `-` for stdout (written atomically)
     #[arg(long, short, default_value = "-")]
@@ -40,11 +41,17 @@ pub struct Opts {
     /// How the bytes are stored
     #[arg(long, value_enum, default_value_t)]
     pub blob: Blob,
+    /// How diagnostics are printed (on stderr; stdout may carry the payload)
+    #[arg(long, value_enum, default_value_t)]
+    pub format: DiagnosticFormat,
 }
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
         if let Err(message) = attach_check::check_attr_name(&self.attr) {
+            return usage(message);
+        }
+        if let Err(message) = output::check_not_an_input(&self.output, &self.library.specs, &[]) {
             return usage(message);
         }
         let mlir = Mlir::new_threaded();

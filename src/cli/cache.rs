@@ -2,11 +2,11 @@
 
 use serde_json::json;
 
-use super::common::{emit, tool_error, ExitStatus, Format, EXIT_STATUS_HELP};
+use super::common::{emit, tool_error, ExitStatus, Format};
 use tunespec::cache::{Cache, DiskView};
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = super::help::CACHE)]
 pub struct Opts {
     #[command(subcommand)]
     pub command: Command,
@@ -43,6 +43,14 @@ pub fn open() -> Option<Cache> {
 }
 
 impl Opts {
+    /// The report format (`stats --format`; human for the others).
+    pub fn format(&self) -> Format {
+        match self.command {
+            Command::Stats { format } => format,
+            Command::Clean { .. } | Command::Path => Format::Human,
+        }
+    }
+
     pub fn run(self) -> ExitStatus {
         let Some(cache) = open() else {
             return ExitStatus::Usage;

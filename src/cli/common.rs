@@ -2,6 +2,7 @@
 //! reading inputs, writing outputs and reporting problems.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 use clap::ValueEnum;
 use tunespec::link::{LinkInput, LinkOptions};
@@ -23,18 +24,115 @@ pub enum ExitStatus {
     Usage = 2,
 }
 
-pub const EXIT_STATUS_HELP: &str = "\
-Exit status:
-  0  success (warnings allowed unless --deny-warnings)
-  1  problems found in the inputs
-  2  usage or I/O error (bad flags, missing or unreadable files, unknown target)";
-
-/// Output format shared by the commands that report.
+/// Output format of the commands that print a report (`explain`, `coverage`, `resolve`,
+/// `targets`, `cache stats`, `apply --explain`). In `json` their diagnostics and errors are
+/// JSON too.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// For people
     #[default]
     Human,
+    /// One JSON document (schemas in docs/schema/)
     Json,
+}
+
+impl From<Format> for DiagnosticFormat {
+    fn from(format: Format) -> Self {
+        match format {
+            Format::Human => DiagnosticFormat::Human,
+            Format::Json => DiagnosticFormat::Json,
+        }
+    }
+}
+
+/// How diagnostics (findings in the inputs, and tool errors) are printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum DiagnosticFormat {
+    /// Reports with a snippet of the source
+    #[default]
+    Human,
+    /// One JSON object per diagnostic per line (docs/schema/diagnostic.schema.json)
+    Json,
+    /// One line per diagnostic: `file:line:col: severity[code]: message`
+    Short,
+    /// GitHub Actions workflow commands (`::error file=F,line=L,col=C,title=CODE::MESSAGE`)
+    Github,
+    /// One SARIF 2.1.0 log (GitHub code scanning); rule ids are tunespec's codes
+    Sarif,
+}
+
+/// The code of a usage error (bad flags, unknown target, a directory without specs): exit 2.
+pub const USAGE: &str = "tunespec::usage";
+
+/// The run's diagnostic format, set once at the start of the command.
+struct Session {
+    format: DiagnosticFormat,
+    /// Where the SARIF log goes: stdout for `verify` (its findings are its output), stderr for
+    /// commands whose stdout carries an output.
+    sarif_to_stdout: bool,
+    /// SARIF is one document: problems are collected and written by [`finish`].
+    collected: Mutex<Vec<Problem>>,
+}
+
+static SESSION: OnceLock<Session> = OnceLock::new();
+
+/// Sets the run's diagnostic format (the first call wins).
+pub fn start(format: DiagnosticFormat, sarif_to_stdout: bool) {
+    let _ = SESSION.set(Session {
+        format,
+        sarif_to_stdout,
+        collected: Mutex::new(Vec::new()),
+    });
+}
+
+/// The run's diagnostic format (`human` before [`start`]).
+pub fn diagnostic_format() -> DiagnosticFormat {
+    SESSION
+        .get()
+        .map_or(DiagnosticFormat::Human, |session| session.format)
+}
+
+/// Renders one problem in the run's format, with a snippet of `source` in `human`. In `sarif`
+/// the problem is kept for [`finish`] and nothing is returned.
+pub fn render(problem: &Problem, source: Option<&[u8]>, style: Style) -> String {
+    match diagnostic_format() {
+        DiagnosticFormat::Human => diagnostics::render(problem, source, style),
+        DiagnosticFormat::Json => format!("{}\n", diagnostics::to_json(problem)),
+        DiagnosticFormat::Short => diagnostics::to_short(problem),
+        DiagnosticFormat::Github => diagnostics::to_github(problem),
+        DiagnosticFormat::Sarif => {
+            if let Some(session) = SESSION.get() {
+                session
+                    .collected
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(problem.clone());
+            }
+            String::new()
+        }
+    }
+}
+
+/// Ends the run: in `sarif`, writes the one log of every problem reported.
+pub fn finish() {
+    let Some(session) = SESSION.get() else {
+        return;
+    };
+    if session.format != DiagnosticFormat::Sarif {
+        return;
+    }
+    let problems = std::mem::take(
+        &mut *session
+            .collected
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    let log = format!("{:#}\n", diagnostics::sarif_log(&problems));
+    if session.sarif_to_stdout {
+        emit(&log);
+    } else {
+        emit_stderr(&log);
+    }
 }
 
 /// Writes command output to stdout. A closed pipe (`tunespec ... | head`) is not an error: the
@@ -61,9 +159,21 @@ pub fn emit_stderr(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
-/// Prints a tool-level error (not a finding in an input) to stderr.
+/// Prints a tool-level error (not a finding in an input) to stderr: a usage error.
 pub fn tool_error(message: impl std::fmt::Display) {
-    emit_stderr(&format!("tunespec: error: {message}\n"));
+    tool_error_with(USAGE, message.to_string(), None);
+}
+
+/// Prints a tool-level error with its code (usage, I/O) in the run's format: a line for people,
+/// a diagnostic (without location) otherwise.
+pub fn tool_error_with(code: &'static str, message: String, help: Option<&str>) {
+    if diagnostic_format() == DiagnosticFormat::Human {
+        emit_stderr(&format!("tunespec: error: {message}\n"));
+        return;
+    }
+    let mut problem = Problem::error(code, message, None);
+    problem.help = help.map(str::to_string);
+    emit_stderr(&render(&problem, None, Style::detect_stderr()));
 }
 
 /// Which specs make the library: a target's resolution (user specs first, then its defaults),
@@ -182,7 +292,7 @@ pub fn report(problems: &[Problem], source: Option<&[u8]>) {
             .as_ref()
             .is_some_and(|loc| loc.file.ends_with(']'));
         let source = source.filter(|_| !in_attached);
-        emit_stderr(&diagnostics::render(problem, source, style));
+        emit_stderr(&render(problem, source, style));
     }
 }
 
@@ -195,16 +305,54 @@ pub fn report_linked(problems: &[Problem], inputs: &[LinkInput], style: Style) {
                 .find(|input| input.name == loc.file)
                 .map(|input| input.bytes.as_slice())
         });
-        emit_stderr(&diagnostics::render(problem, source, style));
+        emit_stderr(&render(problem, source, style));
     }
 }
 
-/// Reads an input file, as a usage error when it cannot be read.
+/// Whether a path argument means stdin (or stdout for `-o`).
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The name diagnostics give an input: `<stdin>` for `-`, the path otherwise.
+pub fn input_name(path: &Path) -> String {
+    if is_stdio(path) {
+        STDIN_NAME.to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// How diagnostics name input read from stdin.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Reads an input file (`-`: stdin), as an I/O error (exit 2) when it cannot be read.
 pub fn read(path: &Path) -> Result<Vec<u8>, ExitStatus> {
-    tunespec::files::read_input(path).map_err(|error| {
-        tool_error(format!("cannot read {}: {error}", path.display()));
+    read_input(path).map_err(|message| {
+        tool_error_with(tunespec::problem::codes::IO, message, None);
         ExitStatus::Usage
     })
+}
+
+/// Reads an input file (through [`tunespec::files::read_input`]), or all of stdin for `-` (at
+/// most [`tunespec::files::MAX_INPUT_BYTES`]); the error names the input.
+pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    if is_stdio(path) {
+        let limit = tunespec::files::MAX_INPUT_BYTES;
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|error| format!("cannot read {STDIN_NAME}: {error}"))?;
+        if bytes.len() as u64 > limit {
+            return Err(format!("{STDIN_NAME} holds more than {limit} bytes"));
+        }
+        return Ok(bytes);
+    }
+    tunespec::files::read_input(path)
+        .map_err(|error| format!("cannot read {}: {error}", path.display()))
 }
 
 /// Writes an output; an I/O failure is a usage error (exit 2).
@@ -224,7 +372,7 @@ pub fn load_payload<'c>(
     path: &Path,
 ) -> Result<(Vec<u8>, String, OwnedOp<'c>), ExitStatus> {
     let bytes = read(path)?;
-    let name = path.display().to_string();
+    let name = input_name(path);
     match apply::parse_payload(mlir, &bytes, &name) {
         Ok(payload) => Ok((bytes, name, payload)),
         Err(problems) => Err(fail(problems, &bytes)),

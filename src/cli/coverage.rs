@@ -6,15 +6,15 @@ use serde_json::json;
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::mlir::Mlir;
 
-use super::common::{emit, fail, read, ExitStatus, Format, LibraryArgs, EXIT_STATUS_HELP};
+use super::common::{emit, fail, input_name, read, ExitStatus, Format, LibraryArgs};
 use super::explain::loc_text;
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = super::help::COVERAGE)]
 pub struct Opts {
     #[command(flatten)]
     pub library: LibraryArgs,
-    /// Payloads (a corpus)
+    /// Payloads (a corpus); `-` for one read from stdin
     #[arg(required = true)]
     pub payloads: Vec<PathBuf>,
     /// Output format
@@ -41,7 +41,7 @@ impl Opts {
             match apply::explain(
                 &mlir,
                 &bytes,
-                &path.display().to_string(),
+                &input_name(path),
                 &library_bytes,
                 ATTR_NAME,
                 apply::Engine::Auto,

@@ -7,16 +7,14 @@ use serde_json::json;
 use tunespec::apply::{self, Explanation, ATTR_NAME};
 use tunespec::mlir::Mlir;
 
-use super::common::{
-    emit, fail, library_for, read, ExitStatus, Format, LibraryArgs, EXIT_STATUS_HELP,
-};
+use super::common::{emit, fail, input_name, library_for, read, ExitStatus, Format, LibraryArgs};
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = super::help::EXPLAIN)]
 pub struct Opts {
     #[command(flatten)]
     pub library: LibraryArgs,
-    /// The payload
+    /// The payload (MLIR text or bytecode), `-` for stdin
     pub payload: PathBuf,
     /// Attribute that carries the library
     #[arg(long, default_value = ATTR_NAME)]
@@ -40,7 +38,7 @@ impl Opts {
             Ok(bytes) => bytes,
             Err(status) => return status,
         };
-        let name = self.payload.display().to_string();
+        let name = input_name(&self.payload);
         let library_bytes =
             match library_for(&mlir, &self.library, &payload_bytes, &name, &self.attr) {
                 Ok(bytes) => bytes,

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::common::{emit, tool_error, ExitStatus, EXIT_STATUS_HELP};
+use super::common::{emit, tool_error, ExitStatus};
 use tunespec::export;
 use tunespec::output::write_outputs;
 
@@ -14,7 +14,7 @@ pub enum ExportFormat {
 }
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = super::help::EXPORT)]
 pub struct Opts {
     /// What to write
     #[arg(long, value_enum, default_value_t)]

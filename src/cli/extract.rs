@@ -6,12 +6,12 @@ use tunespec::apply::{self, ATTR_NAME};
 use tunespec::mlir::Mlir;
 use tunespec::output::Emit;
 
-use super::common::{fail, load_payload, write, ExitStatus, EXIT_STATUS_HELP};
+use super::common::{fail, load_payload, write, ExitStatus};
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = super::help::EXTRACT)]
 pub struct Opts {
-    /// The payload carrying a library
+    /// The payload carrying a library, `-` for stdin
     pub payload: PathBuf,
     /// Output file, or `-` for stdout (written atomically)
     #[arg(long, short, default_value = "-")]

@@ -6,13 +6,15 @@ use tunespec::link::LinkOptions;
 use tunespec::mlir::Mlir;
 use tunespec::output::{self, write_output, Emit};
 
+use tunespec::problem::Severity;
+
 use super::common::{
-    report_linked as report, tool_error, ExitStatus, LibraryArgs, EXIT_STATUS_HELP,
+    report_linked as report, tool_error, DiagnosticFormat, ExitStatus, LibraryArgs,
 };
 use crate::diagnostics::Style;
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = super::help::LINK)]
 pub struct Opts {
     #[command(flatten)]
     pub library: LibraryArgs,
@@ -25,6 +27,12 @@ pub struct Opts {
     /// Drop matchers that can never fire (a structurally identical matcher precedes them)
     #[arg(long)]
     pub dedupe: bool,
+    /// How diagnostics are printed (on stderr; stdout may carry the library)
+    #[arg(long, value_enum, default_value_t)]
+    pub format: DiagnosticFormat,
+    /// Treat warnings (e.g. shadowed matchers) as errors: report them and write nothing
+    #[arg(long)]
+    pub deny_warnings: bool,
 }
 
 impl Opts {
@@ -64,8 +72,22 @@ impl Opts {
         };
         report(&cache.take_warnings(), &inputs, style);
         let bytes = match result {
-            Ok((bytes, problems)) => {
+            Ok((bytes, mut problems)) => {
+                let denied = self.deny_warnings
+                    && problems
+                        .iter()
+                        .any(|problem| problem.severity == Severity::Warning);
+                if denied {
+                    for problem in &mut problems {
+                        if problem.severity == Severity::Warning {
+                            problem.severity = Severity::Error;
+                        }
+                    }
+                }
                 report(&problems, &inputs, style);
+                if denied {
+                    return ExitStatus::Problems;
+                }
                 bytes
             }
             Err(problems) => {

@@ -3,12 +3,12 @@
 
 use std::path::PathBuf;
 
-use super::common::{emit, emit_stderr, tool_error, ExitStatus, Format, EXIT_STATUS_HELP};
-use crate::diagnostics::{self, Style};
+use super::common::{emit, emit_stderr, render, tool_error, ExitStatus, Format};
+use crate::diagnostics::Style;
 use tunespec::registry::{self, Registry, Resolution};
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = super::help::RESOLVE)]
 pub struct Opts {
     /// Target: architecture, SKU or alias, case-insensitive, with optional LLVM features
     /// (`gfx942:sramecc+:xnack-`)
@@ -48,7 +48,7 @@ pub fn report_error(error: &registry::Error) -> ExitStatus {
                     .loc
                     .as_ref()
                     .and_then(|loc| std::fs::read(&loc.file).ok());
-                emit_stderr(&diagnostics::render(problem, source.as_deref(), style));
+                emit_stderr(&render(problem, source.as_deref(), style));
             }
             ExitStatus::Problems
         }

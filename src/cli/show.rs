@@ -4,6 +4,7 @@ use tunespec::mlir::Mlir;
 use tunespec::registry::Registry;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = super::help::SHOW)]
 pub struct Opts {
     /// Target name or alias (case-insensitive)
     pub target: String,

@@ -5,6 +5,7 @@ use super::common::{emit, ExitStatus, Format};
 use tunespec::registry;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = super::help::TARGETS)]
 pub struct Opts {
     /// Output format
     #[arg(long, value_enum, default_value_t)]
@@ -32,6 +33,7 @@ impl Opts {
                     emit(&format!(
                         "{}\n",
                         json!({
+                            "version": 1,
                             "target": target.name,
                             "description": target.description,
                             "aliases": target.aliases,

@@ -14,24 +14,28 @@ use tunespec::problem::{codes, io_message, Problem, Severity};
 use tunespec::registry::{self, EmbeddedSpec};
 use tunespec::verify::{self, SpecFacts};
 
-use super::common::{emit, emit_stderr, tool_error, ExitStatus, Format, EXIT_STATUS_HELP};
-use crate::diagnostics::{self, Style};
+use super::common::{
+    emit, emit_stderr, input_name, is_stdio, read_input, render, tool_error, DiagnosticFormat,
+    ExitStatus,
+};
+use crate::diagnostics::Style;
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = super::help::VERIFY)]
 pub struct Opts {
-    /// Spec files (.mlir, .mlirbc) or directories to walk; none: the embedded registry
+    /// Spec files (.mlir, .mlirbc) or directories to walk, `-` for stdin; none: the embedded
+    /// registry
     pub paths: Vec<PathBuf>,
-    /// Output format: human (miette reports) or json (one object per diagnostic per line)
+    /// How findings are printed (on stdout)
     #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
+    pub format: DiagnosticFormat,
     /// Treat warnings (e.g. payload-rewriting ops) as errors
     #[arg(long)]
     pub deny_warnings: bool,
     /// Worker threads (default: available cores)
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
-    /// Print only problems, no summary line
+    /// Print only problems: no progress bar, no summary
     #[arg(short, long)]
     pub quiet: bool,
     /// iree-opt to check IREE attributes with (default: $TUNESPEC_IREE_OPT, then
@@ -55,7 +59,7 @@ pub enum Input {
 impl Input {
     pub fn name(&self) -> String {
         match self {
-            Input::File(path) | Input::Manifest(path) => path.display().to_string(),
+            Input::File(path) | Input::Manifest(path) => input_name(path),
             Input::Embedded(spec) => spec.path.to_string(),
         }
     }
@@ -101,7 +105,7 @@ impl Opts {
             },
             (None, false) => Some(iree_attrs::find_iree_opt(None)),
         };
-        let mut results = verify_inputs(&inputs, jobs, iree_opt.is_some());
+        let mut results = verify_inputs(&inputs, jobs, iree_opt.is_some(), !self.quiet);
         let not_checked = match iree_opt {
             Some(iree_opt) => check_iree_attributes(&mut results, iree_opt),
             None => None,
@@ -127,44 +131,52 @@ impl Opts {
                     Severity::Note => {}
                 }
                 io_failure |= problem.code == codes::IO;
-                match self.format {
-                    Format::Json => {
-                        out.push_str(&diagnostics::to_json(&problem).to_string());
-                        out.push('\n');
-                    }
-                    Format::Human => {
-                        out.push_str(&diagnostics::render(&problem, Some(&result.source), style));
-                    }
-                }
+                out.push_str(&render(&problem, Some(&result.source), style));
             }
         }
-        // On stderr, in either format: the note is about this run, not about an input, and
-        // the findings on stdout stay the same whether or not the machine has iree-opt.
+        // On stderr, in every format but SARIF (one log, on stdout): the note is about this
+        // run, not about an input, and the findings on stdout stay the same whether or not the
+        // machine has iree-opt.
         if let Some(note) = not_checked {
             match self.format {
-                Format::Json => {
-                    emit_stderr(&format!("{}\n", diagnostics::to_json(note)));
-                }
-                Format::Human if !self.quiet => {
+                DiagnosticFormat::Human if self.quiet => {}
+                DiagnosticFormat::Human => {
                     emit_stderr(&format!("tunespec: note: {}\n", note.message));
                 }
-                Format::Human => {}
+                _ => emit_stderr(&render(note, None, Style::detect_stderr())),
             }
         }
         emit(&out);
-        if self.format == Format::Human && !self.quiet {
-            let matchers: usize = results
-                .iter()
-                .filter_map(|result| result.facts.as_ref())
-                .map(|facts| facts.matcher_count)
-                .sum();
-            emit(&format!(
-                "verified {} file(s), {} matcher(s): {} error(s), {} warning(s)\n",
-                results.len(),
-                matchers,
-                errors,
-                warnings
-            ));
+        let matchers: usize = results
+            .iter()
+            .filter_map(|result| result.facts.as_ref())
+            .map(|facts| facts.matcher_count)
+            .sum();
+        if !self.quiet {
+            match self.format {
+                DiagnosticFormat::Human | DiagnosticFormat::Short | DiagnosticFormat::Github => {
+                    emit(&format!(
+                        "verified {} file(s), {} matcher(s): {} error(s), {} warning(s)\n",
+                        results.len(),
+                        matchers,
+                        errors,
+                        warnings
+                    ));
+                }
+                DiagnosticFormat::Json => emit(&format!(
+                    "{}\n",
+                    serde_json::json!({
+                        "version": 1,
+                        "summary": {
+                            "files": results.len(),
+                            "matchers": matchers,
+                            "errors": errors,
+                            "warnings": warnings,
+                        },
+                    })
+                )),
+                DiagnosticFormat::Sarif => {}
+            }
         }
         if io_failure {
             ExitStatus::Usage
@@ -180,6 +192,10 @@ impl Opts {
 pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
     let mut inputs = Vec::new();
     for path in paths {
+        if is_stdio(path) {
+            inputs.push(Input::File(path.clone()));
+            continue;
+        }
         let metadata = std::fs::metadata(path)
             .map_err(|error| format!("cannot read {}: {}", path.display(), io_message(&error)))?;
         if metadata.is_dir() {
@@ -209,10 +225,16 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
 
 /// Verifies `inputs` on `jobs` threads; results come back in input order.
 /// `check_iree`: collect each spec's IREE attributes for the run's one iree-opt check.
-pub fn verify_inputs(inputs: &[Input], jobs: usize, check_iree: bool) -> Vec<FileResult> {
+/// `progress`: a progress bar on a terminal (for many inputs).
+pub fn verify_inputs(
+    inputs: &[Input],
+    jobs: usize,
+    check_iree: bool,
+    progress: bool,
+) -> Vec<FileResult> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<FileResult>>> = Mutex::new(vec![None; inputs.len()]);
-    let progress = progress_bar(inputs.len());
+    let progress = progress.then(|| progress_bar(inputs.len())).flatten();
     // Fewer files than workers: let MLIR use the spare cores inside each file (its verifier
     // checks named sequences concurrently); otherwise one single-threaded context per worker.
     let threaded = inputs.len() < jobs;
@@ -346,6 +368,9 @@ fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+    if is_stdio(path) {
+        return read_input(path);
+    }
     tunespec::files::read_input(path)
         .map_err(|error| format!("cannot read {}: {}", path.display(), io_message(&error)))
 }

@@ -1,8 +1,8 @@
 //! The target registry: the default specs (verified by `build.rs`, embedded as bytecode), user
 //! spec libraries, and resolution of a target to the ordered list of specs for a compile.
 //!
-//! One model, one file per concern: the build's tables ([`embedded`](EmbeddedSpec)), the one
-//! target record ([`Target`]), the registry and its one lookup API ([`Registry::find`],
+//! One model, one file per concern: the build's tables ([`EmbeddedSpec`], [`EmbeddedTarget`]),
+//! the one target record ([`Target`]), the registry and its one lookup API ([`Registry::find`],
 //! [`Registry::chain`], [`Registry::nearest`]), the layers of user specs (configs, spec
 //! libraries, the command line), resolution ([`Resolution`]) and the TOML checks of `verify`
 //! ([`check_toml`]).

@@ -15,7 +15,14 @@ pub(crate) fn build_script() -> PathBuf {
         std::fs::read_dir(profile_dir.join("build"))
             .expect("build directory")
             .filter_map(Result::ok)
-            .filter(|entry| entry.file_name().to_string_lossy().starts_with("tunespec-"))
+            // `tunespec-<hash>`: not the build scripts of tunespec-mlir-shim or tunespec-core.
+            .filter(|entry| {
+                entry
+                    .file_name()
+                    .to_string_lossy()
+                    .strip_prefix("tunespec-")
+                    .is_some_and(|hash| hash.chars().all(|c| c.is_ascii_hexdigit()))
+            })
             .map(|entry| entry.path().join("build-script-build"))
             .filter(|path| path.is_file())
             .filter_map(|path| Some((path.metadata().ok()?.modified().ok()?, path)))

@@ -26,7 +26,7 @@ use crate::reference::repo_root;
 
 /// The binary with a private cache directory and none of the caller's cache settings.
 fn tunespec(cache_dir: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tunespec"));
+    let mut command = crate::support::tunespec_command();
     command
         .current_dir(repo_root())
         .env("NO_COLOR", "1")
@@ -1103,7 +1103,7 @@ fn cache_commands_path_stats_clean() {
     assert!(text.contains("entries    1\n"), "{text}");
     // XDG: the default directory.
     let xdg = tempfile::tempdir().unwrap();
-    let default = run(Command::new(env!("CARGO_BIN_EXE_tunespec"))
+    let default = run(crate::support::tunespec_command()
         .env_remove("TUNESPEC_CACHE_DIR")
         .env("XDG_CACHE_HOME", xdg.path())
         .args(["cache", "path"]));

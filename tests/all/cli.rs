@@ -50,8 +50,11 @@ fn verify_json_is_one_valid_object_per_line_with_the_documented_fields() {
         .output()
         .expect("runs");
     let stdout = String::from_utf8(output.stdout).expect("utf-8");
-    assert!(stdout.lines().count() >= 7);
-    for line in stdout.lines() {
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.len() >= 8);
+    // One diagnostic per problem, then one summary object.
+    let (summary, diagnostics) = lines.split_last().unwrap();
+    for line in diagnostics {
         let value: serde_json::Value =
             serde_json::from_str(line).expect("one JSON object per line");
         for field in [
@@ -61,6 +64,18 @@ fn verify_json_is_one_valid_object_per_line_with_the_documented_fields() {
         }
         assert_eq!(value["version"], 1);
     }
+    let summary: serde_json::Value = serde_json::from_str(summary).expect("JSON");
+    assert_eq!(summary["version"], 1);
+    assert_eq!(summary["summary"]["errors"], diagnostics.len());
+    // -q: no summary.
+    let quiet = tunespec()
+        .args(["verify", "-q", "--format", "json", &fixture("bad")])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        String::from_utf8(quiet.stdout).unwrap().lines().count(),
+        diagnostics.len()
+    );
 }
 
 #[test]
@@ -145,6 +160,7 @@ fn codes_for(path: &Path) -> (i32, Vec<String>) {
         .expect("runs");
     let codes = String::from_utf8_lossy(&output.stdout)
         .lines()
+        .filter(|line| !line.starts_with("{\"summary\""))
         .map(|line| {
             let value: serde_json::Value = serde_json::from_str(line).expect("json");
             value["code"].as_str().unwrap().to_string()

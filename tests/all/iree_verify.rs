@@ -44,6 +44,8 @@ fn findings(output: &Output) -> Vec<Finding> {
 
 fn records(text: &str) -> Vec<Finding> {
     text.lines()
+        // The summary object that ends `verify --format json`.
+        .filter(|line| !line.starts_with("{\"summary\""))
         .map(|line| {
             let value: serde_json::Value = serde_json::from_str(line).expect("one JSON object");
             Finding {

@@ -586,7 +586,7 @@ fn link_both_forms(dir: &Path, name: &str, args: &[String]) -> (PathBuf, PathBuf
     let bytecode = dir.join(format!("{name}.mlirbc"));
     let text = dir.join(format!("{name}.mlir"));
     for (emit, out) in [("mlirbc", &bytecode), ("mlir", &text)] {
-        let status = Command::new(env!("CARGO_BIN_EXE_tunespec"))
+        let status = crate::support::tunespec_command()
             .current_dir(crate::reference::repo_root())
             .arg("link")
             .args(args)

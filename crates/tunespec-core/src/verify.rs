@@ -846,20 +846,9 @@ impl<'a> SymbolTable<'a> {
     }
 }
 
-/// Levenshtein distance; inputs are short symbol names.
+/// Levenshtein distance (in chars; strsim); inputs are short symbol names.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            current[j + 1] = (previous[j] + usize::from(ca != *cb))
-                .min(previous[j + 1] + 1)
-                .min(current[j] + 1);
-        }
-        previous = current;
-    }
-    previous[b.len()]
+    strsim::levenshtein(a, b)
 }
 
 fn format_ref(path: &[String]) -> String {

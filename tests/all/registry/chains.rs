@@ -1,6 +1,6 @@
 //! Target IDs, the default targets' fallback chains, features and "did you mean".
 
-use super::*;
+use tunespec::registry::{self, Error, Origin, Registry, TargetId};
 
 #[test]
 fn target_ids_are_case_insensitive_with_llvm_features() {

@@ -1,7 +1,11 @@
 //! The registry through the binary: `tunespec resolve`, its JSON, its exit statuses, the project
 //! config read from the current directory, and `tunespec verify` on manifests and configs.
 
-use super::*;
+use tunespec::registry::Registry;
+
+use super::{tunespec, write};
+use crate::build_check::GOOD;
+use crate::reference::repo_root;
 
 #[test]
 fn resolve_prints_the_chain_and_the_ordered_specs() {

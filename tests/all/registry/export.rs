@@ -1,7 +1,14 @@
 //! The build script's index of the default registry, and `tunespec export --format c` compiled
 //! with `cc`; every default config compiles in IREE for every member of its target.
 
-use super::*;
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use tunespec::registry;
+
+use super::{tunespec, write};
+use crate::build_check::{build_script, run_build_script, GOOD, REGISTRY};
+use crate::reference::{in_ci, iree_compile, repo_root};
 
 #[test]
 fn the_build_script_embeds_kinds_features_and_restricted_specs() {

@@ -1,7 +1,11 @@
 //! Registry manifests: every validation rule, located, for the default registry's manifest
 //! and for spec libraries over it.
 
-use super::*;
+use tunespec::manifest::{self, ResolvedManifest};
+use tunespec::problem::Problem;
+use tunespec::registry::Registry;
+
+use super::write;
 
 /// Loads `manifest` as the default registry's manifest of a specs directory holding `files`.
 fn load(manifest: &str, files: &[&str]) -> Result<ResolvedManifest, Vec<Problem>> {

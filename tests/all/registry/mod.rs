@@ -3,19 +3,9 @@
 //! checks `tunespec verify` runs on manifests and configs, the build script's index, and the C
 //! export compiled with `cc`.
 
-use std::collections::BTreeMap;
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-use std::process::Command as Process;
+use std::path::Path;
 
 use snapbox::cmd::Command;
-use tunespec::config::{Config, Discovery};
-use tunespec::manifest::{self, ResolvedManifest};
-use tunespec::problem::Problem;
-use tunespec::registry::{self, Error, Origin, Registry, TargetId};
-
-use crate::build_check::{build_script, run_build_script, GOOD, REGISTRY};
-use crate::reference::{in_ci, iree_compile, repo_root};
 
 /// The binary, hermetic (see `crate::support`), with the cache off.
 fn tunespec() -> Command {

@@ -1,7 +1,14 @@
 //! User specs at every level (command line, project and user configs, `TUNESPEC_SPEC_PATH`,
 //! spec libraries), their precedence, and the problems of configs.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use tunespec::config::{Config, Discovery};
+use tunespec::registry::{self, Error, Origin, Registry};
+
+use super::write;
 
 /// An environment for [`Discovery::find`].
 fn env(vars: &[(&str, OsString)]) -> impl Fn(&str) -> Option<OsString> {

@@ -143,37 +143,32 @@ pub(super) fn symlink_out(specs_dir: &Path, pattern: &str) -> Option<String> {
     None
 }
 
-/// Glob match on `/`-separated paths: `*` and `?` within one segment, `**` for any depth.
+/// Glob match on `/`-separated paths: `*` and `?` within one segment, `**` for any depth; every
+/// other character is literal. Compiled by globset (a pattern with many stars stays linear in the
+/// path's length); empty and `.` segments of the pattern are ignored.
 pub fn glob_match(pattern: &str, path: &str) -> bool {
-    fn segments(pattern: &[&str], path: &[&str]) -> bool {
-        match (pattern.first(), path.first()) {
-            (None, None) => true,
-            (Some(&"**"), _) => {
-                segments(&pattern[1..], path) || (!path.is_empty() && segments(pattern, &path[1..]))
-            }
-            (Some(p), Some(s)) => {
-                segment(p.as_bytes(), s.as_bytes()) && segments(&pattern[1..], &path[1..])
-            }
-            _ => false,
-        }
-    }
-    fn segment(pattern: &[u8], text: &[u8]) -> bool {
-        match (pattern.first(), text.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => {
-                segment(&pattern[1..], text) || (!text.is_empty() && segment(pattern, &text[1..]))
-            }
-            (Some(b'?'), Some(_)) => segment(&pattern[1..], &text[1..]),
-            (Some(p), Some(t)) if p == t => segment(&pattern[1..], &text[1..]),
-            _ => false,
-        }
-    }
-    let pattern: Vec<&str> = pattern
+    let mut normalized = String::with_capacity(pattern.len());
+    for (index, segment) in pattern
         .split('/')
         .filter(|segment| !segment.is_empty() && *segment != ".")
-        .collect();
-    let path: Vec<&str> = path.split('/').collect();
-    segments(&pattern, &path)
+        .enumerate()
+    {
+        if index > 0 {
+            normalized.push('/');
+        }
+        for ch in segment.chars() {
+            // Only `*` and `?` are special here; globset's classes and alternations are not.
+            if matches!(ch, '[' | ']' | '{' | '}' | '\\') {
+                normalized.push('\\');
+            }
+            normalized.push(ch);
+        }
+    }
+    globset::GlobBuilder::new(&normalized)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .is_ok_and(|glob| glob.compile_matcher().is_match(path))
 }
 
 /// Whether a pattern holds glob characters.

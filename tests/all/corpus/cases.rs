@@ -1,127 +1,31 @@
-//! The bad-input corpus: every reader gets broken input and must answer with a located
-//! diagnostic and a documented exit status; never a panic or an abort, never a partial output
-//! file, never a modified input. Cases are generated from good inputs (truncations, flipped
-//! versions, broken rules) and read from `tests/corpus/`.
-
-use std::process::Command;
-
-use tunespec::mlir::Mlir;
+//! The corpus cases, by kind of input: each is a command line, an input, the exit status and a
+//! text the output must contain.
 
 use crate::reference::repo_root;
 
-struct Case {
-    name: String,
-    /// Arguments; `{input}` is the input file, `{out}` an output path that must not appear.
-    args: Vec<String>,
-    input: Vec<u8>,
-    /// File name of the input (its extension matters).
-    file: String,
-    exit: i32,
-    /// Text that stdout or stderr must contain (a diagnostic code, or a tool error).
-    expect: String,
+use super::{case, corpus, Case, Inputs, APPLY, ATTACH, EXTRACT, LINK, VERIFY};
+
+/// Every case, in a stable order.
+pub(super) fn cases() -> Vec<Case> {
+    let inputs = Inputs::new();
+    [
+        text_cases,
+        bytecode_cases,
+        payload_cases,
+        depth_cases,
+        expansion_cases,
+        io_and_fuzz_cases,
+    ]
+    .iter()
+    .flat_map(|group| group(&inputs))
+    .collect()
 }
 
-fn case(
-    name: &str,
-    args: &[&str],
-    file: &str,
-    input: impl Into<Vec<u8>>,
-    exit: i32,
-    expect: &str,
-) -> Case {
-    Case {
-        name: name.to_string(),
-        args: args.iter().map(|arg| arg.to_string()).collect(),
-        input: input.into(),
-        file: file.to_string(),
-        exit,
-        expect: expect.to_string(),
-    }
-}
-
-fn run_case(case: &Case) -> Result<(), String> {
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join(&case.file);
-    std::fs::write(&input, &case.input).unwrap();
-    let out = dir.path().join("out.mlir");
-    let args: Vec<String> = case
-        .args
-        .iter()
-        .map(|arg| {
-            arg.replace("{input}", &input.display().to_string())
-                .replace("{out}", &out.display().to_string())
-                .replace("{dir}", &dir.path().display().to_string())
-        })
-        .collect();
-    let output = crate::support::tunespec_command()
-        .args(&args)
-        .env("TUNESPEC_CACHE", "off")
-        .output()
-        .map_err(|error| format!("cannot run: {error}"))?;
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let tail: String = text
-        .chars()
-        .rev()
-        .take(600)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    if output.status.code() != Some(case.exit) {
-        return Err(format!(
-            "exit {:?}, expected {}: {tail}",
-            output.status.code(),
-            case.exit
-        ));
-    }
-    if !text.contains(&case.expect) {
-        return Err(format!("output lacks {:?}: {tail}", case.expect));
-    }
-    if text.contains("panicked") || text.contains("RUST_BACKTRACE") {
-        return Err(format!("panicked: {tail}"));
-    }
-    if out.exists() {
-        return Err("an output file was written".into());
-    }
-    if std::fs::read(&input).unwrap() != case.input {
-        return Err("the input was modified".into());
-    }
-    let leftovers: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .filter(|name| name != &case.file)
-        .collect();
-    if !leftovers.is_empty() {
-        return Err(format!("files left behind: {leftovers:?}"));
-    }
-    Ok(())
-}
-
-fn good_spec() -> String {
-    std::fs::read_to_string(repo_root().join("tests/fixtures/specs/good/one_matcher.mlir")).unwrap()
-}
-
-fn good_payload() -> String {
-    std::fs::read_to_string(repo_root().join("examples/llama2_7b_f16_decode.mlir")).unwrap()
-}
-
-const VERIFY: &[&str] = &["verify", "--format", "json", "{input}"];
-const LINK: &[&str] = &["link", "--no-default", "--spec", "{input}", "-o", "{out}"];
-const APPLY: &[&str] = &["apply", "--target", "gfx942", "{input}", "-o", "{out}"];
-const ATTACH: &[&str] = &["attach", "--target", "gfx942", "{input}", "-o", "{out}"];
-const EXTRACT: &[&str] = &["extract", "{input}", "-o", "{out}"];
-
-fn cases() -> Vec<Case> {
-    let spec = good_spec();
-    let payload = good_payload();
-    let corpus = |file: &str| std::fs::read(repo_root().join("tests/corpus").join(file)).unwrap();
+/// Text: truncated, malformed, every rule broken.
+fn text_cases(inputs: &Inputs) -> Vec<Case> {
+    let spec = &inputs.spec;
+    let payload = &inputs.payload;
     let mut cases = Vec::new();
-
     // Truncated text, at ten points.
     for tenth in 1..10 {
         let cut = spec.len() * tenth / 10;
@@ -204,15 +108,15 @@ fn cases() -> Vec<Case> {
         }
     }
 
+    cases
+}
+
+/// Bytecode: truncated, newer, aborting the reader, garbage.
+fn bytecode_cases(inputs: &Inputs) -> Vec<Case> {
+    let mut cases = Vec::new();
     // Bytecode: truncated across the whole file (every section), from a newer MLIR, aborting
     // the reader, garbage after the magic.
-    let mlir = Mlir::new();
-    let bytecode = mlir
-        .parse(spec.as_bytes(), "spec.mlir")
-        .module
-        .unwrap()
-        .to_bytecode()
-        .unwrap();
+    let bytecode = &inputs.bytecode;
     for step in 1..=24 {
         let cut = (bytecode.len() * step / 25).max(5);
         cases.push(case(
@@ -284,15 +188,22 @@ fn cases() -> Vec<Case> {
         "tunespec::verify::bad-bytecode",
     ));
 
+    cases
+}
+
+/// Payloads that are libraries, libraries that are payloads, broken attached blobs.
+fn payload_cases(inputs: &Inputs) -> Vec<Case> {
+    let spec = &inputs.spec;
+    let payload = &inputs.payload;
     // Payloads that are libraries, libraries that are payloads, attached blobs that are broken.
-    cases.push(case(
+    let mut cases = vec![case(
         "apply: a library as payload",
         APPLY,
         "spec.mlir",
         spec.clone(),
         1,
         "tunespec::apply::not-a-payload",
-    ));
+    )];
     cases.push(case(
         "attach: a library as payload",
         ATTACH,
@@ -333,7 +244,7 @@ fn cases() -> Vec<Case> {
             "truncated bytecode",
             &format!(
                 "dense<\"0x{}\"> : vector<40xi8>",
-                bytecode[..40]
+                inputs.bytecode[..40]
                     .iter()
                     .map(|b| format!("{b:02X}"))
                     .collect::<String>()
@@ -377,6 +288,14 @@ fn cases() -> Vec<Case> {
         "tunespec::verify::too-deep",
     ));
 
+    cases
+}
+
+/// Input nested or expanding past the limits, with and without brackets.
+fn depth_cases(inputs: &Inputs) -> Vec<Case> {
+    let spec = &inputs.spec;
+    let payload = &inputs.payload;
+    let mut cases = Vec::new();
     // Nesting through `<` (found by fuzzing: it used to overflow the parser's stack).
     let angle = format!(
         "func.func private @f(%a: {}i32{})\n",
@@ -416,16 +335,10 @@ fn cases() -> Vec<Case> {
         }
         text
     };
-    let with_entry_attr = |attr: &str| {
-        spec.replacen(
-            "attributes {iree_codegen.tuning_spec_entrypoint}",
-            &format!("attributes {{iree_codegen.tuning_spec_entrypoint, deep = {attr}}}"),
-            1,
-        )
-    };
+    let with_entry_attr = |attr: &str| with_entry_attr(spec, attr);
     assert_ne!(
         with_entry_attr("1"),
-        spec,
+        *spec,
         "the good spec has an entry point to mark"
     );
     let deep_attr_spec = aliases(20_000, "attr") + &with_entry_attr("#a19999");
@@ -434,23 +347,8 @@ fn cases() -> Vec<Case> {
     let minus_spec = with_entry_attr(&format!("affine_map<(d0) -> ({}d0)>", "- ".repeat(200_000)));
     let deep_type_payload = aliases(20_000, "type") + "func.func private @f(%a: !a19999)\n";
     let deep_attr_payload = aliases(20_000, "attr")
-        + &payload
+        + payload
         + "func.func private @deep() attributes {deep = #a19999}\n";
-    // Aliases that share: each function type uses the previous one twice, so 40 lines print
-    // as 2^40 types (mlir-opt 22 writes gigabytes; tunespec used to hang in `verify`).
-    let mut doubling = String::from("!t0 = i32\n");
-    for index in 1..40 {
-        doubling += &format!("!t{index} = (!t{}) -> !t{}\n", index - 1, index - 1);
-    }
-    // Call-site locations chained through aliases: deep without brackets.
-    let mut callsites = String::from("#loc0 = loc(\"a.mlir\":1:1)\n");
-    for index in 1..5_000 {
-        callsites += &format!(
-            "#loc{index} = loc(callsite(#loc{} at #loc{}))\n",
-            index - 1,
-            index - 1
-        );
-    }
     for (name, args, file, input, expect) in [
         (
             "verify: alias chain 20,000 deep",
@@ -501,11 +399,37 @@ fn cases() -> Vec<Case> {
             deep_attr_payload,
             "nests deeper than 256 levels",
         ),
+    ] {
+        cases.push(case(name, args, file, input, 1, expect));
+    }
+    cases
+}
+
+/// Input that expands when printed, or nests without brackets or in bytecode.
+fn expansion_cases(inputs: &Inputs) -> Vec<Case> {
+    let spec = &inputs.spec;
+    let mut cases = Vec::new();
+    // Aliases that share: each function type uses the previous one twice, so 40 lines print
+    // as 2^40 types (mlir-opt 22 writes gigabytes; tunespec used to hang in `verify`).
+    let mut doubling = String::from("!t0 = i32\n");
+    for index in 1..40 {
+        doubling += &format!("!t{index} = (!t{}) -> !t{}\n", index - 1, index - 1);
+    }
+    // Call-site locations chained through aliases: deep without brackets.
+    let mut callsites = String::from("#loc0 = loc(\"a.mlir\":1:1)\n");
+    for index in 1..5_000 {
+        callsites += &format!(
+            "#loc{index} = loc(callsite(#loc{} at #loc{}))\n",
+            index - 1,
+            index - 1
+        );
+    }
+    for (name, args, file, input, expect) in [
         (
             "verify: aliases that double 40 times",
             VERIFY,
             "spec.mlir",
-            doubling.clone() + &with_entry_attr("!t39"),
+            doubling.clone() + &with_entry_attr(spec, "!t39"),
             "nodes when printed",
         ),
         (
@@ -539,15 +463,30 @@ fn cases() -> Vec<Case> {
         ));
     }
 
+    cases
+}
+
+/// The good spec with `deep = ATTR` on its entry point.
+fn with_entry_attr(spec: &str, attr: &str) -> String {
+    spec.replacen(
+        "attributes {iree_codegen.tuning_spec_entrypoint}",
+        &format!("attributes {{iree_codegen.tuning_spec_entrypoint, deep = {attr}}}"),
+        1,
+    )
+}
+
+/// I/O failures, and inputs found by fuzzing.
+fn io_and_fuzz_cases(inputs: &Inputs) -> Vec<Case> {
+    let payload = &inputs.payload;
     // I/O: missing files, directories, unwritable outputs.
-    cases.push(case(
+    let mut cases = vec![case(
         "verify: missing file",
         &["verify", "{dir}/nope.mlir"],
         "x.mlir",
         "",
         2,
         "tunespec: error: cannot read",
-    ));
+    )];
     cases.push(case(
         "apply: missing payload",
         &["apply", "--target", "gfx942", "{dir}/nope.mlir"],
@@ -582,7 +521,7 @@ fn cases() -> Vec<Case> {
         "apply: unknown target",
         &["apply", "--target", "gfx9000", "{input}", "-o", "{out}"],
         "payload.mlir",
-        payload,
+        payload.as_str(),
         2,
         "unknown target",
     ));
@@ -620,188 +559,4 @@ fn cases() -> Vec<Case> {
         ));
     }
     cases
-}
-
-#[test]
-fn every_bad_input_gets_a_diagnostic_and_a_documented_exit_status() {
-    let cases = cases();
-    assert!(cases.len() >= 60, "only {} cases", cases.len());
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|case| {
-            run_case(case)
-                .err()
-                .map(|error| format!("{}: {error}", case.name))
-        })
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
-    );
-}
-
-#[test]
-fn a_full_disk_leaves_no_partial_output_and_keeps_the_old_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("linked.mlir");
-    std::fs::write(&out, "old content\n").unwrap();
-    // A 1-block file-size limit: writing the library fails with EFBIG (SIGXFSZ is ignored).
-    let output = crate::support::hermetic(&mut Command::new("bash"))
-        .arg("-c")
-        .arg(format!(
-            "ulimit -f 1; exec '{}' link --target gfx942 -o '{}'",
-            env!("CARGO_BIN_EXE_tunespec"),
-            out.display()
-        ))
-        .env("TUNESPEC_CACHE", "off")
-        .output()
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(String::from_utf8_lossy(&output.stderr).contains("tunespec: error: cannot write"));
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old content\n");
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        1,
-        "no temporary file left"
-    );
-}
-
-#[test]
-fn the_corpus_directory_holds_only_inputs_the_tests_use() {
-    for entry in std::fs::read_dir(repo_root().join("tests/corpus")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let used = std::fs::read_to_string(repo_root().join("tests/all/corpus.rs"))
-            .unwrap()
-            .contains(&name);
-        assert!(used, "{name} is not used by any case");
-    }
-}
-
-#[test]
-fn nesting_just_under_the_limits_links_and_applies() {
-    // Attributes 240 aliases deep and an affine sum of 200 terms stay under the limits
-    // (`MAX_IR_DEPTH` 256, `MAX_OPERATORS` 512): link prints them and apply reads them back, on the
-    // stack `MLIR_STACK_BYTES` gives, whatever `ulimit -s` says.
-    let spec = good_spec();
-    let mut text = String::from("#a0 = [1]\n");
-    for index in 1..240 {
-        text += &format!("#a{index} = [#a{}]\n", index - 1);
-    }
-    // Distinct dimensions: MLIR folds `d0 + d0 + ...` into `d0 * 200`.
-    let dims: Vec<String> = (0..200).map(|index| format!("d{index}")).collect();
-    let (dims, sum) = (dims.join(", "), dims.join(" + "));
-    // On the matcher: link copies matchers (it rebuilds the entry point).
-    text += &spec.replacen(
-        "-> (!transform.any_op, !transform.any_param) {",
-        &format!(
-            "-> (!transform.any_op, !transform.any_param) attributes {{deep = #a239, sum = affine_map<({dims}) -> ({sum})>}} {{"
-        ),
-        1,
-    );
-    assert!(text.contains("deep = #a239"));
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("deep.mlir");
-    let linked = dir.path().join("linked.mlir");
-    let applied = dir.path().join("applied.mlir");
-    std::fs::write(&input, &text).unwrap();
-    // Runs tunespec with a 1 MiB main-thread stack and asserts that it succeeds.
-    let run = |args: &[&str]| {
-        let output = crate::support::hermetic(&mut Command::new("bash"))
-            .arg("-c")
-            .arg(r#"ulimit -s 1024; exec "$@""#)
-            .arg("bash")
-            .arg(env!("CARGO_BIN_EXE_tunespec"))
-            .args(args)
-            .env("TUNESPEC_CACHE", "off")
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    };
-    run(&[
-        "link",
-        "--no-default",
-        "--spec",
-        input.to_str().unwrap(),
-        "-o",
-        linked.to_str().unwrap(),
-    ]);
-    let library = std::fs::read_to_string(&linked).unwrap();
-    assert!(library.contains("d198 + d199"), "the sum is printed");
-    run(&[
-        "apply",
-        "--no-default",
-        "--spec",
-        linked.to_str().unwrap(),
-        repo_root()
-            .join("examples/llama2_7b_f16_decode.mlir")
-            .to_str()
-            .unwrap(),
-        "-o",
-        applied.to_str().unwrap(),
-    ]);
-    assert!(applied.exists());
-}
-
-#[test]
-fn the_library_handles_input_at_the_limits_on_an_8_mib_thread() {
-    // The crate docs promise embedders that a main thread's 8 MiB is enough: text nested 1,000
-    // brackets deep (parsed, refused after the parse), and IR just under the IR limits (parsed,
-    // verified, printed, parsed again, written as bytecode).
-    let spec = good_spec();
-    let mut deep = String::from("#a0 = [1]\n");
-    for index in 1..240 {
-        deep += &format!("#a{index} = [#a{}]\n", index - 1);
-    }
-    let dims: Vec<String> = (0..200).map(|index| format!("d{index}")).collect();
-    deep += &spec.replacen(
-        "-> (!transform.any_op, !transform.any_param) {",
-        &format!(
-            "-> (!transform.any_op, !transform.any_param) attributes {{deep = #a239, sum = affine_map<({}) -> ({})>}} {{",
-            dims.join(", "),
-            dims.join(" + ")
-        ),
-        1,
-    );
-    let nested = "module {\n".repeat(1_000) + &"}\n".repeat(1_000);
-    let generic = "\"t.op\"() ({\n".repeat(1_000) + &"}) : () -> ()\n".repeat(1_000);
-    let outcome = std::thread::Builder::new()
-        .stack_size(8 << 20)
-        .spawn(move || {
-            let mlir = Mlir::new();
-            let verified = tunespec::verify::verify_bytes(&mlir, deep.as_bytes(), "deep.mlir");
-            assert!(verified.problems.is_empty(), "{:?}", verified.problems);
-            let module = verified.module.expect("verified");
-            let text = module.print_file();
-            assert!(text.contains("d198 + d199"));
-            assert!(mlir.parse(text.as_bytes(), "again.mlir").module.is_some());
-            assert!(module.to_bytecode().is_ok());
-            for (name, text) in [("nested.mlir", nested), ("generic.mlir", generic)] {
-                let parsed = mlir.parse(text.as_bytes(), name);
-                assert!(parsed.module.is_none(), "{name}: deeper than 256 regions");
-                assert!(
-                    parsed
-                        .problems
-                        .iter()
-                        .any(|problem| problem.code == "tunespec::verify::too-deep"),
-                    "{name}: {:?}",
-                    parsed.problems
-                );
-            }
-        })
-        .unwrap()
-        .join();
-    assert!(outcome.is_ok(), "the checks failed on an 8 MiB thread");
 }

@@ -1,0 +1,265 @@
+//! The text after each command's options in `--help`: examples, the environment variables the
+//! command reads, and the exit statuses (naming only flags the command has).
+
+/// The variables every command reads: colour and width of reports.
+macro_rules! env_output {
+    () => {
+        "  NO_COLOR                  any value: no colour (as --color never)
+  CLICOLOR                  0: no colour unless CLICOLOR_FORCE
+  CLICOLOR_FORCE            1: colour even when not writing to a terminal
+  TUNESPEC_TERM_WIDTH       width of reports (default: the terminal's, else 100)
+"
+    };
+}
+
+/// Reading untrusted bytecode.
+macro_rules! env_bytecode {
+    () => {
+        "  TUNESPEC_TRUST_BYTECODE   1: parse bytecode in process without the child-process probe
+  TUNESPEC_IREE_OPT         iree-opt, to read bytecode written by IREE's newer MLIR
+  TUNESPEC_IREE_VENV        a Python venv with IREE's compiler (its bin/iree-opt)
+"
+    };
+}
+
+/// Which specs a target resolves to.
+macro_rules! env_specs {
+    () => {
+        "  TUNESPEC_SPEC_PATH        `:`-separated user spec files and directories
+  TUNESPEC_NO_CONFIG        1: ignore tunespec.toml and the user config
+  XDG_CONFIG_HOME, HOME     the user config, $XDG_CONFIG_HOME/tunespec/config.toml
+"
+    };
+}
+
+/// The cache of linked libraries.
+macro_rules! env_cache {
+    () => {
+        "  TUNESPEC_CACHE            on (default), off, readonly or recache
+  TUNESPEC_CACHE_DIR        the cache directory (default: $XDG_CACHE_HOME/tunespec,
+                            else ~/.cache/tunespec)
+  TUNESPEC_CACHE_MAX_BYTES  the cache's size limit (e.g. 512M)
+  XDG_CACHE_HOME, HOME      where the cache directory is by default
+"
+    };
+}
+
+macro_rules! exit_deny {
+    () => {
+        "
+Exit status:
+  0  success (warnings allowed unless --deny-warnings)
+  1  problems found in the inputs
+  2  usage or I/O error (bad flags, missing or unreadable files, unknown target)"
+    };
+}
+
+macro_rules! exit_plain {
+    () => {
+        "
+Exit status:
+  0  success
+  1  problems found in the inputs
+  2  usage or I/O error (bad flags, missing or unreadable files, unknown target)"
+    };
+}
+
+pub const TOP: &str = concat!(
+    "Examples:
+  tunespec verify my_specs/                     check specs before shipping them
+  tunespec link -t mi300x -s my_spec.mlir -o lib.mlir
+  tunespec apply -t gfx942 model.mlir -o configured.mlir --explain
+
+Environment:
+",
+    env_output!(),
+    "
+`tunespec COMMAND --help` names the variables each command reads.
+",
+    exit_deny!()
+);
+
+pub const VERIFY: &str = concat!(
+    "Examples:
+  tunespec verify                               the embedded registry
+  tunespec verify specs/ my_spec.mlir --deny-warnings
+  tunespec verify --format github specs/        annotations in a GitHub Actions log
+  cat spec.mlir | tunespec verify -             from stdin (reported as <stdin>)
+
+Environment:
+",
+    env_output!(),
+    env_bytecode!(),
+    "  TUNESPEC_IREE_TIMEOUT_SECS  time limit of the iree-opt check (default 120)
+  PATH                      where iree-opt is looked for last
+",
+    exit_deny!()
+);
+
+pub const LINK: &str = concat!(
+    "Examples:
+  tunespec link --target mi300x -o library.mlirbc --emit mlirbc
+  tunespec link -t gfx942 -s my_spec.mlir -s team_specs/ -o -
+  tunespec link --no-default -s a.mlir -s b.mlir --dedupe --deny-warnings
+
+Environment:
+",
+    env_output!(),
+    env_bytecode!(),
+    env_specs!(),
+    env_cache!(),
+    exit_deny!()
+);
+
+pub const ATTACH: &str = concat!(
+    "Examples:
+  tunespec attach -t mi300x model.mlir -o model.tuned.mlir
+  tunespec attach -t gfx942 -s my_spec.mlir --blob resource model.mlirbc -o -
+  cat model.mlir | tunespec attach -t gfx942 - > model.tuned.mlir
+
+Environment:
+",
+    env_output!(),
+    env_bytecode!(),
+    env_specs!(),
+    env_cache!(),
+    exit_plain!()
+);
+
+pub const EXTRACT: &str = concat!(
+    "Examples:
+  tunespec extract model.tuned.mlir
+  tunespec extract --emit mlirbc model.tuned.mlir -o library.mlirbc
+
+Environment:
+",
+    env_output!(),
+    env_bytecode!(),
+    exit_plain!()
+);
+
+pub const APPLY: &str = concat!(
+    "Examples:
+  tunespec apply -t gfx942 model.mlir -o configured.mlir
+  tunespec apply model.tuned.mlir --explain           the attached library
+  tunespec apply -t mi300x --as-dispatch model.mlir -o -
+
+Environment:
+",
+    env_output!(),
+    env_bytecode!(),
+    env_specs!(),
+    env_cache!(),
+    exit_plain!()
+);
+
+pub const EXPLAIN: &str = concat!(
+    "Examples:
+  tunespec explain -t gfx942 model.mlir
+  tunespec explain -t mi300x -s my_spec.mlir --format json model.mlir
+  tunespec explain model.tuned.mlir --view written
+
+Environment:
+",
+    env_output!(),
+    env_bytecode!(),
+    env_specs!(),
+    env_cache!(),
+    exit_plain!()
+);
+
+pub const COVERAGE: &str = concat!(
+    "Examples:
+  tunespec coverage -t gfx942 examples/*.mlir
+  tunespec coverage --no-default -s my_spec.mlir --format json corpus/*.mlir
+
+Environment:
+",
+    env_output!(),
+    env_bytecode!(),
+    env_specs!(),
+    env_cache!(),
+    exit_plain!()
+);
+
+pub const RESOLVE: &str = concat!(
+    "Examples:
+  tunespec resolve mi300x
+  tunespec resolve gfx942:sramecc+:xnack- -s my_spec.mlir --format json
+
+Environment:
+",
+    env_output!(),
+    env_specs!(),
+    exit_plain!()
+);
+
+pub const EXPORT: &str = concat!(
+    "Examples:
+  tunespec export -o build/tunespec_specs
+  tunespec export -o out/ -t gfx942 -t sm_90
+
+Environment:
+",
+    env_output!(),
+    exit_plain!()
+);
+
+pub const TARGETS: &str = concat!(
+    "Examples:
+  tunespec targets
+  tunespec targets --format json | jq -r .target
+
+Environment:
+",
+    env_output!(),
+    exit_plain!()
+);
+
+pub const SHOW: &str = concat!(
+    "Examples:
+  tunespec show mi300x
+  tunespec show sm_90 | less
+
+Environment:
+",
+    env_output!(),
+    exit_plain!()
+);
+
+pub const CACHE: &str = concat!(
+    "Examples:
+  tunespec cache stats
+  tunespec cache stats --format json
+  tunespec cache clean --counters
+
+Environment:
+",
+    env_output!(),
+    env_cache!(),
+    exit_plain!()
+);
+
+pub const COMPLETIONS: &str = concat!(
+    "Examples:
+  tunespec completions bash > ~/.local/share/bash-completion/completions/tunespec
+  tunespec completions zsh > ~/.zfunc/_tunespec
+  tunespec completions fish > ~/.config/fish/completions/tunespec.fish
+
+Environment:
+",
+    env_output!(),
+    exit_plain!()
+);
+
+pub const MAN: &str = concat!(
+    "Examples:
+  tunespec man | man -l -
+  tunespec man verify > tunespec-verify.1
+  tunespec man --all -o share/man/man1
+
+Environment:
+",
+    env_output!(),
+    exit_plain!()
+);

@@ -1,0 +1,233 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_tunespec_global_optspecs
+    string join /n color= h/help V/version
+end
+
+function __fish_tunespec_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_tunespec_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_tunespec_using_subcommand
+    set -l cmd (__fish_tunespec_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c tunespec -n "__fish_tunespec_needs_command" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_needs_command" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_needs_command" -s V -l version -d 'Print version'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "verify" -d 'Verify tuning specs (files, directories, or the embedded registry)'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "link" -d 'Link default and user specs into one library (first match wins)'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "attach" -d 'Attach a linked library to a payload (iree_codegen.tuning_spec_mlirbc)'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "extract" -d 'Print the library attached to a payload'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "apply" -d 'Materialize configs: run @__kernel_config on each function of a payload'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "explain" -d 'Show what configured each candidate op of a payload, and from which spec line'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "coverage" -d 'List matchers that never fire across a corpus of payloads'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "resolve" -d 'Resolve a target: its fallback chain and the ordered specs, with where each comes from'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "export" -d 'Export the embedded specs for a compiler build (C header and source)'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "targets" -d 'List the embedded registry/'s targets and specs'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "show" -d 'Print a target/'s embedded specs as MLIR text'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "cache" -d 'The cache of linked libraries: stats, clean, path'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "import-iree" -d 'Write IREE/'s built-in default tuning specs (from an installed compiler) as a spec library'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "man" -d 'Print the manual page (roff), of tunespec or of one command'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l format -d 'How findings are printed (on stdout)' -r -f -a "human/t'Reports with a snippet of the source'
+json/t'One JSON object per diagnostic per line (docs/schema/diagnostic.schema.json)'
+short/t'One line per diagnostic: `file:line:col: severity[code]: message`'
+github/t'GitHub Actions workflow commands (`::error file=F,line=L,col=C,title=CODE::MESSAGE`)'
+sarif/t'One SARIF 2.1.0 log (GitHub code scanning); rule ids are tunespec/'s codes'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s j -l jobs -d 'Worker threads (default: available cores)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l iree-opt -d 'iree-opt to check IREE attributes with (default: $TUNESPEC_IREE_OPT, then $TUNESPEC_IREE_VENV/bin/iree-opt, then iree-opt on PATH)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l deny-warnings -d 'Treat warnings (e.g. payload-rewriting ops) as errors'
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s q -l quiet -d 'Print only problems: no progress bar, no summary'
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l no-iree-check -d 'Do not check IREE attributes (#iree_codegen.*, #iree_gpu.*, ...) with iree-opt'
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l emit -d 'Output form' -r -f -a "mlir/t'MLIR text'
+mlirbc/t'MLIR bytecode (emit version 6)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l format -d 'How diagnostics are printed (on stderr; stdout may carry the library)' -r -f -a "human/t'Reports with a snippet of the source'
+json/t'One JSON object per diagnostic per line (docs/schema/diagnostic.schema.json)'
+short/t'One line per diagnostic: `file:line:col: severity[code]: message`'
+github/t'GitHub Actions workflow commands (`::error file=F,line=L,col=C,title=CODE::MESSAGE`)'
+sarif/t'One SARIF 2.1.0 log (GitHub code scanning); rule ids are tunespec/'s codes'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l dedupe -d 'Drop matchers that can never fire (a structurally identical matcher precedes them)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l deny-warnings -d 'Treat warnings (e.g. shadowed matchers) as errors: report them and write nothing'
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l attr -d 'Attribute that carries the library' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l blob -d 'How the bytes are stored' -r -f -a "dense/t'`dense<"0x..."> : vector<N x i8>` (IREE/'s default)'
+resource/t'`dense_resource<...>` with the bytes in the file/'s resource section'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l format -d 'How diagnostics are printed (on stderr; stdout may carry the payload)' -r -f -a "human/t'Reports with a snippet of the source'
+json/t'One JSON object per diagnostic per line (docs/schema/diagnostic.schema.json)'
+short/t'One line per diagnostic: `file:line:col: severity[code]: message`'
+github/t'GitHub Actions workflow commands (`::error file=F,line=L,col=C,title=CODE::MESSAGE`)'
+sarif/t'One SARIF 2.1.0 log (GitHub code scanning); rule ids are tunespec/'s codes'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l emit -d 'Output form' -r -f -a "mlir/t'MLIR text'
+mlirbc/t'MLIR bytecode (emit version 6)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l attr -d 'Attribute that carries the library' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l attr -d 'Attribute that carries the library' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l format -d 'Format of the explanation' -r -f -a "human/t'For people'
+json/t'One JSON document (schemas in docs/schema/)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l engine -d 'How the library runs: natively when it can (auto), or always in MLIR/'s interpreter' -r -f -a "auto/t'The native matcher when the whole library is of its form, else the interpreter'
+interpreter/t'Always MLIR/'s transform interpreter'
+native/t'The native matcher; an error when the library is not of its form'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l keep-attr -d 'Keep the library attribute on the payload'
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l explain -d 'Also print (to stderr) what configured each candidate op'
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l as-dispatch -d 'Materialize on the payload as iree-compile/'s config materialization sees it (named linalg ops generalized, as IREE/'s dispatch formation does) and write that: tunespec/'s prediction of the configs a real compile puts on each dispatch'
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l attr -d 'Attribute that carries the library' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l format -d 'Output format' -r -f -a "human/t'For people'
+json/t'One JSON document (schemas in docs/schema/)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l engine -d 'How the library runs: natively when it can (auto), or always in MLIR/'s interpreter' -r -f -a "auto/t'The native matcher when the whole library is of its form, else the interpreter'
+interpreter/t'Always MLIR/'s transform interpreter'
+native/t'The native matcher; an error when the library is not of its form'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l view -d 'Which IR to match: as iree-compile sees it at dispatch level (marking ops where that differs from matching the op as written), or as written' -r -f -a "dispatch/t'The payload as iree-compile/'s config materialization sees it: named ops generalized as IREE/'s dispatch formation does'
+written/t'The payload as written (what `apply` materializes, like IREE/'s materialize passes on that IR)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l format -d 'Output format' -r -f -a "human/t'For people'
+json/t'One JSON document (schemas in docs/schema/)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l view -d 'Which IR to match: as iree-compile sees it at dispatch level, or as written' -r -f -a "dispatch/t'The payload as iree-compile/'s config materialization sees it: named ops generalized as IREE/'s dispatch formation does'
+written/t'The payload as written (what `apply` materializes, like IREE/'s materialize passes on that IR)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s s -l spec -d 'User spec file, directory or spec library (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l format -d 'Output format: human, or json (one object)' -r -f -a "human/t'For people'
+json/t'One JSON document (schemas in docs/schema/)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand export" -l format -d 'What to write' -r -f -a "c/t'A C header and source (C99 with alignment attributes; usable from C++)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s o -l output -d 'Output directory (created if missing); files are written atomically' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s t -l target -d 'Export only these targets and their fallback chains (repeatable; default: all)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand export" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -l format -d 'Output format' -r -f -a "human/t'For people'
+json/t'One JSON document (schemas in docs/schema/)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand show" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand show" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -f -a "stats" -d 'Hits, misses, corrupt entries (since the counters were last cleared), entries and bytes'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -f -a "clean" -d 'Remove every entry (and temporary files left by crashed processes)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -f -a "path" -d 'Print the cache directory'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -l format -d 'Output format' -r -f -a "human/t'For people'
+json/t'One JSON document (schemas in docs/schema/)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -l counters -d 'Also clear the counters'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "stats" -d 'Hits, misses, corrupt entries (since the counters were last cleared), entries and bytes'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "clean" -d 'Remove every entry (and temporary files left by crashed processes)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the cache directory'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s t -l target -d 'ROCm target (architecture or SKU, e.g. gfx942, mi300x); repeatable. Default: every gfx architecture in the registry (those IREE has no built-in spec for are skipped)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -l iree-opt -d 'iree-opt of the compiler to take the specs from (default: $TUNESPEC_IREE_OPT, then $TUNESPEC_IREE_VENV/bin/iree-opt, then iree-opt on PATH)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s o -l output -d 'The spec library directory to write (created, or replaced if an earlier import wrote it)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s o -l output -d 'Output file (a directory with --all), or `-` for stdout (written atomically)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand man" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand man" -l all -d 'Write every page (tunespec.1, tunespec-verify.1, ...) into the directory given by -o'
+complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "verify" -d 'Verify tuning specs (files, directories, or the embedded registry)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "link" -d 'Link default and user specs into one library (first match wins)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "attach" -d 'Attach a linked library to a payload (iree_codegen.tuning_spec_mlirbc)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "extract" -d 'Print the library attached to a payload'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "apply" -d 'Materialize configs: run @__kernel_config on each function of a payload'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "explain" -d 'Show what configured each candidate op of a payload, and from which spec line'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "coverage" -d 'List matchers that never fire across a corpus of payloads'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "resolve" -d 'Resolve a target: its fallback chain and the ordered specs, with where each comes from'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "export" -d 'Export the embedded specs for a compiler build (C header and source)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "targets" -d 'List the embedded registry/'s targets and specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "show" -d 'Print a target/'s embedded specs as MLIR text'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "cache" -d 'The cache of linked libraries: stats, clean, path'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "import-iree" -d 'Write IREE/'s built-in default tuning specs (from an installed compiler) as a spec library'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "man" -d 'Print the manual page (roff), of tunespec or of one command'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "stats" -d 'Hits, misses, corrupt entries (since the counters were last cleared), entries and bytes'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "clean" -d 'Remove every entry (and temporary files left by crashed processes)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "path" -d 'Print the cache directory'
