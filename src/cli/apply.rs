@@ -45,6 +45,11 @@ pub struct Opts {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
+        let refused = tunespec::output::check_not_an_input(&self.output, &self.library.specs, &[]);
+        if let Err(message) = refused {
+            super::common::tool_error(message);
+            return ExitStatus::Usage;
+        }
         let mlir = Mlir::new_threaded();
         let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload) {
             Ok(loaded) => loaded,

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::attach_check;
 use tunespec::mlir::{BlobForm, Mlir};
+use tunespec::output;
 
 use super::common::{
     fail, load_payload, tool_error, write, DiagnosticFormat, ExitStatus, LibraryArgs,
@@ -48,6 +49,9 @@ pub struct Opts {
 impl Opts {
     pub fn run(self) -> ExitStatus {
         if let Err(message) = attach_check::check_attr_name(&self.attr) {
+            return usage(message);
+        }
+        if let Err(message) = output::check_not_an_input(&self.output, &self.library.specs, &[]) {
             return usage(message);
         }
         let mlir = Mlir::new_threaded();

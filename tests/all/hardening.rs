@@ -467,6 +467,25 @@ fn f07_an_output_that_is_an_input_is_refused() {
         .unwrap();
     assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
     assert!(!dir.path().join("library.mlir").exists());
+    // attach and apply write payloads: not over a spec either.
+    let payload = repo_root().join("tests/fixtures/payloads/llama2_f16_decoder.mlir");
+    for command in ["attach", "apply"] {
+        let result = tunespec(cache.path())
+            .args([command, "--no-default", "--spec"])
+            .arg(&spec)
+            .arg("-o")
+            .arg(&alias)
+            .arg(&payload)
+            .output()
+            .unwrap();
+        assert_eq!(
+            result.status.code(),
+            Some(2),
+            "{command}: {}",
+            stderr(&result)
+        );
+        assert_eq!(std::fs::read(&spec).unwrap(), original, "{command}");
+    }
 }
 
 #[test]
