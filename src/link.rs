@@ -130,7 +130,11 @@ pub fn link<'c>(
         }
     }
 
-    let (segments, pairs, included) = plan_segments(&prepared, inputs, options, &mut problems)?;
+    let Plan {
+        segments,
+        pairs,
+        included,
+    } = plan_segments(&prepared, inputs, options, &mut problems)?;
     if !included.is_empty() && prepared.len() > 1 {
         problems.push(
             Problem::warning(
@@ -236,7 +240,7 @@ fn plan_segments(
     inputs: &[LinkInput],
     options: LinkOptions,
     problems: &mut Vec<Problem>,
-) -> Result<(Vec<Segment>, Vec<LinkedPair>, Vec<usize>), Vec<Problem>> {
+) -> Result<Plan, Vec<Problem>> {
     // Segments in priority order: runs of merged pairs, and includes.
     let mut segments: Vec<Segment> = Vec::new();
     let mut pairs: Vec<LinkedPair> = Vec::new();
@@ -312,7 +316,11 @@ fn plan_segments(
             });
         }
     }
-    Ok((segments, pairs, included))
+    Ok(Plan {
+        segments,
+        pairs,
+        included,
+    })
 }
 
 /// The linked module: the entry point's skeleton with every input's symbols moved in (merged)
@@ -367,6 +375,14 @@ fn assemble<'c>(
         return Err(report);
     }
     Ok(module)
+}
+
+/// What [`plan_segments`] decides: the entry point's segments, the merged pairs they index, and
+/// the inputs linked by include.
+struct Plan {
+    segments: Vec<Segment>,
+    pairs: Vec<LinkedPair>,
+    included: Vec<usize>,
 }
 
 enum Segment {
