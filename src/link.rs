@@ -117,6 +117,63 @@ pub fn link<'c>(
     options: LinkOptions,
 ) -> Result<Linked<'c>, Vec<Problem>> {
     let mut problems = Vec::new();
+    let Some(mut prepared) = prepare(mlir, inputs, &mut problems) else {
+        return Err(problems);
+    };
+
+    plan_names(&mut prepared, inputs);
+    for spec in &prepared {
+        if !spec.renames.is_empty() {
+            spec.module
+                .rename_symbols(&spec.renames)
+                .map_err(|message| vec![Problem::error(codes::INTERNAL, message, None)])?;
+        }
+    }
+
+    let Plan {
+        segments,
+        pairs,
+        included,
+    } = plan_segments(&prepared, inputs, options, &mut problems)?;
+    if !included.is_empty() && prepared.len() > 1 {
+        problems.push(
+            Problem::warning(
+                codes::INCLUDE_SEMANTICS,
+                format!(
+                    "{} spec(s) are not merge-ready and are linked by include: their actions run even on ops an earlier spec already matched",
+                    included.len()
+                ),
+                None,
+            )
+            .with_help(format!(
+                "make them merge-ready (`iree_codegen.tuning_spec_with_default_entrypoint`, one foreach_match) for first-match-wins: {}",
+                included
+                    .iter()
+                    .map(|&index| inputs[index].name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        );
+    }
+
+    let merge_ready = included.is_empty() && !pairs.is_empty();
+    let module = assemble(mlir, &prepared, &segments, &pairs, merge_ready)?;
+    Ok(Linked {
+        module,
+        pairs,
+        included,
+        problems,
+        merge_ready,
+    })
+}
+
+/// Checks, verifies and summarizes every input (duplicates linked once); `None` when any input
+/// has errors (all of them are in `problems`).
+fn prepare<'c>(
+    mlir: &'c Mlir,
+    inputs: &[LinkInput],
+    problems: &mut Vec<Problem>,
+) -> Option<Vec<Prepared<'c>>> {
     let mut prepared: Vec<Prepared<'c>> = Vec::new();
     let mut seen_hashes: HashMap<blake3::Hash, usize> = HashMap::new();
     let mut failed = false;
@@ -173,26 +230,24 @@ pub fn link<'c>(
             });
         }
     }
-    if failed {
-        return Err(problems);
-    }
+    (!failed).then_some(prepared)
+}
 
-    plan_names(&mut prepared, inputs);
-    for spec in &prepared {
-        if !spec.renames.is_empty() {
-            spec.module
-                .rename_symbols(&spec.renames)
-                .map_err(|message| vec![Problem::error(codes::INTERNAL, message, None)])?;
-        }
-    }
-
+/// The linked entry point's plan, in priority order: runs of merged pairs (shadowed matchers
+/// reported, and dropped with `dedupe`) and includes.
+fn plan_segments(
+    prepared: &[Prepared<'_>],
+    inputs: &[LinkInput],
+    options: LinkOptions,
+    problems: &mut Vec<Problem>,
+) -> Result<Plan, Vec<Problem>> {
     // Segments in priority order: runs of merged pairs, and includes.
     let mut segments: Vec<Segment> = Vec::new();
     let mut pairs: Vec<LinkedPair> = Vec::new();
     // Fingerprint -> the first pair with it (fingerprints share long prefixes: hash, not scan).
     let mut fingerprints: HashMap<blake3::Hash, LinkedPair> = HashMap::new();
     let mut included = Vec::new();
-    for spec in &prepared {
+    for spec in prepared {
         if spec.facts.merge_ready {
             let run_start = pairs.len();
             for (matcher, action, matcher_loc, print) in &spec.entry_pairs {
@@ -261,29 +316,23 @@ pub fn link<'c>(
             });
         }
     }
-    if !included.is_empty() && prepared.len() > 1 {
-        problems.push(
-            Problem::warning(
-                codes::INCLUDE_SEMANTICS,
-                format!(
-                    "{} spec(s) are not merge-ready and are linked by include: their actions run even on ops an earlier spec already matched",
-                    included.len()
-                ),
-                None,
-            )
-            .with_help(format!(
-                "make them merge-ready (`iree_codegen.tuning_spec_with_default_entrypoint`, one foreach_match) for first-match-wins: {}",
-                included
-                    .iter()
-                    .map(|&index| inputs[index].name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        );
-    }
+    Ok(Plan {
+        segments,
+        pairs,
+        included,
+    })
+}
 
-    let merge_ready = included.is_empty() && !pairs.is_empty();
-    let skeleton = skeleton_text(&segments, &pairs, merge_ready);
+/// The linked module: the entry point's skeleton with every input's symbols moved in (merged)
+/// or cloned in as nested modules (included), checked before it is returned.
+fn assemble<'c>(
+    mlir: &'c Mlir,
+    prepared: &[Prepared<'c>],
+    segments: &[Segment],
+    pairs: &[LinkedPair],
+    merge_ready: bool,
+) -> Result<OwnedOp<'c>, Vec<Problem>> {
+    let skeleton = skeleton_text(segments, pairs, merge_ready);
     let parsed = mlir.parse(skeleton.as_bytes(), "<linked>");
     let module = parsed.module.ok_or_else(|| {
         let mut errors = parsed.problems.clone();
@@ -294,7 +343,7 @@ pub fn link<'c>(
         ));
         errors
     })?;
-    for spec in &prepared {
+    for spec in prepared {
         match &spec.nested_name {
             None => {
                 let symbols: Vec<String> = spec.symbols.iter().map(|s| spec.renamed(s)).collect();
@@ -305,7 +354,7 @@ pub fn link<'c>(
     }
 
     // The result must itself verify. Every sequence moved in was verified as an input (by MLIR
-    // and by the rules) and renamed through MLIR's own symbol-use rewriting; what is new is the
+    // and by the rules) and renamed with MLIR's symbol-use semantics; what is new is the
     // entry point and the symbol table around it. So: the rules on an outline of the module
     // (matchers and actions resolve, signatures agree, entry effects, IREE's rules) and MLIR's
     // verifier on the new entry point. A full re-verification would double the cost of a link.
@@ -325,13 +374,15 @@ pub fn link<'c>(
         ));
         return Err(report);
     }
-    Ok(Linked {
-        module,
-        pairs,
-        included,
-        problems,
-        merge_ready,
-    })
+    Ok(module)
+}
+
+/// What [`plan_segments`] decides: the entry point's segments, the merged pairs they index, and
+/// the inputs linked by include.
+struct Plan {
+    segments: Vec<Segment>,
+    pairs: Vec<LinkedPair>,
+    included: Vec<usize>,
 }
 
 enum Segment {

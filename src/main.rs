@@ -15,6 +15,7 @@ fn main() -> std::process::ExitCode {
     // A file-size limit (`ulimit -f`) must make writes fail with EFBIG, which tunespec reports
     // (leaving no partial output), instead of killing the process with SIGXFSZ.
     #[cfg(unix)]
+    // SAFETY: SIG_IGN installs no handler code; this runs before any other thread exists.
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }

@@ -2,7 +2,7 @@
 //!
 //! Why a separate crate: tunespec's `build.rs` verifies specs with the same code as the CLI, so
 //! it needs these functions too, and a build script can only link native code that a
-//! dependency built before it. Used only by tunespec-core's `mlir.rs`.
+//! dependency built before it. Used only by tunespec-core's `mlir/` module.
 use mlir_sys::{MlirAttribute, MlirContext, MlirDialectRegistry, MlirOperation, MlirStringRef};
 
 unsafe extern "C" {

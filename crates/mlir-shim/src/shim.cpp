@@ -1,7 +1,7 @@
 // The MLIR C++ entry points that the C API (mlir-c) does not expose and tunespec needs.
 //
 // Kept minimal on purpose: each function wraps one C++ call and uses only C types at its
-// boundary, so the Rust side (tunespec's src/mlir.rs) stays the one place that reasons about
+// boundary, so the Rust side (tunespec-core's src/mlir/) stays the one place that reasons about
 // handles and lifetimes.
 #include "mlir-c/IR.h"
 #include "mlir/CAPI/IR.h"

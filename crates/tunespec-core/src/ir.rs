@@ -1,6 +1,6 @@
 //! A plain-data snapshot of parsed MLIR: the facts the rules need, with no MLIR handles.
 //!
-//! Why a snapshot: only `mlir.rs` may touch raw MLIR handles (see ARCHITECTURE.md). Converting a
+//! Why a snapshot: only `mlir/` may touch raw MLIR handles (see ARCHITECTURE.md). Converting a
 //! parsed module once into owned Rust values lets the verifier, the linker's analyses and the
 //! tests work on ordinary data that is `Send`, cheap to construct in tests, and cannot dangle.
 //! Part of tunespec-core, which `build.rs` also uses; it depends on nothing but std.

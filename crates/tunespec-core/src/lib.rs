@@ -6,6 +6,9 @@
 //! files a second time by path. The `tunespec` crate re-exports every module here under its own
 //! name (`tunespec::verify`, `tunespec::mlir`, ...), so users of tunespec never name this crate.
 
+// Every `unsafe` block (all in `mlir/`) says why it is sound.
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 pub mod alias;
 pub mod ir;
 pub mod iree_attrs;
