@@ -117,7 +117,9 @@ pub fn link<'c>(
     options: LinkOptions,
 ) -> Result<Linked<'c>, Vec<Problem>> {
     let mut problems = Vec::new();
-    let Some(mut prepared) = prepare(mlir, inputs, &mut problems) else {
+    let prepared = tracing::info_span!("link.prepare", inputs = inputs.len())
+        .in_scope(|| prepare(mlir, inputs, &mut problems));
+    let Some(mut prepared) = prepared else {
         return Err(problems);
     };
 
@@ -134,7 +136,8 @@ pub fn link<'c>(
         segments,
         pairs,
         included,
-    } = plan_segments(&prepared, inputs, options, &mut problems)?;
+    } = tracing::info_span!("link.plan")
+        .in_scope(|| plan_segments(&prepared, inputs, options, &mut problems))?;
     if !included.is_empty() && prepared.len() > 1 {
         problems.push(
             Problem::warning(
@@ -157,7 +160,8 @@ pub fn link<'c>(
     }
 
     let merge_ready = included.is_empty() && !pairs.is_empty();
-    let module = assemble(mlir, &prepared, &segments, &pairs, merge_ready)?;
+    let module = tracing::info_span!("link.assemble", pairs = pairs.len())
+        .in_scope(|| assemble(mlir, &prepared, &segments, &pairs, merge_ready))?;
     Ok(Linked {
         module,
         pairs,
