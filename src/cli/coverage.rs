@@ -92,37 +92,35 @@ impl Opts {
                     })).collect::<Vec<_>>(),
                 })
             )),
-            Format::Human => {
-                let mut out = String::new();
-                for (_, pair) in &dead {
-                    out.push_str(&format!(
-                        "never fired: @{} ({})\n",
-                        pair.matcher,
-                        loc_text(&pair.matcher_loc)
-                    ));
-                }
-                if !quiet() {
-                    out.push_str(&summary);
-                }
-                emit(&out);
-            }
-            // The dead matchers are the findings: diagnostics on stdout (in the SARIF log,
-            // written when the run ends), then the summary.
-            Format::Short | Format::Github | Format::Sarif => {
+            // The dead matchers are findings: in short, github and sarif, a warning at each
+            // (on stdout; in the SARIF log, written when the run ends).
+            Format::Human | Format::Short | Format::Github | Format::Sarif => {
                 let style = Style::detect();
                 let mut out = String::new();
-                for (_, pair) in &dead {
-                    let problem = Problem::warning(
-                        NEVER_FIRED,
-                        format!(
-                            "matcher @{} (action @{}) never fired across {} payload(s)",
+                if self.format != Format::Human {
+                    for (_, pair) in &dead {
+                        let problem = Problem::warning(
+                            NEVER_FIRED,
+                            format!(
+                                "matcher @{} (action @{}) never fired across {} payload(s)",
+                                pair.matcher,
+                                pair.action,
+                                self.payloads.len()
+                            ),
+                            pair.matcher_loc.clone(),
+                        );
+                        out.push_str(&render(&problem, None, style));
+                    }
+                }
+                // github: the workflow commands, then the human report.
+                if matches!(self.format, Format::Human | Format::Github) {
+                    for (_, pair) in &dead {
+                        out.push_str(&format!(
+                            "never fired: @{} ({})\n",
                             pair.matcher,
-                            pair.action,
-                            self.payloads.len()
-                        ),
-                        pair.matcher_loc.clone(),
-                    );
-                    out.push_str(&render(&problem, None, style));
+                            loc_text(&pair.matcher_loc)
+                        ));
+                    }
                 }
                 if !quiet() && self.format != Format::Sarif {
                     out.push_str(&summary);
