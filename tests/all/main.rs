@@ -17,6 +17,7 @@ mod iree_ops;
 mod iree_verify;
 mod link;
 mod mutation_fuzz;
+mod portable;
 mod reference;
 mod registry;
 mod rules;
