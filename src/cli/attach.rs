@@ -62,7 +62,7 @@ impl Opts {
         if let Err(problems) = attach_check::check_not_foreign(&payload, &self.attr, &name) {
             return fail(problems, &payload_bytes);
         }
-        let library = match self.library.link(&mlir) {
+        let library = match self.library.link_portable(&mlir) {
             Ok(library) => library,
             Err(status) => return status,
         };

@@ -261,12 +261,29 @@ impl LibraryArgs {
             .collect())
     }
 
-    /// Links the library and returns it as bytecode; prints link warnings to stderr.
+    /// Links the library for use in this process (`apply`, `explain`, `coverage`) and returns
+    /// it as bytecode; prints link warnings to stderr. Its locations name the user's files as
+    /// given, which is what `explain` and `coverage` print.
     pub fn link(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
+        self.link_located(mlir, false)
+    }
+
+    /// Links the library to be written out (`attach`): its locations are relative to each
+    /// spec's root, so the same specs give the same bytes in any checkout.
+    pub fn link_portable(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
+        self.link_located(mlir, true)
+    }
+
+    fn link_located(&self, mlir: &Mlir, portable: bool) -> Result<Vec<u8>, ExitStatus> {
         // A config with located errors is a problem in the inputs (exit 1), as in `resolve`.
-        let inputs = self
+        let mut inputs = self
             .inputs()
             .map_err(|error| super::resolve::report_error(&error))?;
+        if !portable {
+            for input in &mut inputs {
+                input.location.clone_from(&input.name);
+            }
+        }
         // Through the cache of linked libraries, like `link`: a compile after the first only
         // pays for copying the bytes.
         let cache = super::cache::open().ok_or(ExitStatus::Usage)?;

@@ -18,6 +18,7 @@ mod iree_ops;
 mod iree_verify;
 mod link;
 mod mutation_fuzz;
+mod portable;
 mod reference;
 mod registry;
 mod rules;
