@@ -67,7 +67,7 @@ fn schema(name: &str) -> serde_json::Value {
 }
 
 /// Asserts that every JSON document in `documents` is valid against the schema `name`.
-fn assert_valid<'a>(name: &str, documents: impl IntoIterator<Item = &'a str>) -> usize {
+pub(crate) fn assert_valid<'a>(name: &str, documents: impl IntoIterator<Item = &'a str>) -> usize {
     let validator = jsonschema::validator_for(&schema(name)).expect("the schema compiles");
     let mut count = 0;
     for document in documents {
