@@ -180,3 +180,68 @@ fn random_specs_configure_what_iree_materializes() {
         );
     }
 }
+
+/// IREE 3.13's entry-point rules on whole files (`tests/fixtures/iree/entry/`): specs nested in
+/// container modules (named or not, several, deeper), a nested spec before a top-level entry
+/// point, `func.func` inside a spec, two top-level modules, a missing marker. For each file,
+/// iree-opt's materialization and `tunespec apply` configure the same functions the same way,
+/// or both refuse the file.
+#[test]
+fn entry_point_rules_match_iree() {
+    let Some(iree_opt) = iree_opt() else { return };
+    let root = repo_root().join("tests/fixtures/iree");
+    let payload = root.join("payloads/entry.mlir");
+    let mut specs: Vec<_> = std::fs::read_dir(root.join("entry"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    specs.sort();
+    assert!(specs.len() >= 8, "{specs:?}");
+    let mut refused = 0;
+    for spec in &specs {
+        let name = spec.file_name().unwrap().to_string_lossy().to_string();
+        let theirs = Command::new(&iree_opt)
+            .args(["--allow-unregistered-dialect", "--mlir-print-local-scope"])
+            .arg(format!(
+                "--pass-pipeline=builtin.module(iree-codegen-materialize-tuning-specs{{tuning-spec-path={}}},iree-codegen-materialize-user-configs)",
+                spec.display()
+            ))
+            .arg(&payload)
+            .output()
+            .unwrap();
+        let ours = crate::support::tunespec_command()
+            .args(["apply", "--no-default", "--spec"])
+            .arg(spec)
+            .arg(&payload)
+            .output()
+            .unwrap();
+        assert_eq!(
+            ours.status.success(),
+            theirs.status.success(),
+            "{name}: iree-opt {:?}: {}\ntunespec {:?}: {}",
+            theirs.status,
+            String::from_utf8_lossy(&theirs.stderr),
+            ours.status,
+            String::from_utf8_lossy(&ours.stderr)
+        );
+        if !theirs.status.success() {
+            assert_eq!(ours.status.code(), Some(1), "{name}");
+            refused += 1;
+            continue;
+        }
+        let theirs = configs_by_function(&theirs.stdout);
+        assert!(!theirs.is_empty(), "{name}: IREE configured nothing");
+        assert_eq!(configs_by_function(&ours.stdout), theirs, "{name}");
+        // Where IREE silently runs only the first nested spec, tunespec says so.
+        let nested = std::fs::read_to_string(spec)
+            .unwrap()
+            .lines()
+            .filter(|line| line.trim_start().starts_with("module"))
+            .count()
+            > 1;
+        let warned = String::from_utf8_lossy(&ours.stderr).contains("nested-entrypoint");
+        let top_level_entry = name == "nested_first.mlir";
+        assert_eq!(warned, nested && !top_level_entry, "{name}");
+    }
+    assert!(refused >= 2, "{refused} refused");
+}
