@@ -23,3 +23,4 @@ mod registry;
 mod rules;
 mod support;
 mod swaps;
+mod user_paths;
