@@ -137,7 +137,9 @@ pub fn link<'c>(
     options: LinkOptions,
 ) -> Result<Linked<'c>, Vec<Problem>> {
     let mut problems = Vec::new();
-    let Some(mut prepared) = prepare(mlir, inputs, &mut problems) else {
+    let prepared = tracing::info_span!("link.prepare", inputs = inputs.len())
+        .in_scope(|| prepare(mlir, inputs, &mut problems));
+    let Some(mut prepared) = prepared else {
         return Err(name_user_files(problems, inputs));
     };
 
@@ -154,7 +156,8 @@ pub fn link<'c>(
         segments,
         pairs,
         included,
-    } = plan_segments(&prepared, inputs, options, &mut problems)
+    } = tracing::info_span!("link.plan")
+        .in_scope(|| plan_segments(&prepared, inputs, options, &mut problems))
         .map_err(|problems| name_user_files(problems, inputs))?;
     if !included.is_empty() && prepared.len() > 1 {
         problems.push(
@@ -178,7 +181,8 @@ pub fn link<'c>(
     }
 
     let merge_ready = included.is_empty() && !pairs.is_empty();
-    let module = assemble(mlir, &prepared, &segments, &pairs, merge_ready)
+    let module = tracing::info_span!("link.assemble", pairs = pairs.len())
+        .in_scope(|| assemble(mlir, &prepared, &segments, &pairs, merge_ready))
         .map_err(|problems| name_user_files(problems, inputs))?;
     let mut pairs = pairs;
     let files = FileNames::new(inputs);

@@ -6,6 +6,7 @@ mod build_check;
 mod cache;
 mod cli;
 mod cli_formats;
+mod cli_logging;
 mod corpus;
 mod determinism;
 mod differential;
