@@ -23,8 +23,10 @@ pub mod extract;
 pub mod help;
 pub mod import_iree;
 pub mod link;
+pub mod log;
 pub mod resolve;
 pub mod show;
+pub mod table;
 pub mod targets;
 pub mod verify;
 
@@ -51,6 +53,13 @@ pub struct Cli {
     /// forces it), always, never
     #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
     pub color: ColorWhen,
+    /// Print what tunespec does and how long each phase takes, to stderr (-vv: more detail;
+    /// TUNESPEC_LOG sets the filter instead)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+    /// Print only problems and outputs: no progress bars, no summaries
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -106,12 +115,14 @@ impl Command {
             Command::Verify(opts) => (opts.format, true),
             Command::Link(opts) => (opts.format, false),
             Command::Attach(opts) => (opts.format, false),
+            // stdout may carry the payload: the log goes to stderr, as for `link` and `attach`.
             Command::Apply(opts) => (opts.format.into(), false),
-            Command::Explain(opts) => (opts.format.into(), false),
-            Command::Coverage(opts) => (opts.format.into(), false),
-            Command::Resolve(opts) => (opts.format.into(), false),
-            Command::Targets(opts) => (opts.format.into(), false),
-            Command::Cache(opts) => (opts.format().into(), false),
+            // The report commands: in `sarif` the log is their output.
+            Command::Explain(opts) => (opts.format.into(), true),
+            Command::Coverage(opts) => (opts.format.into(), true),
+            Command::Resolve(opts) => (opts.format.into(), true),
+            Command::Targets(opts) => (opts.format.into(), true),
+            Command::Cache(opts) => (opts.format().into(), opts.is_stats()),
             Command::Extract(_)
             | Command::Export(_)
             | Command::Show(_)
@@ -130,6 +141,12 @@ pub fn run(cli: Cli) -> ExitStatus {
     });
     let (format, sarif_to_stdout) = cli.command.diagnostic_format();
     common::start(format, sarif_to_stdout);
+    common::set_quiet(cli.quiet);
+    if let Err(message) = log::init(cli.verbose) {
+        common::tool_error(message);
+        common::finish();
+        return ExitStatus::Usage;
+    }
     let status = match cli.command {
         Command::Verify(opts) => opts.run(),
         Command::Link(opts) => opts.run(),
@@ -147,6 +164,10 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Man(opts) => opts.run(),
         Command::ImportIree(opts) => opts.run(),
     };
+    // Configs that were ignored, and why: warnings in the run's format.
+    for notice in tunespec::config::take_notices() {
+        common::warning(tunespec::problem::codes::CONFIG, notice);
+    }
     common::finish();
     status
 }
@@ -181,8 +202,18 @@ pub fn usage_error(error: &clap::Error) -> ExitStatus {
         .trim_start_matches("error: ")
         .to_string();
     let help = lines.collect::<Vec<_>>().join("\n");
-    let verify = args.iter().find(|arg| !arg.starts_with('-')) == Some(&"verify".to_string());
-    common::start(format, verify);
+    // Where the SARIF log goes, as in `Command::diagnostic_format`: stdout for the commands
+    // whose findings or report are their output.
+    let to_stdout = args
+        .iter()
+        .find(|arg| !arg.starts_with('-'))
+        .is_some_and(|command| {
+            [
+                "verify", "explain", "coverage", "resolve", "targets", "cache",
+            ]
+            .contains(&command.as_str())
+        });
+    common::start(format, to_stdout);
     common::tool_error_with(
         common::USAGE,
         message,

@@ -41,10 +41,30 @@ pub enum Role {
 /// One spec to link, in priority order.
 #[derive(Clone, Debug)]
 pub struct LinkInput {
-    /// Display name, also the file name in locations (path, or `specs/...` for embedded specs).
+    /// Display name: the path as the user gave it (or `specs/...` for embedded specs,
+    /// `<stdin>`), what diagnostics and reports name.
     pub name: String,
+    /// The file name the spec's locations carry in the linked library. For libraries that are
+    /// written out, the path relative to the spec's root (the directory given, the spec library,
+    /// the config's directory; a lone file's own name), so that the same specs link to the same
+    /// bytes in any checkout (see `ResolvedSpec::location`); for libraries used in-process, the
+    /// display name. Diagnostics of a link name `name` either way.
+    pub location: String,
     pub bytes: Vec<u8>,
     pub role: Role,
+}
+
+impl LinkInput {
+    /// An input whose locations carry its display name.
+    pub fn new(name: impl Into<String>, bytes: Vec<u8>, role: Role) -> LinkInput {
+        let name = name.into();
+        LinkInput {
+            location: name.clone(),
+            name,
+            bytes,
+            role,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -117,8 +137,10 @@ pub fn link<'c>(
     options: LinkOptions,
 ) -> Result<Linked<'c>, Vec<Problem>> {
     let mut problems = Vec::new();
-    let Some(mut prepared) = prepare(mlir, inputs, &mut problems) else {
-        return Err(problems);
+    let prepared = tracing::info_span!("link.prepare", inputs = inputs.len())
+        .in_scope(|| prepare(mlir, inputs, &mut problems));
+    let Some(mut prepared) = prepared else {
+        return Err(name_user_files(problems, inputs));
     };
 
     plan_names(&mut prepared, inputs);
@@ -134,7 +156,9 @@ pub fn link<'c>(
         segments,
         pairs,
         included,
-    } = plan_segments(&prepared, inputs, options, &mut problems)?;
+    } = tracing::info_span!("link.plan")
+        .in_scope(|| plan_segments(&prepared, inputs, options, &mut problems))
+        .map_err(|problems| name_user_files(problems, inputs))?;
     if !included.is_empty() && prepared.len() > 1 {
         problems.push(
             Problem::warning(
@@ -157,14 +181,68 @@ pub fn link<'c>(
     }
 
     let merge_ready = included.is_empty() && !pairs.is_empty();
-    let module = assemble(mlir, &prepared, &segments, &pairs, merge_ready)?;
+    let module = tracing::info_span!("link.assemble", pairs = pairs.len())
+        .in_scope(|| assemble(mlir, &prepared, &segments, &pairs, merge_ready))
+        .map_err(|problems| name_user_files(problems, inputs))?;
+    let mut pairs = pairs;
+    let files = FileNames::new(inputs);
+    for pair in &mut pairs {
+        files.rename(&mut pair.matcher_loc);
+    }
     Ok(Linked {
         module,
         pairs,
         included,
-        problems,
+        problems: name_user_files(problems, inputs),
         merge_ready,
     })
+}
+
+/// Maps the file names of locations (an input's [`LinkInput::location`]) back to the names the
+/// user gave ([`LinkInput::name`]): what diagnostics and reports print.
+struct FileNames<'a> {
+    by_location: HashMap<&'a str, &'a str>,
+}
+
+impl<'a> FileNames<'a> {
+    fn new(inputs: &'a [LinkInput]) -> Self {
+        let mut by_location = HashMap::new();
+        for input in inputs {
+            if input.location != input.name {
+                by_location
+                    .entry(input.location.as_str())
+                    .or_insert(input.name.as_str());
+            }
+        }
+        FileNames { by_location }
+    }
+
+    fn rename(&self, loc: &mut Option<Loc>) {
+        if let Some(loc) = loc {
+            self.rename_loc(loc);
+        }
+    }
+
+    fn rename_loc(&self, loc: &mut Loc) {
+        if let Some(name) = self.by_location.get(loc.file.as_str()) {
+            loc.file = (*name).to_string();
+        }
+    }
+}
+
+/// `problems` with every location naming the user's file rather than the library's location.
+fn name_user_files(mut problems: Vec<Problem>, inputs: &[LinkInput]) -> Vec<Problem> {
+    let files = FileNames::new(inputs);
+    if files.by_location.is_empty() {
+        return problems;
+    }
+    for problem in &mut problems {
+        files.rename(&mut problem.loc);
+        for (loc, _) in &mut problem.related {
+            files.rename_loc(loc);
+        }
+    }
+    problems
 }
 
 /// Checks, verifies and summarizes every input (duplicates linked once); `None` when any input
@@ -204,7 +282,9 @@ fn prepare<'c>(
             problems.push(*problem);
             continue;
         }
-        let verified = verify::verify_bytes(mlir, &input.bytes, &input.name);
+        // Parsed under its location name: that is what the library's locations carry (the
+        // problems are mapped back to `name` when `link` returns).
+        let verified = verify::verify_bytes(mlir, &input.bytes, &input.location);
         failed |= verified.has_errors();
         problems.extend(verified.problems.iter().cloned());
         if let (Some(module), Some(snapshot), Some(facts)) =

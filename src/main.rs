@@ -39,8 +39,5 @@ fn main() -> std::process::ExitCode {
             2
         }
     };
-    for notice in tunespec::config::take_notices() {
-        eprintln!("tunespec: warning: {notice}");
-    }
     std::process::ExitCode::from(status)
 }

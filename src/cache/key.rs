@@ -3,11 +3,13 @@
 
 use super::*;
 
-/// One input of a key: role, display name, and hash and length of the exact bytes read.
+/// One input of a key: role, display name (stored warnings name it), the file name its
+/// locations carry in the library, and hash and length of the exact bytes read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyInput {
     pub role: Role,
     pub name: String,
+    pub location: String,
     pub len: u64,
     pub hash: [u8; 32],
 }
@@ -66,6 +68,7 @@ impl KeyParts {
                 .map(|input| KeyInput {
                     role: input.role.clone(),
                     name: input.name.clone(),
+                    location: input.location.clone(),
                     len: input.bytes.len() as u64,
                     hash: *blake3::hash(&input.bytes).as_bytes(),
                 })
@@ -112,6 +115,7 @@ impl KeyParts {
                 }
             }
             field(&mut out, "name", input.name.as_bytes());
+            field(&mut out, "location", input.location.as_bytes());
             field(&mut out, "len", &input.len.to_le_bytes());
             field(&mut out, "blake3", &input.hash);
         }

@@ -461,8 +461,9 @@ impl Cache {
     ) -> Result<(Arc<Artifact>, bool), Vec<Problem>> {
         let mode = self.settings.mode;
         if let (Some(disk), true) = (&self.disk, mode != Mode::Recache) {
-            match disk.load(key) {
+            match tracing::info_span!("cache.lookup").in_scope(|| disk.load(key)) {
                 Lookup::Hit(artifact) => {
+                    tracing::debug!("hit on disk");
                     self.counters.disk_hits.fetch_add(1, Ordering::Relaxed);
                     disk.record(Event::Hit);
                     let artifact = Arc::new(artifact);
@@ -484,7 +485,7 @@ impl Cache {
         let artifact = Arc::new(build()?);
         if let Some(disk) = &self.disk {
             if disk.writable {
-                match disk.store(key, &artifact) {
+                match tracing::info_span!("cache.store").in_scope(|| disk.store(key, &artifact)) {
                     Ok(true) => {
                         self.counters.stores.fetch_add(1, Ordering::Relaxed);
                         // Maintenance failures never fail a link.

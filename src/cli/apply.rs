@@ -9,7 +9,8 @@ use tunespec::problem::Problem;
 use super::common::{
     emit_stderr, fail, load_payload, report, write, ExitStatus, Format, LibraryArgs,
 };
-use super::explain::render_explanation;
+use super::explain::{render_explanation, report_unmatched};
+use super::table;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = super::help::APPLY)]
@@ -30,7 +31,8 @@ pub struct Opts {
     /// Also print (to stderr) what configured each candidate op
     #[arg(long)]
     pub explain: bool,
-    /// Format of the explanation
+    /// How diagnostics and the explanation are printed (on stderr; stdout may carry the
+    /// payload): human, json, short (a line per op), github (workflow commands), sarif (one log)
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     /// How the library runs: natively when it can (auto), or always in MLIR's interpreter
@@ -68,7 +70,12 @@ impl Opts {
                 Err(problems) => return fail(problems, &payload_bytes),
             }
         };
-        let library = match apply::load_library(&mlir, &library_bytes, &library_name, trusted) {
+        let loaded = {
+            let _phase =
+                tracing::info_span!("apply.load-library", bytes = library_bytes.len()).entered();
+            apply::load_library(&mlir, &library_bytes, &library_name, trusted)
+        };
+        let library = match loaded {
             Ok(library) => library,
             Err(problems) => return fail(problems, &payload_bytes),
         };
@@ -81,14 +88,18 @@ impl Opts {
                 );
             }
         }
-        match apply::apply(
-            &mlir,
-            &payload,
-            &library,
-            &self.attr,
-            self.keep_attr,
-            self.engine,
-        ) {
+        let applied = {
+            let _phase = tracing::info_span!("apply.match", engine = ?self.engine).entered();
+            apply::apply(
+                &mlir,
+                &payload,
+                &library,
+                &self.attr,
+                self.keep_attr,
+                self.engine,
+            )
+        };
+        match applied {
             Ok(problems) => report(&problems, Some(&payload_bytes)),
             Err(problems) => return fail(problems, &payload_bytes),
         }
@@ -100,6 +111,7 @@ impl Opts {
             return written;
         }
         if self.explain {
+            let _phase = tracing::info_span!("apply.explain").entered();
             match apply::explain(
                 &mlir,
                 &payload_bytes,
@@ -110,7 +122,12 @@ impl Opts {
                 apply::View::Dispatch,
             ) {
                 Ok(explanation) => {
-                    emit_stderr(&render_explanation(&explanation, self.format));
+                    report_unmatched(&explanation, self.format);
+                    emit_stderr(&render_explanation(
+                        &explanation,
+                        self.format,
+                        table::stderr_width(),
+                    ));
                 }
                 Err(problems) => return fail(problems, &payload_bytes),
             }

@@ -62,7 +62,7 @@ impl Opts {
         if let Err(problems) = attach_check::check_not_foreign(&payload, &self.attr, &name) {
             return fail(problems, &payload_bytes);
         }
-        let library = match self.library.link(&mlir) {
+        let library = match self.library.link_portable(&mlir) {
             Ok(library) => library,
             Err(status) => return status,
         };
@@ -70,11 +70,17 @@ impl Opts {
             Blob::Dense => BlobForm::Dense,
             Blob::Resource => BlobForm::Resource,
         };
+        let phase = tracing::info_span!("attach", bytes = library.len()).entered();
         if let Err(problems) = apply::attach(&payload, &library, &self.attr, form) {
             return fail(problems, &payload_bytes);
         }
         let text = payload.print_file();
-        if let Err(problems) = attach_check::check_output(&mlir, &text, &self.attr, &library) {
+        drop(phase);
+        let checked = {
+            let _phase = tracing::info_span!("attach.check-output").entered();
+            attach_check::check_output(&mlir, &text, &self.attr, &library)
+        };
+        if let Err(problems) = checked {
             return fail(problems, &[]);
         }
         write(&self.output, text.as_bytes())

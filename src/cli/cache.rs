@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::common::{emit, tool_error, ExitStatus, Format};
+use super::common::{emit, report, tool_error, ExitStatus, Format};
 use tunespec::cache::{Cache, DiskView};
 
 #[derive(Debug, clap::Args)]
@@ -16,7 +16,8 @@ pub struct Opts {
 pub enum Command {
     /// Hits, misses, corrupt entries (since the counters were last cleared), entries and bytes
     Stats {
-        /// Output format
+        /// Output format: text (human, github), one line of `name=value` (short), one JSON
+        /// object (json), or a SARIF log of the run's diagnostics (sarif)
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
@@ -51,12 +52,22 @@ impl Opts {
         }
     }
 
+    /// Whether this is `stats` (whose SARIF log is its output, on stdout).
+    pub fn is_stats(&self) -> bool {
+        matches!(self.command, Command::Stats { .. })
+    }
+
     pub fn run(self) -> ExitStatus {
         let Some(cache) = open() else {
             return ExitStatus::Usage;
         };
-        for warning in cache.take_warnings() {
-            eprintln!("tunespec: warning: {}", warning.message);
+        let warnings = cache.take_warnings();
+        if self.format() == Format::Human {
+            for warning in warnings {
+                eprintln!("tunespec: warning: {}", warning.message);
+            }
+        } else {
+            report(&warnings, None);
         }
         let Some(disk) = cache.disk_view() else {
             tool_error("no cache directory: set TUNESPEC_CACHE_DIR, XDG_CACHE_HOME or HOME");
@@ -111,7 +122,21 @@ fn stats(cache: &Cache, disk: &DiskView<'_>, format: Format) -> ExitStatus {
                 "temp_files": stats.temp_files,
             })
         )),
-        Format::Human => {
+        Format::Short => emit(&format!(
+            "dir={} mode={mode} max_bytes={} hits={} misses={} corrupt={} entries={} bytes={} temp_files={}\n",
+            disk.dir().display(),
+            disk.max_bytes(),
+            stats.hits,
+            stats.misses,
+            stats.corrupt,
+            stats.entries,
+            stats.bytes,
+            stats.temp_files,
+        )),
+        // The statistics are not findings: the log (with any warnings about the cache) is
+        // written when the run ends.
+        Format::Sarif => {}
+        Format::Human | Format::Github => {
             let lookups = stats.hits + stats.misses;
             let rate = if lookups == 0 {
                 String::new()

@@ -24,16 +24,23 @@ pub enum ExitStatus {
     Usage = 2,
 }
 
-/// Output format of the commands that print a report (`explain`, `coverage`, `resolve`,
-/// `targets`, `cache stats`, `apply --explain`). In `json` their diagnostics and errors are
-/// JSON too.
+/// Output format of the commands that print a report (`apply`, `explain`, `coverage`,
+/// `resolve`, `targets`, `cache stats`). Diagnostics (problems in the inputs, warnings, usage
+/// and I/O errors) follow it too; see ARCHITECTURE.md ("Output formats").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// For people
+    /// For people: tables and text; diagnostics with a snippet of the source
     #[default]
     Human,
-    /// One JSON document (schemas in docs/schema/)
+    /// One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on
+    /// stderr
     Json,
+    /// One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)
+    Short,
+    /// The human report; diagnostics as GitHub Actions workflow commands
+    Github,
+    /// One SARIF 2.1.0 log of the command's diagnostics (results empty when there are none)
+    Sarif,
 }
 
 impl From<Format> for DiagnosticFormat {
@@ -41,6 +48,9 @@ impl From<Format> for DiagnosticFormat {
         match format {
             Format::Human => DiagnosticFormat::Human,
             Format::Json => DiagnosticFormat::Json,
+            Format::Short => DiagnosticFormat::Short,
+            Format::Github => DiagnosticFormat::Github,
+            Format::Sarif => DiagnosticFormat::Sarif,
         }
     }
 }
@@ -75,6 +85,19 @@ struct Session {
 }
 
 static SESSION: OnceLock<Session> = OnceLock::new();
+
+/// `-q`: no progress bars, no summaries (set once by `cli::run`).
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Sets `-q` for the run.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether `-q` was given: print only problems and outputs, no progress and no summaries.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 /// Sets the run's diagnostic format (the first call wins).
 pub fn start(format: DiagnosticFormat, sarif_to_stdout: bool) {
@@ -176,6 +199,18 @@ pub fn tool_error_with(code: &'static str, message: String, help: Option<&str>) 
     emit_stderr(&render(&problem, None, Style::detect_stderr()));
 }
 
+/// Prints a tool-level warning (about the run, not located in an input: an ignored config, a
+/// cache that could not be used) in the run's format: `tunespec: warning: ...` for people, a
+/// diagnostic otherwise.
+pub fn warning(code: &'static str, message: impl std::fmt::Display) {
+    if diagnostic_format() == DiagnosticFormat::Human {
+        emit_stderr(&format!("tunespec: warning: {message}\n"));
+        return;
+    }
+    let problem = Problem::warning(code, message.to_string(), None);
+    emit_stderr(&render(&problem, None, Style::detect_stderr()));
+}
+
 /// Which specs make the library: a target's resolution (user specs first, then its defaults),
 /// or only the user's specs. Shared by `link` and by `attach`/`apply`/`explain`/`coverage`,
 /// which link the same way.
@@ -226,16 +261,34 @@ impl LibraryArgs {
             .collect())
     }
 
-    /// Links the library and returns it as bytecode; prints link warnings to stderr.
+    /// Links the library for use in this process (`apply`, `explain`, `coverage`) and returns
+    /// it as bytecode; prints link warnings to stderr. Its locations name the user's files as
+    /// given, which is what `explain` and `coverage` print.
     pub fn link(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
+        self.link_located(mlir, false)
+    }
+
+    /// Links the library to be written out (`attach`): its locations are relative to each
+    /// spec's root, so the same specs give the same bytes in any checkout.
+    pub fn link_portable(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
+        self.link_located(mlir, true)
+    }
+
+    fn link_located(&self, mlir: &Mlir, portable: bool) -> Result<Vec<u8>, ExitStatus> {
         // A config with located errors is a problem in the inputs (exit 1), as in `resolve`.
-        let inputs = self
+        let mut inputs = self
             .inputs()
             .map_err(|error| super::resolve::report_error(&error))?;
+        if !portable {
+            for input in &mut inputs {
+                input.location.clone_from(&input.name);
+            }
+        }
         // Through the cache of linked libraries, like `link`: a compile after the first only
         // pays for copying the bytes.
         let cache = super::cache::open().ok_or(ExitStatus::Usage)?;
         let target = self.cache_target();
+        let _phase = tracing::info_span!("link", inputs = inputs.len()).entered();
         let result = cache.link(mlir, &target, &inputs, LinkOptions::default());
         report(&cache.take_warnings(), None);
         match result {
@@ -328,6 +381,7 @@ pub const STDIN_NAME: &str = "<stdin>";
 
 /// Reads an input file (`-`: stdin), as an I/O error (exit 2) when it cannot be read.
 pub fn read(path: &Path) -> Result<Vec<u8>, ExitStatus> {
+    let _phase = tracing::info_span!("read", file = %input_name(path)).entered();
     read_input(path).map_err(|message| {
         tool_error_with(tunespec::problem::codes::IO, message, None);
         ExitStatus::Usage
@@ -357,6 +411,8 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
 
 /// Writes an output; an I/O failure is a usage error (exit 2).
 pub fn write(path: &Path, bytes: &[u8]) -> ExitStatus {
+    let _phase =
+        tracing::info_span!("write", file = %input_name(path), bytes = bytes.len()).entered();
     match write_output(path, bytes) {
         Ok(()) => ExitStatus::Ok,
         Err(message) => {
@@ -373,6 +429,7 @@ pub fn load_payload<'c>(
 ) -> Result<(Vec<u8>, String, OwnedOp<'c>), ExitStatus> {
     let bytes = read(path)?;
     let name = input_name(path);
+    let _phase = tracing::info_span!("parse", file = %name).entered();
     match apply::parse_payload(mlir, &bytes, &name) {
         Ok(payload) => Ok((bytes, name, payload)),
         Err(problems) => Err(fail(problems, &bytes)),

@@ -6,8 +6,14 @@ use serde_json::json;
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::mlir::Mlir;
 
-use super::common::{emit, fail, input_name, read, ExitStatus, Format, LibraryArgs};
+use tunespec::problem::Problem;
+
+use super::common::{emit, fail, input_name, quiet, read, render, ExitStatus, Format, LibraryArgs};
 use super::explain::loc_text;
+use crate::diagnostics::Style;
+
+/// The code of a matcher that fired on none of the payloads (`short`, `github`, `sarif`).
+pub const NEVER_FIRED: &str = "tunespec::coverage::never-fired";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = super::help::COVERAGE)]
@@ -17,7 +23,8 @@ pub struct Opts {
     /// Payloads (a corpus); `-` for one read from stdin
     #[arg(required = true)]
     pub payloads: Vec<PathBuf>,
-    /// Output format
+    /// Output format: text (human), one JSON object (json); in short, github and sarif each
+    /// matcher that never fired is a warning at its spec line (exit status unchanged)
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     /// Which IR to match: as iree-compile sees it at dispatch level, or as written
@@ -33,6 +40,7 @@ impl Opts {
             Err(status) => return status,
         };
         let mut explanations = Vec::new();
+        let phase = tracing::info_span!("coverage.match", payloads = self.payloads.len()).entered();
         for path in &self.payloads {
             let bytes = match read(path) {
                 Ok(bytes) => bytes,
@@ -61,6 +69,14 @@ impl Opts {
             .enumerate()
             .filter(|(index, _)| !fired.contains(index))
             .collect();
+        drop(phase);
+        let summary = format!(
+            "{} of {} matcher(s) fired across {} payload(s); {} never fired\n",
+            fired.len(),
+            pairs.len(),
+            self.payloads.len(),
+            dead.len()
+        );
         match self.format {
             Format::Json => emit(&format!(
                 "{}\n",
@@ -76,22 +92,39 @@ impl Opts {
                     })).collect::<Vec<_>>(),
                 })
             )),
-            Format::Human => {
+            // The dead matchers are findings: in short, github and sarif, a warning at each
+            // (on stdout; in the SARIF log, written when the run ends).
+            Format::Human | Format::Short | Format::Github | Format::Sarif => {
+                let style = Style::detect();
                 let mut out = String::new();
-                for (_, pair) in &dead {
-                    out.push_str(&format!(
-                        "never fired: @{} ({})\n",
-                        pair.matcher,
-                        loc_text(&pair.matcher_loc)
-                    ));
+                if self.format != Format::Human {
+                    for (_, pair) in &dead {
+                        let problem = Problem::warning(
+                            NEVER_FIRED,
+                            format!(
+                                "matcher @{} (action @{}) never fired across {} payload(s)",
+                                pair.matcher,
+                                pair.action,
+                                self.payloads.len()
+                            ),
+                            pair.matcher_loc.clone(),
+                        );
+                        out.push_str(&render(&problem, None, style));
+                    }
                 }
-                out.push_str(&format!(
-                    "{} of {} matcher(s) fired across {} payload(s); {} never fired\n",
-                    fired.len(),
-                    pairs.len(),
-                    self.payloads.len(),
-                    dead.len()
-                ));
+                // github: the workflow commands, then the human report.
+                if matches!(self.format, Format::Human | Format::Github) {
+                    for (_, pair) in &dead {
+                        out.push_str(&format!(
+                            "never fired: @{} ({})\n",
+                            pair.matcher,
+                            loc_text(&pair.matcher_loc)
+                        ));
+                    }
+                }
+                if !quiet() && self.format != Format::Sarif {
+                    out.push_str(&summary);
+                }
                 emit(&out);
             }
         }

@@ -7,7 +7,15 @@ use serde_json::json;
 use tunespec::apply::{self, Explanation, ATTR_NAME};
 use tunespec::mlir::Mlir;
 
-use super::common::{emit, fail, input_name, library_for, read, ExitStatus, Format, LibraryArgs};
+use tunespec::problem::{Problem, Severity};
+
+use super::common::{
+    emit, fail, input_name, library_for, quiet, read, report, ExitStatus, Format, LibraryArgs,
+};
+use super::table::{self, Align};
+
+/// The code of the note on a candidate op no matcher configures (`github`, `sarif`).
+pub const UNMATCHED: &str = "tunespec::explain::unmatched";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = super::help::EXPLAIN)]
@@ -19,7 +27,9 @@ pub struct Opts {
     /// Attribute that carries the library
     #[arg(long, default_value = ATTR_NAME)]
     pub attr: String,
-    /// Output format
+    /// Output format: a table (human; github, with a notice per unmatched op), one line per
+    /// candidate op (short), one JSON document (json), or a SARIF log with a note per
+    /// unmatched op (sarif)
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     /// How the library runs: natively when it can (auto), or always in MLIR's interpreter
@@ -44,17 +54,26 @@ impl Opts {
                 Ok(bytes) => bytes,
                 Err(status) => return status,
             };
-        match apply::explain(
-            &mlir,
-            &payload_bytes,
-            &name,
-            &library_bytes,
-            &self.attr,
-            self.engine,
-            self.view,
-        ) {
+        let explained = {
+            let _phase = tracing::info_span!("explain.match", view = ?self.view).entered();
+            apply::explain(
+                &mlir,
+                &payload_bytes,
+                &name,
+                &library_bytes,
+                &self.attr,
+                self.engine,
+                self.view,
+            )
+        };
+        match explained {
             Ok(explanation) => {
-                emit(&render_explanation(&explanation, self.format));
+                report_unmatched(&explanation, self.format);
+                emit(&render_explanation(
+                    &explanation,
+                    self.format,
+                    table::stdout_width(),
+                ));
                 ExitStatus::Ok
             }
             Err(problems) => fail(problems, &payload_bytes),
@@ -99,12 +118,124 @@ pub fn loc_text(loc: &Option<tunespec::ir::Loc>) -> String {
         .map_or_else(|| "-".to_string(), ToString::to_string)
 }
 
-/// The explanation as a table (one row per candidate op) or as one JSON document.
-pub fn render_explanation(explanation: &Explanation, format: Format) -> String {
+/// The explanation in `format`: a table fitting `width` (human, github; see
+/// [`table::render`]), one line per candidate op (short), one JSON document (json); nothing in
+/// sarif, whose log holds the notes of [`report_unmatched`].
+pub fn render_explanation(
+    explanation: &Explanation,
+    format: Format,
+    width: Option<usize>,
+) -> String {
     match format {
         Format::Json => json_explanation(explanation),
-        Format::Human => human_explanation(explanation),
+        Format::Human | Format::Github => human_explanation(explanation, width),
+        Format::Short => short_explanation(explanation),
+        Format::Sarif => String::new(),
     }
+}
+
+/// In `github` and `sarif`, where diagnostics become annotations on lines: a note on each
+/// candidate op that no matcher configures, reported as the run's diagnostics are.
+pub fn report_unmatched(explanation: &Explanation, format: Format) {
+    if matches!(format, Format::Github | Format::Sarif) {
+        report(&unmatched_notes(explanation), None);
+    }
+}
+
+/// A note per candidate op no matcher configures (it keeps IREE's default configuration).
+pub fn unmatched_notes(explanation: &Explanation) -> Vec<Problem> {
+    explanation
+        .rows
+        .iter()
+        .filter(|row| row.pair.is_none())
+        .map(|row| {
+            let loops = match &row.loops {
+                Some(_) => format!(" (loops {})", loops_text(&row.loops)),
+                None => String::new(),
+            };
+            Problem {
+                severity: Severity::Note,
+                ..Problem::error(
+                    UNMATCHED,
+                    format!(
+                        "no matcher configures this {}{loops}: it keeps IREE's default configuration",
+                        row.dispatch_op.as_deref().unwrap_or(&row.op)
+                    ),
+                    row.loc.clone(),
+                )
+            }
+        })
+        .collect()
+}
+
+/// One line per candidate op, `location: op: @matcher (spec location): config` (`no match`
+/// when none configures it), then a summary line unless `-q`.
+fn short_explanation(explanation: &Explanation) -> String {
+    let mut out = String::new();
+    for row in &explanation.rows {
+        if let Some(loc) = &row.loc {
+            out.push_str(&format!("{loc}: "));
+        }
+        out.push_str(&row.op);
+        if let Some(dispatch) = &row.dispatch_op {
+            out.push_str(&format!(" -> {dispatch}"));
+        }
+        out.push_str(&format!(
+            " loops={} types={}: ",
+            loops_text(&row.loops),
+            if row.element_types.is_empty() {
+                "-".to_string()
+            } else {
+                row.element_types.join(",")
+            }
+        ));
+        match pair_of(explanation, row) {
+            Some(pair) => out.push_str(&format!(
+                "@{} ({})",
+                pair.matcher,
+                loc_text(&pair.matcher_loc)
+            )),
+            None => out.push_str("no match"),
+        }
+        let config = short_configs(&row.config);
+        if !config.is_empty() {
+            out.push_str(&format!(": {config}"));
+        }
+        if let Some(written) = &row.written {
+            let matcher = written
+                .pair
+                .and_then(|index| explanation.pairs.get(index))
+                .map_or_else(|| "no match".to_string(), |p| format!("@{}", p.matcher));
+            out.push_str(&format!(" [as written: {matcher}]"));
+        }
+        out.push('\n');
+    }
+    if !quiet() {
+        out.push_str(&summary_line(explanation));
+        out.push('\n');
+    }
+    out
+}
+
+/// `N of M candidate op(s) configured by K matcher(s)` and the view.
+fn summary_line(explanation: &Explanation) -> String {
+    let matched = explanation
+        .rows
+        .iter()
+        .filter(|row| row.pair.is_some())
+        .count();
+    let mut out = format!(
+        "{matched} of {} candidate op(s) configured by {} matcher(s)",
+        explanation.rows.len(),
+        explanation.pairs.len()
+    );
+    match explanation.view {
+        apply::View::Dispatch => {
+            out.push_str(" in IREE's dispatches (named ops generalized as iree-compile does)")
+        }
+        apply::View::Written => out.push_str(" (matched as written)"),
+    }
+    out
 }
 
 fn pair_of<'e>(
@@ -173,17 +304,10 @@ fn json_explanation(explanation: &Explanation) -> String {
     )
 }
 
-/// The explanation as a table, one row per candidate op, and a summary.
-fn human_explanation(explanation: &Explanation) -> String {
+/// The explanation as a table, one row per candidate op, and a summary (unless `-q`).
+fn human_explanation(explanation: &Explanation, width: Option<usize>) -> String {
     let pair_of = |row| pair_of(explanation, row);
-    let mut rows: Vec<[String; 6]> = vec![[
-        "op".into(),
-        "location".into(),
-        "loops".into(),
-        "types".into(),
-        "matcher (spec)".into(),
-        "config".into(),
-    ]];
+    let mut rows: Vec<Vec<String>> = Vec::new();
     for row in &explanation.rows {
         let pair = pair_of(row);
         let mut config = short_configs(&row.config);
@@ -203,7 +327,7 @@ fn human_explanation(explanation: &Explanation) -> String {
                 }
             );
         }
-        rows.push([
+        rows.push(vec![
             match &row.dispatch_op {
                 Some(dispatch) => format!("{} -> {dispatch}", row.op),
                 None => row.op.clone(),
@@ -222,52 +346,26 @@ fn human_explanation(explanation: &Explanation) -> String {
             },
         ]);
     }
-    let widths: Vec<usize> = (0..6)
-        .map(|column| {
-            rows.iter()
-                .map(|row| row[column].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in &rows {
-        let line: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(column, (cell, width))| {
-                if column == 5 {
-                    cell.clone()
-                } else {
-                    format!("{cell:<width$}")
-                }
-            })
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
+    let headers = [
+        ("op", Align::Left),
+        ("location", Align::Left),
+        ("loops", Align::Left),
+        ("types", Align::Left),
+        ("matcher (spec)", Align::Left),
+        ("config", Align::Left),
+    ];
+    let mut out = table::render(&headers, &rows, width);
+    if quiet() {
+        return out;
     }
-    let matched = explanation
-        .rows
-        .iter()
-        .filter(|row| row.pair.is_some())
-        .count();
-    out.push_str(&format!(
-        "{matched} of {} candidate op(s) configured by {} matcher(s)",
-        explanation.rows.len(),
-        explanation.pairs.len()
-    ));
-    match explanation.view {
-        apply::View::Dispatch => {
-            out.push_str(" in IREE's dispatches (named ops generalized as iree-compile does)");
-            let differing = explanation.differing();
-            if differing > 0 {
-                out.push_str(&format!(
-                    "\n* {differing} op(s) would be configured differently if matched as written (`apply` without --as-dispatch); iree-compile does what the table says"
-                ));
-            }
+    out.push_str(&summary_line(explanation));
+    if explanation.view == apply::View::Dispatch {
+        let differing = explanation.differing();
+        if differing > 0 {
+            out.push_str(&format!(
+                "\n* {differing} op(s) would be configured differently if matched as written (`apply` without --as-dispatch); iree-compile does what the table says"
+            ));
         }
-        apply::View::Written => out.push_str(" (matched as written)"),
     }
     out.push('\n');
     // Where the configs that apply come from, as the specs say.

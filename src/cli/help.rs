@@ -1,13 +1,14 @@
 //! The text after each command's options in `--help`: examples, the environment variables the
 //! command reads, and the exit statuses (naming only flags the command has).
 
-/// The variables every command reads: colour and width of reports.
+/// The variables every command reads: colour and width of reports, and the log filter.
 macro_rules! env_output {
     () => {
         "  NO_COLOR                  any value: no colour (as --color never)
   CLICOLOR                  0: no colour unless CLICOLOR_FORCE
   CLICOLOR_FORCE            1: colour even when not writing to a terminal
   TUNESPEC_TERM_WIDTH       width of reports (default: the terminal's, else 100)
+  TUNESPEC_LOG              what -v logs, as a filter (info, debug, tunespec::cache=debug)
 "
     };
 }

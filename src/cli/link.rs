@@ -58,6 +58,7 @@ impl Opts {
         let options = LinkOptions {
             dedupe: self.dedupe,
         };
+        let phase = tracing::info_span!("link", inputs = inputs.len(), emit = ?self.emit).entered();
         let result = match self.emit {
             Emit::Mlirbc => cache
                 .link_with(&target, &inputs, options, || {
@@ -70,6 +71,7 @@ impl Opts {
                 })
                 .map(|library| (library.bytecode, library.problems)),
         };
+        drop(phase);
         report(&cache.take_warnings(), &inputs, style);
         let bytes = match result {
             Ok((bytes, mut problems)) => {

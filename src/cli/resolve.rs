@@ -16,22 +16,29 @@ pub struct Opts {
     /// User spec file, directory or spec library (repeatable; highest priority first)
     #[arg(long = "spec", short = 's')]
     pub specs: Vec<PathBuf>,
-    /// Output format: human, or json (one object)
+    /// Output format: text (human, github), one line per fact and spec (short), one JSON
+    /// object (json), or a SARIF log of the run's diagnostics (sarif)
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
+        let phase = tracing::info_span!("resolve", target = %self.target).entered();
         let resolution = match Registry::discover()
             .and_then(|registry| registry.resolve(&self.target, &self.specs))
         {
             Ok(resolution) => resolution,
             Err(error) => return report_error(&error),
         };
+        drop(phase);
         match self.format {
             Format::Json => emit(&format!("{}\n", resolution.to_json())),
-            Format::Human => emit(&human(&resolution)),
+            Format::Human | Format::Github => emit(&human(&resolution)),
+            Format::Short => emit(&short(&resolution)),
+            // A resolution has no findings of its own (problems in configs are reported, with
+            // exit 1, before this): the log is written when the run ends.
+            Format::Sarif => {}
         }
         ExitStatus::Ok
     }
@@ -57,6 +64,51 @@ pub fn report_error(error: &registry::Error) -> ExitStatus {
             ExitStatus::Usage
         }
     }
+}
+
+/// One line per fact (`target`, `chain`, `fingerprint`) and per spec (`spec N`, `skipped`),
+/// the first word naming what the line is: `grep '^spec '` lists the specs in priority order.
+fn short(resolution: &Resolution) -> String {
+    let mut out = format!(
+        "target {} -> {}{}\n",
+        resolution.requested,
+        resolution.target_id(),
+        resolution
+            .alias
+            .as_ref()
+            .map(|alias| format!(" (alias {alias})"))
+            .unwrap_or_default()
+    );
+    out.push_str(&format!(
+        "chain {}\n",
+        resolution.chain_names().join(" -> ")
+    ));
+    for (index, spec) in resolution.specs.iter().enumerate() {
+        let matchers = spec
+            .matchers()
+            .map(|count| format!(" matchers={count}"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "spec {} {} origin={}{matchers}: {}\n",
+            index + 1,
+            spec.name,
+            spec.origin.label(),
+            spec.reason
+        ));
+    }
+    for spec in &resolution.skipped {
+        out.push_str(&format!(
+            "skipped {} origin={}: {}\n",
+            spec.name,
+            spec.origin.label(),
+            spec.reason
+        ));
+    }
+    out.push_str(&format!(
+        "fingerprint {}\n",
+        &resolution.fingerprint()[..16]
+    ));
+    out
 }
 
 fn human(resolution: &Resolution) -> String {

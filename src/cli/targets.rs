@@ -2,14 +2,36 @@
 use serde_json::json;
 
 use super::common::{emit, ExitStatus, Format};
-use tunespec::registry;
+use super::table::{self, Align};
+use tunespec::registry::{self, EmbeddedTarget as Target};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = super::help::TARGETS)]
 pub struct Opts {
-    /// Output format
+    /// Output format: a table (human, github), one line per target (short), one JSON object
+    /// per line (json), or a SARIF log of the run's diagnostics (sarif)
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+}
+
+/// What the table and `short` say about a target.
+struct Row {
+    matchers: usize,
+    bytes: usize,
+    /// One short hash over the target's spec hashes, in priority order.
+    hash: String,
+}
+
+fn row(target: &Target) -> Row {
+    let mut hasher = blake3::Hasher::new();
+    for spec in target.specs() {
+        hasher.update(spec.bytecode_hash.as_bytes());
+    }
+    Row {
+        matchers: target.specs().map(|spec| spec.matcher_count).sum(),
+        bytes: target.specs().map(|spec| spec.bytecode_bytes).sum(),
+        hash: hasher.finalize().to_hex()[..12].to_string(),
+    }
 }
 
 impl Opts {
@@ -17,62 +39,93 @@ impl Opts {
         match self.format {
             Format::Json => {
                 for target in registry::targets() {
-                    let specs: Vec<_> = target
-                        .specs()
-                        .map(|spec| {
-                            json!({
-                                "path": spec.path,
-                                "matchers": spec.matcher_count,
-                                "bytecode_bytes": spec.bytecode_bytes,
-                                "source_bytes": spec.source_bytes,
-                                "source_hash": spec.source_hash,
-                                "bytecode_hash": spec.bytecode_hash,
-                            })
-                        })
-                        .collect();
-                    emit(&format!(
-                        "{}\n",
-                        json!({
-                            "version": 1,
-                            "target": target.name,
-                            "description": target.description,
-                            "aliases": target.aliases,
-                            "fallback": target.fallback,
-                            "kind": target.kind,
-                            "features": target.features,
-                            "specs": specs,
-                        })
-                    ));
+                    emit(&format!("{}\n", json_target(target)));
                 }
             }
-            Format::Human => {
-                emit(&format!(
-                    "{:<10} {:<8} {:<30} {:>5} {:>8} {:>9}  {:<12}  description\n",
-                    "target", "fallback", "aliases", "specs", "matchers", "bytes", "hash"
-                ));
+            Format::Short => {
+                let mut out = String::new();
                 for target in registry::targets() {
-                    let matchers: usize = target.specs().map(|spec| spec.matcher_count).sum();
-                    let bytes: usize = target.specs().map(|spec| spec.bytecode_bytes).sum();
-                    // One short hash over the target's spec hashes, in priority order.
-                    let mut hasher = blake3::Hasher::new();
-                    for spec in target.specs() {
-                        hasher.update(spec.bytecode_hash.as_bytes());
-                    }
-                    let hash = hasher.finalize().to_hex();
-                    emit(&format!(
-                        "{:<10} {:<8} {:<30} {:>5} {:>8} {:>9}  {:<12}  {}\n",
+                    let row = row(target);
+                    out.push_str(&format!(
+                        "{}: fallback={} aliases={} specs={} matchers={} bytes={} hash={}: {}\n",
                         target.name,
                         target.fallback.unwrap_or("-"),
-                        target.aliases.join(","),
+                        if target.aliases.is_empty() {
+                            "-".to_string()
+                        } else {
+                            target.aliases.join(",")
+                        },
                         target.specs.len(),
-                        matchers,
-                        bytes,
-                        &hash[..12],
+                        row.matchers,
+                        row.bytes,
+                        row.hash,
                         target.description
                     ));
                 }
+                emit(&out);
             }
+            Format::Human | Format::Github => emit(&human()),
+            // The registry is built in and verified when tunespec is built: no diagnostics;
+            // the log (empty results) is written when the run ends.
+            Format::Sarif => {}
         }
         ExitStatus::Ok
     }
+}
+
+fn json_target(target: &Target) -> serde_json::Value {
+    let specs: Vec<_> = target
+        .specs()
+        .map(|spec| {
+            json!({
+                "path": spec.path,
+                "matchers": spec.matcher_count,
+                "bytecode_bytes": spec.bytecode_bytes,
+                "source_bytes": spec.source_bytes,
+                "source_hash": spec.source_hash,
+                "bytecode_hash": spec.bytecode_hash,
+            })
+        })
+        .collect();
+    json!({
+        "version": 1,
+        "target": target.name,
+        "description": target.description,
+        "aliases": target.aliases,
+        "fallback": target.fallback,
+        "kind": target.kind,
+        "features": target.features,
+        "specs": specs,
+    })
+}
+
+/// The registry as a table, one row per target.
+fn human() -> String {
+    let headers = [
+        ("target", Align::Left),
+        ("fallback", Align::Left),
+        ("aliases", Align::Left),
+        ("specs", Align::Right),
+        ("matchers", Align::Right),
+        ("bytes", Align::Right),
+        ("hash", Align::Left),
+        ("description", Align::Left),
+    ];
+    let rows: Vec<Vec<String>> = registry::targets()
+        .iter()
+        .map(|target| {
+            let row = row(target);
+            vec![
+                target.name.to_string(),
+                target.fallback.unwrap_or("-").to_string(),
+                target.aliases.join(","),
+                target.specs.len().to_string(),
+                row.matchers.to_string(),
+                row.bytes.to_string(),
+                row.hash,
+                target.description.to_string(),
+            ]
+        })
+        .collect();
+    table::render(&headers, &rows, table::stdout_width())
 }

@@ -15,8 +15,8 @@ use tunespec::registry::{self, EmbeddedSpec};
 use tunespec::verify::{self, SpecFacts};
 
 use super::common::{
-    emit, emit_stderr, input_name, is_stdio, read_input, render, tool_error, DiagnosticFormat,
-    ExitStatus,
+    emit, emit_stderr, input_name, is_stdio, quiet, read_input, render, tool_error,
+    DiagnosticFormat, ExitStatus,
 };
 use crate::diagnostics::Style;
 
@@ -35,9 +35,6 @@ pub struct Opts {
     /// Worker threads (default: available cores)
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
-    /// Print only problems: no progress bar, no summary
-    #[arg(short, long)]
-    pub quiet: bool,
     /// iree-opt to check IREE attributes with (default: $TUNESPEC_IREE_OPT, then
     /// $TUNESPEC_IREE_VENV/bin/iree-opt, then iree-opt on PATH)
     #[arg(long, value_name = "PATH", conflicts_with = "no_iree_check")]
@@ -105,7 +102,10 @@ impl Opts {
             },
             (None, false) => Some(iree_attrs::find_iree_opt(None)),
         };
-        let mut results = verify_inputs(&inputs, jobs, iree_opt.is_some(), !self.quiet);
+        let mut results = {
+            let _phase = tracing::info_span!("verify", files = inputs.len(), jobs).entered();
+            verify_inputs(&inputs, jobs, iree_opt.is_some(), !quiet())
+        };
         let not_checked = match iree_opt {
             Some(iree_opt) => check_iree_attributes(&mut results, iree_opt),
             None => None,
@@ -139,7 +139,7 @@ impl Opts {
         // machine has iree-opt.
         if let Some(note) = not_checked {
             match self.format {
-                DiagnosticFormat::Human if self.quiet => {}
+                DiagnosticFormat::Human if quiet() => {}
                 DiagnosticFormat::Human => {
                     emit_stderr(&format!("tunespec: note: {}\n", note.message));
                 }
@@ -152,7 +152,7 @@ impl Opts {
             .filter_map(|result| result.facts.as_ref())
             .map(|facts| facts.matcher_count)
             .sum();
-        if !self.quiet {
+        if !quiet() {
             match self.format {
                 DiagnosticFormat::Human | DiagnosticFormat::Short | DiagnosticFormat::Github => {
                     emit(&format!(
@@ -300,6 +300,7 @@ fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
 
 fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
     let name = input.name();
+    let _phase = tracing::debug_span!("verify.file", file = %name).entered();
     if let Input::Manifest(path) = input {
         return FileResult {
             source: tunespec::files::read_input(path).unwrap_or_default(),
@@ -331,7 +332,10 @@ fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
             iree_sites: Vec::new(),
         };
     }
-    let verified = verify::verify_bytes(mlir, &bytes, &name);
+    let verified = {
+        let _phase = tracing::debug_span!("verify.parse-and-check", bytes = bytes.len()).entered();
+        verify::verify_bytes(mlir, &bytes, &name)
+    };
     let mut problems = verified.problems;
     let mut iree_sites = Vec::new();
     if let (Some(module), Some(structure)) = (&verified.module, &verified.snapshot) {
@@ -417,6 +421,7 @@ fn check_iree_attributes(
         Ok(path) => path,
         Err(reason) => return unchecked(reason),
     };
+    let _phase = tracing::info_span!("verify.iree-opt", attributes = sites.len()).entered();
     match iree_attrs::check(&iree_opt, &sites, iree_attrs::timeout_from_env()) {
         Ok(found) => {
             for (site, problem) in found {

@@ -2,8 +2,8 @@
 //! one compile, each spec with its origin and the reason it is included (or skipped).
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Component, Path, PathBuf};
 
 use serde_json::json;
 
@@ -21,6 +21,13 @@ use crate::problem::io_message;
 pub struct ResolvedSpec {
     /// The file name used in reports and diagnostics (the path, or `specs/...` for defaults).
     pub name: String,
+    /// The file name its locations carry in a library that is written out: the path relative to
+    /// the spec's root (the directory it was found in when a directory was given, the spec
+    /// library, the config's directory for a config's `[targets.KEY]` files), a file given
+    /// alone by its own name, `specs/...` for defaults; made unique among the resolution's specs
+    /// by more leading directories. Never absolute, so that the same specs link to the same
+    /// bytes in any checkout (issue 16, F14).
+    pub location: String,
     /// Source text or bytecode (defaults are the embedded bytecode).
     pub bytes: Cow<'static, [u8]>,
     pub origin: Origin,
@@ -48,10 +55,11 @@ impl ResolvedSpec {
         self.embedded.map(|spec| spec.matcher_count)
     }
 
-    /// The input for [`crate::link::link`].
+    /// The input for [`crate::link::link`], its locations named by [`ResolvedSpec::location`].
     pub fn link_input(&self) -> LinkInput {
         LinkInput {
             name: self.name.clone(),
+            location: self.location.clone(),
             bytes: self.bytes.to_vec(),
             role: match (&self.origin, &self.target) {
                 (Origin::Default, Some(target)) => Role::Default {
@@ -237,8 +245,8 @@ impl Registry {
                 .map(|(name, enabled)| manifest::format_feature(name, *enabled))
                 .collect(),
             chain: chain.into_iter().cloned().collect(),
-            specs: builder.specs,
-            skipped: builder.skipped,
+            skipped: std::mem::take(&mut builder.skipped),
+            specs: builder.finish(),
         })
     }
 
@@ -252,9 +260,17 @@ impl Registry {
         let mut builder = Builder::new(&[]);
         for source in registry.layers.iter().flat_map(|layer| &layer.sources) {
             match source {
-                Source::Files { files, why } => {
+                Source::Files { files, root, why } => {
                     for file in files {
-                        builder.file(file, &Origin::CommandLine, None, &[], why.clone())?;
+                        let location = location_under(file, root.as_deref());
+                        builder.file(
+                            file,
+                            location,
+                            &Origin::CommandLine,
+                            None,
+                            &[],
+                            why.clone(),
+                        )?;
                     }
                 }
                 Source::Library { dir, .. } => {
@@ -266,7 +282,7 @@ impl Registry {
                 Source::ForTarget { .. } => {}
             }
         }
-        Ok(builder.specs)
+        Ok(builder.finish())
     }
 }
 
@@ -360,9 +376,10 @@ impl<'a> Builder<'a> {
         keys: &Keys,
     ) -> Result<(), Error> {
         match (source, key) {
-            (Source::Files { files, why }, _) => {
+            (Source::Files { files, root, why }, _) => {
                 for file in files {
-                    self.file(file, origin, None, &[], why.clone())?;
+                    let location = location_under(file, root.as_deref());
+                    self.file(file, location, origin, None, &[], why.clone())?;
                 }
             }
             (
@@ -379,7 +396,8 @@ impl<'a> Builder<'a> {
                         config.display(),
                         keys.relation(key)
                     );
-                    self.file(file, origin, Some(key), features, why)?;
+                    let location = location_under(file, config.parent());
+                    self.file(file, location, origin, Some(key), features, why)?;
                 }
             }
             (Source::Library { dir, manifest, why }, Some(key)) => {
@@ -400,7 +418,16 @@ impl<'a> Builder<'a> {
                             dir.display(),
                             keys.relation(key)
                         );
-                        self.file(&dir.join(path), origin, Some(key), features, reason)?;
+                        // Relative to the library's directory already, `/`-separated.
+                        let location = path.clone();
+                        self.file(
+                            &dir.join(path),
+                            location,
+                            origin,
+                            Some(key),
+                            features,
+                            reason,
+                        )?;
                     }
                 }
             }
@@ -460,6 +487,7 @@ impl<'a> Builder<'a> {
     fn file(
         &mut self,
         path: &Path,
+        location: String,
         origin: &Origin,
         target: Option<&String>,
         features: &[String],
@@ -479,6 +507,7 @@ impl<'a> Builder<'a> {
         self.seen.push(identity);
         self.specs.push(ResolvedSpec {
             name,
+            location,
             bytes: Cow::Owned(bytes),
             origin: origin.clone(),
             target: target.cloned(),
@@ -511,6 +540,7 @@ impl<'a> Builder<'a> {
         self.seen.push(identity);
         self.specs.push(ResolvedSpec {
             name: spec.path.to_string(),
+            location: spec.path.to_string(),
             bytes: Cow::Borrowed(spec.bytecode()),
             origin: Origin::Default,
             target: Some(target),
@@ -518,6 +548,59 @@ impl<'a> Builder<'a> {
             reason: with_features(reason, features),
             embedded: Some(spec),
         });
+    }
+}
+
+impl Builder<'_> {
+    /// The specs, their locations made unique: a location an earlier spec already carries gets
+    /// leading directories of its file's absolute path until it is free (`a/x.mlir`,
+    /// `b/x.mlir` for two `x.mlir` given alone), so each names one file whatever the checkout.
+    fn finish(mut self) -> Vec<ResolvedSpec> {
+        let mut taken: HashSet<String> = HashSet::new();
+        for spec in &mut self.specs {
+            if taken.contains(&spec.location) {
+                spec.location = free_location(spec, &taken);
+            }
+            taken.insert(spec.location.clone());
+        }
+        self.specs
+    }
+}
+
+/// A location for `spec` that `taken` does not hold (see [`Builder::finish`]).
+fn free_location(spec: &ResolvedSpec, taken: &HashSet<String>) -> String {
+    let absolute = std::path::absolute(&spec.name).unwrap_or_else(|_| PathBuf::from(&spec.name));
+    let parts: Vec<String> = absolute
+        .components()
+        .filter_map(|component| match component {
+            Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    let shortest = spec.location.split('/').count().min(parts.len());
+    (shortest + 1..=parts.len())
+        .map(|count| parts[parts.len() - count..].join("/"))
+        .chain((2..).map(|k| format!("{}#{k}", spec.location)))
+        .find(|candidate| !taken.contains(candidate))
+        .expect("an unused location exists")
+}
+
+/// `path` relative to `root` (`/`-separated) when it lies under it, else its file name.
+pub(super) fn location_under(path: &Path, root: Option<&Path>) -> String {
+    let relative = root
+        .and_then(|root| path.strip_prefix(root).ok())
+        .filter(|relative| !relative.as_os_str().is_empty());
+    match relative {
+        Some(relative) => relative
+            .components()
+            .filter(|component| !matches!(component, Component::CurDir))
+            .map(|component| component.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/"),
+        None => path.file_name().map_or_else(
+            || path.to_string_lossy().into_owned(),
+            |name| name.to_string_lossy().into_owned(),
+        ),
     }
 }
 

@@ -62,8 +62,13 @@ impl Origin {
 /// A source of user specs at one level.
 #[derive(Clone, Debug)]
 pub(super) enum Source {
-    /// Spec files for every target.
-    Files { files: Vec<PathBuf>, why: String },
+    /// Spec files for every target; `root`: the directory they were found in (their locations
+    /// are relative to it), `None` for a file given alone.
+    Files {
+        files: Vec<PathBuf>,
+        root: Option<PathBuf>,
+        why: String,
+    },
     /// `[targets.KEY] specs` of a config: for requests whose chain (or alias) holds `key`.
     ForTarget {
         key: String,
@@ -178,6 +183,7 @@ impl Registry {
             } else if entry.is_file() {
                 layer.sources.push(Source::Files {
                     files: vec![entry.clone()],
+                    root: None,
                     why: "named in TUNESPEC_SPEC_PATH".to_string(),
                 });
             } else {
@@ -343,6 +349,7 @@ impl Registry {
             if !metadata.is_dir() {
                 layer.sources.push(Source::Files {
                     files: vec![path.clone()],
+                    root: None,
                     why: "given with --spec".to_string(),
                 });
                 continue;
@@ -404,6 +411,7 @@ fn plain_directory(dir: &Path, origin: &Origin) -> Result<Source, Vec<Problem>> 
     };
     Ok(Source::Files {
         files: files.into_iter().map(|(_, file)| file).collect(),
+        root: Some(dir.to_path_buf()),
         why,
     })
 }

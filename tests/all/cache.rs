@@ -171,6 +171,7 @@ fn gfx942_inputs() -> Vec<LinkInput> {
         .flat_map(|target| {
             target.specs().map(move |spec| LinkInput {
                 name: spec.path.to_string(),
+                location: spec.path.to_string(),
                 bytes: spec.bytecode().to_vec(),
                 role: Role::Default {
                     target: target.name.to_string(),
@@ -212,6 +213,7 @@ fn base_parts() -> KeyParts {
         0,
         LinkInput {
             name: "user.mlir".into(),
+            location: "user.mlir".into(),
             bytes: std::fs::read(fixture("one_matcher.mlir")).unwrap(),
             role: Role::User,
         },
@@ -1286,6 +1288,7 @@ fn failures_are_not_cached_and_waiters_get_them() {
     let mlir = Mlir::new();
     let bad = vec![LinkInput {
         name: "bad.mlir".into(),
+        location: "bad.mlir".into(),
         bytes: b"func.func @f() { return }".to_vec(),
         role: Role::User,
     }];

@@ -20,6 +20,7 @@ fn tunespec() -> Command {
         .env("TUNESPEC_NO_CONFIG", "1")
         .env("TUNESPEC_CACHE", "off")
         .env_remove("TUNESPEC_SPEC_PATH")
+        .env_remove("TUNESPEC_LOG")
         .env_remove("CLICOLOR")
         .env_remove("CLICOLOR_FORCE")
 }
@@ -349,7 +350,13 @@ fn help_lists_examples_environment_and_exit_statuses() {
     for command in commands {
         let (code, help, _) = output(tunespec().args([command, "--help"]));
         assert_eq!(code, 0);
-        for section in ["Examples:", "Environment:", "NO_COLOR", "Exit status:"] {
+        for section in [
+            "Examples:",
+            "Environment:",
+            "NO_COLOR",
+            "TUNESPEC_LOG",
+            "Exit status:",
+        ] {
             assert!(help.contains(section), "{command} --help lacks {section}");
         }
         // The exit-status block names only flags the command has.
@@ -417,4 +424,311 @@ fn man_pages() {
     let (code, _, stderr) = output(tunespec().args(["man", "nosuch"]));
     assert_eq!(code, 2);
     assert!(stderr.contains("unknown command 'nosuch'"));
+}
+
+/// The report commands, each with what its `--format json` output is checked against, and
+/// whether its report goes to stdout (`apply` writes the payload there: its report, the
+/// `--explain` table, and its diagnostics go to stderr).
+fn report_commands(cache: &Path, out: &Path) -> Vec<(&'static str, Command, &'static str, bool)> {
+    let apply = tunespec()
+        .args(["apply", "--target", "gfx942", "--explain", PAYLOAD, "-o"])
+        .arg(out);
+    let cache_stats = tunespec()
+        .env("TUNESPEC_CACHE", "on")
+        .env("TUNESPEC_CACHE_DIR", cache)
+        .args(["cache", "stats"]);
+    vec![
+        ("apply", apply, "explain.schema.json", false),
+        (
+            "explain",
+            tunespec().args(["explain", "--target", "gfx942", PAYLOAD]),
+            "explain.schema.json",
+            true,
+        ),
+        (
+            "coverage",
+            tunespec().args(["coverage", "--target", "gfx942", PAYLOAD]),
+            "coverage.schema.json",
+            true,
+        ),
+        (
+            "resolve",
+            tunespec().args(["resolve", "mi300x"]),
+            "resolve.schema.json",
+            true,
+        ),
+        (
+            "targets",
+            tunespec().arg("targets"),
+            "targets.schema.json",
+            true,
+        ),
+        ("cache stats", cache_stats, "cache-stats.schema.json", true),
+    ]
+}
+
+#[test]
+fn every_report_command_takes_every_format_and_prints_that_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("configured.mlir");
+    let formats = ["human", "json", "short", "github", "sarif"];
+    for index in 0..report_commands(dir.path(), &out).len() {
+        let mut reports = Vec::new();
+        for format in formats {
+            let (name, command, schema, on_stdout) =
+                report_commands(dir.path(), &out).swap_remove(index);
+            let (code, stdout, stderr) = output(command.args(["--format", format]));
+            assert_eq!(code, 0, "{name} --format {format}: {stderr}");
+            let (report, other) = if on_stdout {
+                (stdout, stderr)
+            } else {
+                (stderr, stdout)
+            };
+            assert!(!report.is_empty(), "{name} --format {format}: no report");
+            let parses_as_json =
+                |text: &str| serde_json::from_str::<serde_json::Value>(text).is_ok();
+            match format {
+                "json" => {
+                    assert!(assert_valid(schema, report.lines()) > 0, "{name}");
+                    // Everything is JSON: the other stream too, if anything is on it.
+                    if on_stdout {
+                        assert_valid("diagnostic.schema.json", other.lines());
+                    }
+                }
+                "sarif" => {
+                    assert_valid("sarif.schema.json", [report.as_str()]);
+                    if on_stdout {
+                        assert!(other.is_empty(), "{name}: one log, on stdout: {other}");
+                    }
+                }
+                "short" => {
+                    assert!(
+                        report
+                            .lines()
+                            .all(|line| !line.trim().is_empty() && !parses_as_json(line)),
+                        "{name} --format short:\n{report}"
+                    );
+                }
+                "github" => {
+                    // The human report, with diagnostics as workflow commands.
+                    let human: &String = &reports[0];
+                    let without_commands: String = report
+                        .lines()
+                        .filter(|line| !line.starts_with("::"))
+                        .map(|line| format!("{line}\n"))
+                        .collect();
+                    assert_eq!(&without_commands, human, "{name} --format github");
+                }
+                _ => assert!(!parses_as_json(report.lines().next().unwrap()), "{name}"),
+            }
+            if !on_stdout {
+                assert!(
+                    other.is_empty(),
+                    "{name}: stdout is the payload's (-o): {other}"
+                );
+            }
+            reports.push(report);
+        }
+        // No format is silently another: every format prints something of its own.
+        for (a, b) in [(0, 2), (0, 4), (1, 2), (2, 4)] {
+            assert_ne!(reports[a], reports[b], "{} vs {}", formats[a], formats[b]);
+        }
+    }
+}
+
+/// Paths of this machine (temporary directories) replaced by a placeholder, for goldens.
+fn normalize(text: &str, path: &Path) -> String {
+    text.replace(&path.display().to_string(), "[DIR]")
+}
+
+#[test]
+fn report_command_goldens_in_short_github_and_sarif() {
+    let explain = ["explain", "--target", "gfx942", PAYLOAD];
+    let coverage = ["coverage", "--target", "gfx942", PAYLOAD];
+    tunespec()
+        .args(explain)
+        .args(["--format", "short"])
+        .assert()
+        .code(0)
+        .stdout_eq(snapbox::file!["snapshots/explain_llama2.short"]);
+    tunespec()
+        .args(explain)
+        .args(["--format", "github"])
+        .assert()
+        .code(0)
+        .stderr_eq(snapbox::file!["snapshots/explain_llama2.github.stderr"]);
+    tunespec()
+        .args(explain)
+        .args(["--format", "sarif"])
+        .assert()
+        .code(0)
+        .stdout_eq(snapbox::file!["snapshots/explain_llama2.sarif"]);
+    tunespec()
+        .args(coverage)
+        .args(["--format", "short"])
+        .assert()
+        .code(0)
+        .stdout_eq(snapbox::file!["snapshots/coverage_llama2.short"]);
+    tunespec()
+        .args(coverage)
+        .args(["--format", "github"])
+        .assert()
+        .code(0)
+        .stdout_eq(snapbox::file!["snapshots/coverage_llama2.github"]);
+    tunespec()
+        .args(["resolve", "mi300x", "--format", "short"])
+        .assert()
+        .code(0)
+        .stdout_eq(snapbox::file!["snapshots/resolve_mi300x.short"]);
+    tunespec()
+        .args(["resolve", "mi300x", "--format", "sarif"])
+        .assert()
+        .code(0)
+        .stdout_eq(snapbox::file!["snapshots/no_diagnostics.sarif"]);
+    tunespec()
+        .args(["targets", "--format", "short"])
+        .assert()
+        .code(0)
+        .stdout_eq(snapbox::file!["snapshots/targets.short"]);
+    tunespec()
+        .args(["targets", "--format", "sarif"])
+        .assert()
+        .code(0)
+        .stdout_eq(snapbox::file!["snapshots/no_diagnostics.sarif"]);
+    let cache = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = output(
+        tunespec()
+            .env("TUNESPEC_CACHE", "on")
+            .env("TUNESPEC_CACHE_DIR", cache.path())
+            .env_remove("TUNESPEC_CACHE_MAX_BYTES")
+            .args(["cache", "stats", "--format", "short"]),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    snapbox::assert_data_eq!(
+        normalize(&stdout, cache.path()),
+        snapbox::file!["snapshots/cache_stats_empty.short"]
+    );
+}
+
+#[test]
+fn coverage_sarif_has_a_warning_at_each_matcher_that_never_fired() {
+    let (code, stdout, _) = output(tunespec().args([
+        "coverage", "--target", "gfx942", "--format", "json", PAYLOAD,
+    ]));
+    assert_eq!(code, 0);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let dead: Vec<&str> = report["never_fired"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["location"].as_str().unwrap())
+        .collect();
+    assert!(!dead.is_empty());
+    let (code, stdout, _) = output(tunespec().args([
+        "coverage", "--target", "gfx942", "--format", "sarif", PAYLOAD,
+    ]));
+    assert_eq!(code, 0, "findings are warnings: the exit status stays 0");
+    assert_valid("sarif.schema.json", [stdout.as_str()]);
+    let log: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let located: Vec<String> = results
+        .iter()
+        .map(|result| {
+            assert_eq!(result["ruleId"], "tunespec::coverage::never-fired");
+            assert_eq!(result["level"], "warning");
+            let location = &result["locations"][0]["physicalLocation"];
+            format!(
+                "{}:{}:{}",
+                location["artifactLocation"]["uri"].as_str().unwrap(),
+                location["region"]["startLine"],
+                location["region"]["startColumn"]
+            )
+        })
+        .collect();
+    assert_eq!(located, dead, "one result per dead matcher, at its line");
+}
+
+#[test]
+fn explain_and_apply_agree_in_every_format() {
+    // `apply --explain` prints (to stderr) what `explain` prints (to stdout) for the same
+    // payload, in each format but sarif, whose log also carries apply's diagnostics.
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["human", "json", "short", "github"] {
+        let (_, explained, _) =
+            output(tunespec().args(["explain", "--target", "gfx942", "--format", format, PAYLOAD]));
+        let (code, _, applied) = output(
+            tunespec()
+                .args([
+                    "apply",
+                    "--target",
+                    "gfx942",
+                    "--explain",
+                    "--format",
+                    format,
+                    PAYLOAD,
+                ])
+                .arg("-o")
+                .arg(dir.path().join("out.mlir")),
+        );
+        assert_eq!(code, 0, "{applied}");
+        let applied: String = applied
+            .lines()
+            .filter(|line| !line.starts_with("::"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        assert_eq!(applied, explained, "--format {format}");
+    }
+    let (_, _, sarif) = output(
+        tunespec()
+            .args([
+                "apply",
+                "--target",
+                "gfx942",
+                "--explain",
+                "--format",
+                "sarif",
+                PAYLOAD,
+            ])
+            .arg("-o")
+            .arg(dir.path().join("out.mlir")),
+    );
+    let (_, explained, _) = output(tunespec().args([
+        "explain", "--target", "gfx942", "--format", "sarif", PAYLOAD,
+    ]));
+    assert_eq!(sarif, explained);
+}
+
+#[test]
+fn report_commands_print_usage_and_io_errors_in_their_format() {
+    let cases: [&[&str]; 3] = [
+        &["explain", "--target", "gfx942", "no/such/payload.mlir"],
+        &["coverage", "--target", "nosuch", PAYLOAD],
+        &["resolve", "nosuch"],
+    ];
+    for args in cases {
+        let (code, stdout, stderr) = output(tunespec().args(args).args(["--format", "short"]));
+        assert_eq!(code, 2, "{args:?}");
+        assert!(stdout.is_empty());
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("error[tunespec::"), "{stderr}");
+        let (code, _, stderr) = output(tunespec().args(args).args(["--format", "github"]));
+        assert_eq!(code, 2);
+        assert!(
+            stderr.starts_with("::error title=tunespec%3A%3A"),
+            "{stderr}"
+        );
+        // In sarif the error is the log's one result, on stdout with the report.
+        let (code, stdout, stderr) = output(tunespec().args(args).args(["--format", "sarif"]));
+        assert_eq!(code, 2);
+        assert!(stderr.is_empty(), "{stderr}");
+        assert_valid("sarif.schema.json", [stdout.as_str()]);
+        let log: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(log["runs"][0]["results"][0]["level"], "error");
+    }
+    // A command line clap rejects, in a report command's format.
+    let (code, stdout, stderr) =
+        output(tunespec().args(["targets", "--format", "sarif", "--bogus"]));
+    assert_eq!(code, 2);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_valid("sarif.schema.json", [stdout.as_str()]);
 }

@@ -165,6 +165,7 @@ fn link_texts(
         .iter()
         .map(|(name, text)| LinkInput {
             name: name.to_string(),
+            location: name.to_string(),
             bytes: text.as_bytes().to_vec(),
             role: Role::User,
         })

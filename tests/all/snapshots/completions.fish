@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_tunespec_global_optspecs
-    string join /n color= h/help V/version
+    string join /n color= v/verbose q/quiet h/help V/version
 end
 
 function __fish_tunespec_needs_command
@@ -27,6 +27,8 @@ end
 complete -c tunespec -n "__fish_tunespec_needs_command" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_needs_command" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_needs_command" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_needs_command" -s h -l help -d 'Print help'
 complete -c tunespec -n "__fish_tunespec_needs_command" -s V -l version -d 'Print version'
 complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "verify" -d 'Verify tuning specs (files, directories, or the embedded registry)'
@@ -56,8 +58,9 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l color -d 'W
 always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l deny-warnings -d 'Treat warnings (e.g. payload-rewriting ops) as errors'
-complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s q -l quiet -d 'Print only problems: no progress bar, no summary'
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l no-iree-check -d 'Do not check IREE attributes (#iree_codegen.*, #iree_gpu.*, ...) with iree-opt'
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
@@ -75,6 +78,8 @@ never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l no-default -d 'Link only the user specs'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l dedupe -d 'Drop matchers that can never fire (a structurally identical matcher precedes them)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l deny-warnings -d 'Treat warnings (e.g. shadowed matchers) as errors: report them and write nothing'
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
@@ -91,6 +96,8 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l color -d 'W
 always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l emit -d 'Output form' -r -f -a "mlir/t'MLIR text'
@@ -99,13 +106,18 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l attr -d 'A
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l attr -d 'Attribute that carries the library' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l format -d 'Format of the explanation' -r -f -a "human/t'For people'
-json/t'One JSON document (schemas in docs/schema/)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l format -d 'How diagnostics and the explanation are printed (on stderr; stdout may carry the payload): human, json, short (a line per op), github (workflow commands), sarif (one log)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
+json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
+short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'
+github/t'The human report; diagnostics as GitHub Actions workflow commands'
+sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when there are none)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l engine -d 'How the library runs: natively when it can (auto), or always in MLIR/'s interpreter' -r -f -a "auto/t'The native matcher when the whole library is of its form, else the interpreter'
 interpreter/t'Always MLIR/'s transform interpreter'
 native/t'The native matcher; an error when the library is not of its form'"
@@ -116,12 +128,17 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l no-default -
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l keep-attr -d 'Keep the library attribute on the payload'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l explain -d 'Also print (to stderr) what configured each candidate op'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l as-dispatch -d 'Materialize on the payload as iree-compile/'s config materialization sees it (named linalg ops generalized, as IREE/'s dispatch formation does) and write that: tunespec/'s prediction of the configs a real compile puts on each dispatch'
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l attr -d 'Attribute that carries the library' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l format -d 'Output format' -r -f -a "human/t'For people'
-json/t'One JSON document (schemas in docs/schema/)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l format -d 'Output format: a table (human; github, with a notice per unmatched op), one line per candidate op (short), one JSON document (json), or a SARIF log with a note per unmatched op (sarif)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
+json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
+short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'
+github/t'The human report; diagnostics as GitHub Actions workflow commands'
+sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when there are none)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l engine -d 'How the library runs: natively when it can (auto), or always in MLIR/'s interpreter' -r -f -a "auto/t'The native matcher when the whole library is of its form, else the interpreter'
 interpreter/t'Always MLIR/'s transform interpreter'
 native/t'The native matcher; an error when the library is not of its form'"
@@ -131,24 +148,36 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l color -d '
 always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
-complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l format -d 'Output format' -r -f -a "human/t'For people'
-json/t'One JSON document (schemas in docs/schema/)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l format -d 'Output format: text (human), one JSON object (json); in short, github and sarif each matcher that never fired is a warning at its spec line (exit status unchanged)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
+json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
+short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'
+github/t'The human report; diagnostics as GitHub Actions workflow commands'
+sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when there are none)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l view -d 'Which IR to match: as iree-compile sees it at dispatch level, or as written' -r -f -a "dispatch/t'The payload as iree-compile/'s config materialization sees it: named ops generalized as IREE/'s dispatch formation does'
 written/t'The payload as written (what `apply` materializes, like IREE/'s materialize passes on that IR)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s s -l spec -d 'User spec file, directory or spec library (repeatable; highest priority first)' -r -F
-complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l format -d 'Output format: human, or json (one object)' -r -f -a "human/t'For people'
-json/t'One JSON document (schemas in docs/schema/)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l format -d 'Output format: text (human, github), one line per fact and spec (short), one JSON object (json), or a SARIF log of the run/'s diagnostics (sarif)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
+json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
+short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'
+github/t'The human report; diagnostics as GitHub Actions workflow commands'
+sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when there are none)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand export" -l format -d 'What to write' -r -f -a "c/t'A C header and source (C99 with alignment attributes; usable from C++)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s o -l output -d 'Output directory (created if missing); files are written atomically' -r -F
@@ -156,39 +185,59 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s t -l target
 complete -c tunespec -n "__fish_tunespec_using_subcommand export" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s h -l help -d 'Print help (see more with /'--help/')'
-complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -l format -d 'Output format' -r -f -a "human/t'For people'
-json/t'One JSON document (schemas in docs/schema/)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -l format -d 'Output format: a table (human, github), one line per target (short), one JSON object per line (json), or a SARIF log of the run/'s diagnostics (sarif)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
+json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
+short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'
+github/t'The human report; diagnostics as GitHub Actions workflow commands'
+sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when there are none)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand show" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand show" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand show" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand show" -s h -l help -d 'Print help'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -s h -l help -d 'Print help'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -f -a "stats" -d 'Hits, misses, corrupt entries (since the counters were last cleared), entries and bytes'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -f -a "clean" -d 'Remove every entry (and temporary files left by crashed processes)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -f -a "path" -d 'Print the cache directory'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -l format -d 'Output format' -r -f -a "human/t'For people'
-json/t'One JSON document (schemas in docs/schema/)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -l format -d 'Output format: text (human, github), one line of `name=value` (short), one JSON object (json), or a SARIF log of the run/'s diagnostics (sarif)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
+json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
+short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'
+github/t'The human report; diagnostics as GitHub Actions workflow commands'
+sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when there are none)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -l counters -d 'Also clear the counters'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -s h -l help -d 'Print help'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "stats" -d 'Hits, misses, corrupt entries (since the counters were last cleared), entries and bytes'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "clean" -d 'Remove every entry (and temporary files left by crashed processes)'
@@ -200,17 +249,23 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s o -l o
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s h -l help -d 'Print help'
 complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s o -l output -d 'Output file (a directory with --all), or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -l all -d 'Write every page (tunespec.1, tunespec-verify.1, ...) into the directory given by -o'
+complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s h -l help -d 'Print help'
 complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "verify" -d 'Verify tuning specs (files, directories, or the embedded registry)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "link" -d 'Link default and user specs into one library (first match wins)'
