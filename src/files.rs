@@ -166,3 +166,14 @@ pub fn identity(path: &Path) -> Option<(u64, u64)> {
         .ok()
         .map(|metadata| (metadata.dev(), metadata.ino()))
 }
+
+/// An I/O error's message without the temporary file's path that `tempfile` appends to errors
+/// of creating or writing its files (`... at path "/dir/.tunespec-XXXX"`): tunespec's messages
+/// name the user's file, never its own temporary one.
+pub fn without_temp_path(error: &io::Error) -> String {
+    let message = error.to_string();
+    match message.rfind(" at path \"") {
+        Some(end) => message[..end].to_string(),
+        None => message,
+    }
+}

@@ -54,10 +54,15 @@ pub fn readable(bytes: &[u8]) -> Result<Cow<'_, [u8]>, String> {
     let _ = writer.join();
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
+        // Its input was the bytes on stdin: `<stdin>:L:C:` would name no file of the user's.
+        let first = stderr.lines().next().unwrap_or("(no message)");
+        let first = first
+            .strip_prefix("<stdin>:")
+            .and_then(|rest| rest.splitn(3, ':').nth(2))
+            .map_or(first, str::trim_start);
         return Err(format!(
-            "{} could not read this bytecode either: {}",
+            "{} could not read this bytecode either: {first}",
             iree_opt.display(),
-            stderr.lines().next().unwrap_or("(no message)")
         ));
     }
     Ok(Cow::Owned(output.stdout))

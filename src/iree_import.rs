@@ -59,13 +59,13 @@ pub fn dump_default_spec(
             "'{arch}' is not a ROCm architecture name (gfx...): IREE ships default tuning specs only for ROCm targets"
         ));
     }
-    let work = tempfile::tempdir().map_err(|error| format!("cannot create a temp dir: {error}"))?;
-    let input = work.path().join("request.mlir");
-    std::fs::write(&input, request(arch))
-        .map_err(|error| format!("cannot write {}: {error}", input.display()))?;
+    // The request goes through stdin, so iree-opt's messages name `<stdin>`, not a file of
+    // tunespec's; only the dump needs a directory (IREE's flag takes one).
+    let work = tempfile::tempdir()
+        .map_err(|error| format!("cannot create a directory for iree-opt's dump: {error}"))?;
     let dump = work.path().join("dump");
     std::fs::create_dir(&dump)
-        .map_err(|error| format!("cannot create {}: {error}", dump.display()))?;
+        .map_err(|error| format!("cannot create a directory for iree-opt's dump: {error}"))?;
     let mut child = Command::new(iree_opt)
         .arg("--pass-pipeline=builtin.module(iree-codegen-materialize-tuning-specs)")
         .arg("--iree-codegen-enable-default-tuning-specs")
@@ -73,13 +73,16 @@ pub fn dump_default_spec(
             "--iree-codegen-dump-tuning-specs-to={}",
             dump.display()
         ))
-        .arg(&input)
-        .args(["-o", "/dev/null"])
-        .stdin(Stdio::null())
+        .args(["-o", "/dev/null", "-"])
+        .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|error| format!("cannot run {}: {error}", iree_opt.display()))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A few hundred bytes: fits the pipe, and a child that exits early closes it.
+        let _ = std::io::Write::write_all(&mut stdin, request(arch).as_bytes());
+    }
     let mut stderr = child.stderr.take().expect("piped stderr");
     // Read stderr on a thread: a child that fills the pipe must not block its own exit.
     let reader = std::thread::spawn(move || {
@@ -109,14 +112,17 @@ pub fn dump_default_spec(
     };
     let stderr = reader.join().unwrap_or_default();
     if !status.success() {
+        // Its input is the request on stdin; the only path of tunespec's it knows is the dump
+        // directory, which means nothing to the user.
+        let first = stderr.lines().next().unwrap_or("(no message)");
+        let first = first.replace(&dump.display().to_string(), "<dump directory>");
         return Err(format!(
-            "{} failed ({status}): {}",
+            "{} failed ({status}) on the request for IREE's {arch} spec: {first}",
             iree_opt.display(),
-            stderr.lines().next().unwrap_or("(no message)")
         ));
     }
     let mut dumped: Vec<std::path::PathBuf> = std::fs::read_dir(&dump)
-        .map_err(|error| format!("cannot read {}: {error}", dump.display()))?
+        .map_err(|error| format!("cannot read the specs iree-opt dumped: {error}"))?
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .collect();
     dumped.sort();
@@ -124,7 +130,7 @@ pub fn dump_default_spec(
         [] => Ok(None),
         [file] => {
             let text = std::fs::read_to_string(file)
-                .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
+                .map_err(|error| format!("cannot read the spec iree-opt dumped: {error}"))?;
             Ok(Some(Imported {
                 arch: arch.to_string(),
                 relative_path: format!("{arch}/iree_default_tuning_spec_{arch}.mlir"),

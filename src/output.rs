@@ -185,9 +185,18 @@ fn prepare(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, String>
         .prefix(TEMP_PREFIX)
         .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(&directory)
-        .map_err(|error| format!("cannot create a file in {}: {error}", directory.display()))?;
+        .map_err(|error| {
+            format!(
+                "cannot write {}: cannot create a file in {}: {}",
+                path.display(),
+                directory.display(),
+                files::without_temp_path(&error)
+            )
+        })?;
     let write_error = |error: std::io::Error| format!("cannot write {}: {error}", path.display());
+    // Through the `File`: `NamedTempFile`'s own `Write` names the temporary file in its errors.
     temporary
+        .as_file_mut()
         .write_all(bytes)
         .and_then(|()| temporary.as_file().sync_all())
         .map_err(write_error)?;

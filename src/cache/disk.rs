@@ -96,7 +96,7 @@ impl Disk {
                 }
             }
             let mut temp = private_temp(&self.root, "secret").ok()?;
-            temp.write_all(&secret).ok()?;
+            temp.as_file_mut().write_all(&secret).ok()?;
             match temp.persist_noclobber(&path) {
                 Ok(_) => Some(secret),
                 // Another process created it first: use theirs.
@@ -355,7 +355,8 @@ impl Disk {
         let events = files::read_private(&folding, MAX_STATS_BYTES).unwrap_or_default();
         totals.add_log(&events);
         let mut temp = private_temp(&self.root, "stats")?;
-        temp.write_all(&serde_json::to_vec(&totals).unwrap_or_default())?;
+        temp.as_file_mut()
+            .write_all(&serde_json::to_vec(&totals).unwrap_or_default())?;
         temp.persist(self.root.join("stats.json"))
             .map_err(|error| error.error)?;
         remove_tolerant(&folding);
@@ -616,10 +617,12 @@ pub(super) fn check_dir(root: &Path) -> Result<(), String> {
 
 /// A new temporary file in `dir` named `.tmp-<what>-<pid>-<random>` (`O_CREAT|O_EXCL`, mode
 /// 0600), removed if dropped before it is persisted.
+/// Its errors name the cache directory's state, not the temporary file's name.
 pub(super) fn private_temp(dir: &Path, what: &str) -> io::Result<tempfile::NamedTempFile> {
     tempfile::Builder::new()
         .prefix(&format!("{TEMP_PREFIX}{what}-{}-", std::process::id()))
         .tempfile_in(dir)
+        .map_err(|error| io::Error::new(error.kind(), files::without_temp_path(&error)))
 }
 
 /// The key of the entry checksums of the cache in `dir` (for tools and tests that write or
