@@ -348,11 +348,11 @@ fn human_explanation(explanation: &Explanation, width: Option<usize>) -> String 
     }
     let headers = [
         ("op", Align::Left),
-        ("location", Align::Left),
+        ("location", Align::Wrap),
         ("loops", Align::Left),
         ("types", Align::Left),
-        ("matcher (spec)", Align::Left),
-        ("config", Align::Left),
+        ("matcher (spec)", Align::Wrap),
+        ("config", Align::Wrap),
     ];
     let mut out = table::render(&headers, &rows, width);
     if quiet() {
