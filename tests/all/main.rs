@@ -10,6 +10,7 @@ mod cli_logging;
 mod corpus;
 mod determinism;
 mod differential;
+mod environment;
 mod fastpath;
 mod hardening;
 mod iree_default_spec;
