@@ -20,6 +20,13 @@
 //!   shaped type of integers or floats;
 //! - `match.param.cmpi` compares two parameter lists element-wise and fails when their lengths
 //!   differ; `merge_handles` of parameters concatenates them.
+//!
+//! And from IREE 3.13's tuning-spec matchers (the shim's extension runs the same code, and the
+//! payload walk takes each op's result groups from it, `tunespecIreeMatchDims`):
+//! `transform.iree.match.contraction` / `.convolution` / `.attention` / `.online_attention`
+//! succeed on ops of their kind whose element types equal the given ones (and indexing maps,
+//! when given) and produce the loop ranges of each dimension role; `dims_equal` compares a list
+//! with `-1` as a wildcard; `has_no_lowering_config` rejects ops carrying a config.
 
 use std::collections::HashMap;
 
@@ -38,6 +45,10 @@ enum Param {
     Merge(Vec<Param>),
     /// Loop ranges of a contraction's batch (0), m (1), n (2) or k (3) dims.
     Contraction(u8),
+    /// Result group of `transform.iree.match.convolution` (0..8, in its result order).
+    Convolution(u8),
+    /// Result group of `transform.iree.match.attention` / `.online_attention` (0..5).
+    Attention(u8),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -91,6 +102,22 @@ enum Check {
         rhs: String,
         output: String,
         maps: Option<String>,
+    },
+    /// `transform.iree.match.convolution`: a linalg convolution with these element types (and
+    /// indexing maps, printed, when given).
+    Convolution {
+        lhs: String,
+        rhs: String,
+        output: String,
+        maps: Option<String>,
+    },
+    /// `transform.iree.match.attention` (online: `.online_attention`): IREE's attention op with
+    /// these element types (query, key, value, output; online: also scale, max and sum, in that
+    /// order) and indexing maps (printed; always given).
+    Attention {
+        online: bool,
+        types: Vec<String>,
+        maps: String,
     },
     /// `transform.iree.match.has_no_lowering_config`.
     NoConfig,
@@ -209,6 +236,8 @@ fn index(pairs: Vec<Pair>) -> NativeLibrary {
                 | Check::InputExists(_)
                 | Check::InitExists(_)
                 | Check::Contraction { .. }
+                | Check::Convolution { .. }
+                | Check::Attention { .. }
                 | Check::NoConfig => {}
                 Check::DimsEqual(param, values) if !values.contains(&-1) => {
                     keys.push((param.clone(), values.clone()))
@@ -221,11 +250,19 @@ fn index(pairs: Vec<Pair>) -> NativeLibrary {
                 _ => indexable = false,
             }
         }
-        let linalg_only = pair
-            .checks
-            .iter()
-            .any(|check| matches!(check, Check::Structured | Check::Contraction { .. }));
-        if !indexable || keys.is_empty() || !linalg_only {
+        // Indexed pairs are only looked up for ops with loops or attention ops (see
+        // `first_match`): a pair may be indexed only when one of its checks fails on every
+        // other op.
+        let kind_only = pair.checks.iter().any(|check| {
+            matches!(
+                check,
+                Check::Structured
+                    | Check::Contraction { .. }
+                    | Check::Convolution { .. }
+                    | Check::Attention { .. }
+            )
+        });
+        if !indexable || keys.is_empty() || !kind_only {
             scanned.push(position);
             continue;
         }
@@ -411,6 +448,73 @@ fn compile_matcher(op: &Op) -> Option<(Option<Vec<String>>, Vec<Check>, u32)> {
                     values.insert(
                         result(u32::from(group)),
                         Value::Param(Param::Contraction(group)),
+                    );
+                }
+            }
+            "transform.iree.match.convolution" => {
+                if !matches!(operand(0), Some(Value::Root)) || inner.result_types.len() != 8 {
+                    return None;
+                }
+                let ty = |name: &str| match inner.attr(name) {
+                    Some(Attr::Type(text)) => Some(text.clone()),
+                    _ => None,
+                };
+                let maps = match inner.attr("indexing_maps") {
+                    None => None,
+                    Some(Attr::Array(maps)) => Some(printed_array(maps)?),
+                    Some(_) => return None,
+                };
+                checks.push(Check::Convolution {
+                    lhs: ty("lhs_type")?,
+                    rhs: ty("rhs_type")?,
+                    output: ty("output_type")?,
+                    maps,
+                });
+                for group in 0..8u8 {
+                    values.insert(
+                        result(u32::from(group)),
+                        Value::Param(Param::Convolution(group)),
+                    );
+                }
+            }
+            "transform.iree.match.attention" | "transform.iree.match.online_attention" => {
+                if !matches!(operand(0), Some(Value::Root)) || inner.result_types.len() != 5 {
+                    return None;
+                }
+                let online = inner.name.ends_with("online_attention");
+                let names: &[&str] = if online {
+                    &[
+                        "query_type",
+                        "key_type",
+                        "value_type",
+                        "output_type",
+                        "scale_type",
+                        "max_type",
+                        "sum_type",
+                    ]
+                } else {
+                    &["query_type", "key_type", "value_type", "output_type"]
+                };
+                let types = names
+                    .iter()
+                    .map(|name| match inner.attr(name) {
+                        Some(Attr::Type(text)) => Some(text.clone()),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                let maps = match inner.attr("indexing_maps") {
+                    Some(Attr::Array(maps)) => printed_array(maps)?,
+                    _ => return None,
+                };
+                checks.push(Check::Attention {
+                    online,
+                    types,
+                    maps,
+                });
+                for group in 0..5u8 {
+                    values.insert(
+                        result(u32::from(group)),
+                        Value::Param(Param::Attention(group)),
                     );
                 }
             }
@@ -616,6 +720,8 @@ fn evaluate(param: &Param, op: &OpFeatures) -> Option<Vec<i64>> {
             Some(out)
         }
         Param::Contraction(group) => Some(op.contraction.as_ref()?[usize::from(*group)].clone()),
+        Param::Convolution(group) => op.convolution.as_ref()?.get(usize::from(*group)).cloned(),
+        Param::Attention(group) => op.attention.as_ref()?.1.get(usize::from(*group)).cloned(),
     }
 }
 
@@ -654,12 +760,57 @@ fn check_holds(check: &Check, op: &OpFeatures) -> bool {
                     .as_ref()
                     .is_none_or(|maps| op.indexing_maps.as_ref() == Some(maps))
         }
+        Check::Convolution {
+            lhs,
+            rhs,
+            output,
+            maps,
+        } => {
+            op.convolution.is_some()
+                && op.num_inputs.is_some_and(|inputs| {
+                    inputs >= 2
+                        && op.element_types.first() == Some(lhs)
+                        && op.element_types.get(1) == Some(rhs)
+                        && op.element_types.get(inputs) == Some(output)
+                })
+                && maps
+                    .as_ref()
+                    .is_none_or(|maps| op.indexing_maps.as_ref() == Some(maps))
+        }
+        Check::Attention {
+            online,
+            types,
+            maps,
+        } => op.attention.as_ref().is_some_and(|(is_online, _)| {
+            is_online == online
+                && attention_types_match(*online, &op.element_types, types)
+                && op.indexing_maps.as_ref() == Some(maps)
+        }),
         Check::NoConfig => !op.has_config,
         Check::DimsEqual(param, expected) => evaluate(param, op).is_some_and(|actual| {
             actual.len() == expected.len()
                 && actual.iter().zip(expected).all(|(a, e)| *e == -1 || a == e)
         }),
     }
+}
+
+/// Element types of an attention op's operands (query, key, value, scale, [mask], output, and
+/// for online attention max and sum) against a matcher's list (query, key, value, output; online:
+/// then scale, max, sum), as IREE's attention matchers compare them.
+fn attention_types_match(online: bool, operands: &[String], expected: &[String]) -> bool {
+    let outputs = if online { 3 } else { 1 };
+    let Some(output) = operands.len().checked_sub(outputs) else {
+        return false;
+    };
+    let mut positions = vec![0, 1, 2, output];
+    if online {
+        positions.extend([3, output + 1, output + 2]);
+    }
+    positions.len() == expected.len()
+        && positions
+            .iter()
+            .zip(expected)
+            .all(|(&position, expected)| operands.get(position) == Some(expected))
 }
 
 fn pair_matches(pair: &Pair, op: &OpFeatures) -> bool {
@@ -673,7 +824,7 @@ impl NativeLibrary {
     /// The first pair (index) whose matcher succeeds on `op`.
     pub fn first_match(&self, op: &OpFeatures) -> Option<usize> {
         let mut best: Option<usize> = None;
-        if op.loops.is_some() {
+        if op.loops.is_some() || op.attention.is_some() {
             for (signature, map) in &self.indexed {
                 let Some(values) = signature
                     .iter()

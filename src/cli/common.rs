@@ -138,6 +138,11 @@ pub fn render(problem: &Problem, source: Option<&[u8]>, style: Style) -> String 
 
 /// Ends the run: in `sarif`, writes the one log of every problem reported.
 pub fn finish() {
+    // Once: a failed write of the log itself ends in `emit`, which finishes the run too.
+    static FINISHED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if FINISHED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
     let Some(session) = SESSION.get() else {
         return;
     };
@@ -170,7 +175,12 @@ pub fn emit(text: &str) {
         if error.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
-        eprintln!("tunespec: error: cannot write output: {error}");
+        tool_error_with(
+            tunespec::problem::codes::IO,
+            format!("cannot write output: {error}"),
+            None,
+        );
+        finish();
         std::process::exit(ExitStatus::Usage as i32);
     }
 }

@@ -184,7 +184,7 @@ fn bad_uses_fail_where_iree_opt_fails_with_its_message() {
 /// ops (IREE's `lowering_config` after `materialize-user-configs`, tunespec's
 /// `compilation_info`): each spec gives every matcher distinct tiles, so this says which matcher
 /// configured which op.
-fn configs_by_function(text: &[u8]) -> BTreeMap<String, Vec<String>> {
+pub(crate) fn configs_by_function(text: &[u8]) -> BTreeMap<String, Vec<String>> {
     let mut configs: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut function = String::new();
     for line in String::from_utf8_lossy(text).lines() {

@@ -745,4 +745,61 @@ extern "C" {
 void tunespecRegisterIreeTransformExtension(MlirDialectRegistry registry) {
   unwrap(registry)->addExtensions<tunespec::iree::IreeMatchExtension>();
 }
+
+// The result groups `transform.iree.match.convolution` (kind 0: batch, output image, output
+// channel, filter loop, input channel, depth, strides, dilations), `.attention` (kind 1) or
+// `.online_attention` (kind 2: batch, m, n, k1, k2) produce on `operation`, computed by the very
+// code the ops run, for the native matcher. `counts[i]` gets each group's size and `out` the
+// values, group after group (at most `capacity`; dynamic sizes are i64::MIN). Returns the total,
+// or -1 when the op is not of that kind (or its dims cannot be inferred, or it is a masked
+// online attention): where the op itself fails silenceably whatever its other operands say.
+intptr_t tunespecIreeMatchDims(MlirOperation operation, int kind, int64_t *out,
+                               intptr_t capacity, intptr_t *counts) {
+  using namespace mlir;
+  using namespace tunespec::iree;
+  Operation *op = unwrap(operation);
+  SmallVector<SmallVector<int64_t>> groups;
+  auto sizes = [](ArrayRef<int64_t> domain, ArrayRef<unsigned> dims) {
+    return llvm::map_to_vector(dims, [&](unsigned dim) { return domain[dim]; });
+  };
+  if (kind == 0) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !linalg::isaConvolutionOpInterface(linalgOp))
+      return -1;
+    FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(linalgOp);
+    if (failed(dims))
+      return -1;
+    SmallVector<int64_t> domain = linalgOp.getStaticLoopRanges();
+    groups.push_back(sizes(domain, dims->batch));
+    groups.push_back(sizes(domain, dims->outputImage));
+    groups.push_back(sizes(domain, dims->outputChannel));
+    groups.push_back(sizes(domain, dims->filterLoop));
+    groups.push_back(sizes(domain, dims->inputChannel));
+    groups.push_back(sizes(domain, dims->depth));
+    groups.push_back(SmallVector<int64_t>(dims->strides.begin(), dims->strides.end()));
+    groups.push_back(SmallVector<int64_t>(dims->dilations.begin(), dims->dilations.end()));
+  } else if (kind == 1 || kind == 2) {
+    std::optional<AttentionView> view = AttentionView::get(op, /*online=*/kind == 2);
+    if (!view || (kind == 2 && view->mask))
+      return -1;
+    std::optional<AttentionDims> dims = inferAttentionDims(*view);
+    if (!dims)
+      return -1;
+    SmallVector<int64_t> domain = attentionLoopRanges(*view);
+    for (const SmallVector<unsigned> *group : {&dims->batch, &dims->m, &dims->n, &dims->k1, &dims->k2})
+      groups.push_back(sizes(domain, *group));
+  } else {
+    return -1;
+  }
+  intptr_t total = 0;
+  for (auto [index, group] : llvm::enumerate(groups)) {
+    counts[index] = static_cast<intptr_t>(group.size());
+    for (int64_t value : group) {
+      if (total < capacity)
+        out[total] = value;
+      ++total;
+    }
+  }
+  return total;
+}
 }

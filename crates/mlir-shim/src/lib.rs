@@ -59,6 +59,17 @@ unsafe extern "C" {
         capacity: isize,
         counts: *mut isize,
     ) -> isize;
+    /// The result groups of `transform.iree.match.convolution` (kind 0, eight groups),
+    /// `.attention` (1) or `.online_attention` (2, five groups each) on `operation`, from the code
+    /// those ops run (`iree_match_ops.cpp`): sizes in `counts`, values in `out` (at most
+    /// `capacity`); returns the total, or -1 when the op is not of that kind.
+    pub fn tunespecIreeMatchDims(
+        operation: MlirOperation,
+        kind: std::ffi::c_int,
+        out: *mut i64,
+        capacity: isize,
+        counts: *mut isize,
+    ) -> isize;
     /// Renames top-level symbols `old_names[i]` -> `new_names[i]` (i < `count`) of `module` and
     /// rewrites every use nested in it, in one walk (`symbols.cpp`); -1 on success, else the
     /// index of the first pair whose old name is not one top-level symbol or is repeated

@@ -340,11 +340,18 @@ intptr_t tunespecContractionDims(MlirOperation operation, int64_t *out, intptr_t
   return total;
 }
 
-// The indexing maps of a linalg op (named ops included: their implicit maps), or null.
+// The indexing maps of a linalg op (named ops included: their implicit maps) or of IREE's
+// attention ops (their `indexing_maps` attribute, what `transform.iree.match.attention`
+// compares), or null.
 MlirAttribute tunespecLinalgIndexingMaps(MlirOperation operation) {
-  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(unwrap(operation));
-  if (!linalgOp)
-    return MlirAttribute{nullptr};
+  mlir::Operation *op = unwrap(operation);
+  auto linalgOp = llvm::dyn_cast<mlir::linalg::LinalgOp>(op);
+  if (!linalgOp) {
+    llvm::StringRef name = op->getName().getStringRef();
+    if (name != "iree_linalg_ext.attention" && name != "iree_linalg_ext.online_attention")
+      return MlirAttribute{nullptr};
+    return wrap(mlir::Attribute(llvm::dyn_cast_or_null<mlir::ArrayAttr>(op->getAttr("indexing_maps"))));
+  }
   return wrap(mlir::Attribute(linalgOp.getIndexingMaps()));
 }
 }

@@ -185,12 +185,20 @@ pub struct OpFeatures {
     /// Nested inside a function-like op (or is one): visited by `foreach_match` per function.
     pub in_function: bool,
     /// Per operand: its element type printed (the type itself when not shaped), as IREE's
-    /// match ops compare it (`getElementTypeOrSelf`); empty for ops without linalg loops.
+    /// match ops compare it (`getElementTypeOrSelf`); empty for ops other than linalg and
+    /// attention ops.
     pub element_types: Vec<String>,
     /// For a linalg contraction: the loop ranges of its batch, m, n and k dims, as
     /// `transform.iree.match.contraction` reports them.
     pub contraction: Option<[Vec<i64>; 4]>,
-    /// A linalg op's indexing maps, printed (`[affine_map<...>, ...]`).
+    /// For a linalg convolution: the eight result groups of `transform.iree.match.convolution`
+    /// (batch, output image, output channel, filter loop, input channel, depth, strides,
+    /// dilations).
+    pub convolution: Option<Vec<Vec<i64>>>,
+    /// For IREE's `iree_linalg_ext.attention` (false) or unmasked `.online_attention` (true):
+    /// the five result groups (batch, m, n, k1, k2) of the matching transform op.
+    pub attention: Option<(bool, Vec<Vec<i64>>)>,
+    /// A linalg op's (or an attention op's) indexing maps, printed (`[affine_map<...>, ...]`).
     pub indexing_maps: Option<String>,
     /// Carries IREE's `lowering_config` or `compilation_info` attribute (what
     /// `transform.iree.match.has_no_lowering_config` rejects).

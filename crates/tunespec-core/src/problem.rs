@@ -102,6 +102,8 @@ pub mod codes {
     pub const NOT_A_LIBRARY: &str = "tunespec::verify::not-a-library";
     pub const PAYLOAD_NOT_SPEC: &str = "tunespec::verify::payload-not-spec";
     pub const MISSING_ENTRYPOINT: &str = "tunespec::verify::missing-entrypoint";
+    /// The library's entry point sits in a nested module (IREE applies the first such).
+    pub const NESTED_ENTRYPOINT: &str = "tunespec::verify::nested-entrypoint";
     pub const ENTRYPOINT_ATTR: &str = "tunespec::verify::entrypoint-attr";
     pub const ENTRYPOINT_SIGNATURE: &str = "tunespec::verify::entrypoint-signature";
     pub const DEFAULT_ENTRYPOINT: &str = "tunespec::verify::default-entrypoint";

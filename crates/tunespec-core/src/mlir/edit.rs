@@ -10,7 +10,7 @@ use super::OwnedOp;
 
 /// Editing operations the linker needs. They work on top-level symbols of a module, by name, so
 /// that callers never see an operation handle.
-impl OwnedOp<'_> {
+impl<'c> OwnedOp<'c> {
     /// Top-level ops of the (first block of the) body, in order.
     pub(super) fn body_ops(&self) -> Vec<MlirOperation> {
         let mut ops = Vec::new();
@@ -123,6 +123,32 @@ impl OwnedOp<'_> {
                 self.insert_before(anchor, op);
             }
         }
+    }
+
+    /// A detached clone of the op with pre-order id `id` (ids as in [`OwnedOp::snapshot`]):
+    /// used to take a spec out of the container module it was written in. None when no op has
+    /// that id.
+    pub fn clone_nested(&self, id: u32) -> Option<OwnedOp<'c>> {
+        fn find(op: MlirOperation, id: u32, next: &mut u32) -> Option<MlirOperation> {
+            if *next == id {
+                return Some(op);
+            }
+            *next += 1;
+            for child in children(op) {
+                if let Some(found) = find(child, id, next) {
+                    return Some(found);
+                }
+            }
+            None
+        }
+        let op = find(self.raw, id, &mut 0)?;
+        // SAFETY: `op` is live (under the borrowed root); the clone is a new op with no parent,
+        // which the returned `OwnedOp` owns and destroys.
+        let raw = unsafe { mlirOperationClone(op) };
+        Some(OwnedOp {
+            raw,
+            _context: std::marker::PhantomData,
+        })
     }
 
     /// Clones all of `source` (a module) into this module as a nested op named `name`, before

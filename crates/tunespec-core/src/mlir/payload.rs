@@ -117,7 +117,14 @@ impl OwnedOp<'_> {
                     .collect();
                 // Printed types are the costly part of a payload walk, and only ops with loops
                 // (linalg) are ever compared by element type: others get none.
-                let typed_operands = if loops.is_some() {
+                let attention = if name == "iree_linalg_ext.attention" {
+                    match_groups(op, 1, 5).map(|groups| (false, groups))
+                } else if name == "iree_linalg_ext.online_attention" {
+                    match_groups(op, 2, 5).map(|groups| (true, groups))
+                } else {
+                    None
+                };
+                let typed_operands = if loops.is_some() || attention.is_some() {
                     mlirOperationGetNumOperands(op)
                 } else {
                     0
@@ -133,12 +140,16 @@ impl OwnedOp<'_> {
                         print_with(|callback, data| mlirTypePrint(element, callback, data))
                     })
                     .collect();
-                let (contraction, indexing_maps) = if loops.is_some() {
+                let indexing_maps = if loops.is_some() || attention.is_some() {
                     let maps = tunespec_mlir_shim::tunespecLinalgIndexingMaps(op);
-                    let maps = (!maps.ptr.is_null()).then(|| {
+                    (!maps.ptr.is_null()).then(|| {
                         print_with(|callback, data| mlirAttributePrint(maps, callback, data))
-                    });
-                    (contraction_dims(op), maps)
+                    })
+                } else {
+                    None
+                };
+                let (contraction, convolution) = if loops.is_some() {
+                    (contraction_dims(op), match_groups(op, 0, 8))
                 } else {
                     (None, None)
                 };
@@ -156,6 +167,8 @@ impl OwnedOp<'_> {
                     in_function,
                     element_types,
                     contraction,
+                    convolution,
+                    attention,
                     indexing_maps,
                     has_config,
                 });
@@ -260,6 +273,39 @@ fn contraction_dims(op: MlirOperation) -> Option<[Vec<i64>; 4]> {
             start = end;
         }
         return Some(groups);
+    }
+}
+
+/// The `groups` result groups IREE's convolution (kind 0) or attention (1, 2: online) matcher
+/// computes on `op`, or None when the op is not of that kind.
+fn match_groups(op: MlirOperation, kind: std::ffi::c_int, groups: usize) -> Option<Vec<Vec<i64>>> {
+    let mut values = vec![0i64; 16];
+    loop {
+        let mut counts = vec![0isize; groups];
+        // SAFETY: `op` is a live operation; the shim writes at most `capacity` values into the
+        // buffer and one count per group of the kind (`groups` is that number: 8 or 5).
+        let total = unsafe {
+            tunespec_mlir_shim::tunespecIreeMatchDims(
+                op,
+                kind,
+                values.as_mut_ptr(),
+                values.len() as isize,
+                counts.as_mut_ptr(),
+            )
+        };
+        let total = usize::try_from(total).ok()?;
+        if total > values.len() {
+            values = vec![0; total];
+            continue;
+        }
+        let mut out = Vec::with_capacity(groups);
+        let mut start = 0;
+        for count in counts {
+            let end = start + count as usize;
+            out.push(values[start..end].to_vec());
+            start = end;
+        }
+        return Some(out);
     }
 }
 

@@ -166,7 +166,16 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
             problems,
         };
     };
-    let snapshot = module.snapshot_structure();
+    let mut module = module;
+    let mut snapshot = module.snapshot_structure();
+    if let Some((nested, notes)) = nested_entry_point(&snapshot) {
+        // IREE applies the nested spec alone: so does tunespec (verify, link, apply, explain).
+        if let Some(spec) = module.clone_nested(nested) {
+            problems.extend(notes);
+            module = spec;
+            snapshot = module.snapshot_structure();
+        }
+    }
     let (facts, mut rule_problems) = check_module(&snapshot);
     // A rule may restate a parse error (an IREE op in generic form): keep one, never trading
     // an error for a weaker restatement.
@@ -197,6 +206,81 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
         facts: Some(facts),
         problems,
     }
+}
+
+/// Where IREE 3.13 finds the entry point of a library whose top level has none: its
+/// materialization looks `@__kernel_config` up at the top level first, then anywhere inside in
+/// pre-order (`transform::detail::findTransformEntryPoint`), and applies it in the scope of its
+/// own module; a container module of several specs thus applies the first one only. Returns the
+/// snapshot id of that module and the warnings that say so, or None when the top level has an
+/// entry point (by name or by IREE's marker), or nothing nested does, or the root is not a
+/// transform library at all (IREE's loader rejects it first).
+fn nested_entry_point(snapshot: &crate::ir::Module) -> Option<(u32, Vec<Problem>)> {
+    use crate::ir::{names, Op};
+    fn is_entry(op: &Op) -> bool {
+        op.name == names::NAMED_SEQUENCE && op.sym_name() == Some(names::KERNEL_CONFIG)
+    }
+    fn walk<'a>(op: &'a Op, out: &mut Vec<(&'a Op, &'a Op)>) {
+        for region in &op.regions {
+            for block in &region.blocks {
+                for inner in &block.ops {
+                    if is_entry(inner) {
+                        out.push((op, inner));
+                    }
+                    walk(inner, out);
+                }
+            }
+        }
+    }
+    let root = &snapshot.root;
+    if root.name != names::MODULE
+        || !root.has_attr(names::WITH_NAMED_SEQUENCE)
+        || root.body().iter().any(|op| {
+            is_entry(op)
+                || (op.name == names::NAMED_SEQUENCE && op.has_attr(names::ENTRYPOINT_ATTR))
+        })
+    {
+        return None;
+    }
+    let mut found = Vec::new();
+    for op in root.body() {
+        walk(op, &mut found);
+    }
+    let (module, entry) = *found.first()?;
+    if module.name != names::MODULE {
+        return None;
+    }
+    let describe = |module: &Op| {
+        module.sym_name().map_or_else(
+            || "an unnamed nested module".to_string(),
+            |name| format!("nested module @{name}"),
+        )
+    };
+    let mut notes = vec![Problem::warning(
+        codes::NESTED_ENTRYPOINT,
+        format!(
+            "the entry point is in {}: IREE 3.13 applies the first '@{}' it finds inside a library without one at the top level, so tunespec reads this file as that module alone",
+            describe(module),
+            names::KERNEL_CONFIG
+        ),
+        entry.loc.clone(),
+    )
+    .with_help("move the spec to the top level of its file, or keep one spec per file")];
+    for (other, other_entry) in &found[1..] {
+        notes.push(
+            Problem::warning(
+                codes::NESTED_ENTRYPOINT,
+                format!(
+                    "IREE 3.13 never runs this entry point (of {}): only the first nested one, in {}, applies",
+                    describe(other),
+                    describe(module)
+                ),
+                other_entry.loc.clone(),
+            )
+            .with_help("give each spec its own file and pass them all with --spec: tunespec links them, first match wins"),
+        );
+    }
+    Some((module.id, notes))
 }
 
 /// Deterministic order: by location, then code, then message.

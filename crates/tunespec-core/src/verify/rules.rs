@@ -80,7 +80,29 @@ pub fn check_module(module: &ir::Module) -> (SpecFacts, Vec<Problem>) {
         ));
         return (facts, problems);
     }
-    if let Some(payload_op) = body.iter().find(|op| is_payload_op(op)) {
+    let is_library = root.has_attr(names::WITH_NAMED_SEQUENCE)
+        && body.iter().any(|op| op.name == names::NAMED_SEQUENCE);
+    if let Some(payload_op) = body
+        .iter()
+        .find(|op| is_payload_op(op))
+        .filter(|_| is_library)
+    {
+        // A transform library may hold other ops: IREE's interpreter runs only named
+        // sequences, and its linker moves only those (merge) or keeps the module whole (include).
+        problems.push(
+            Problem::warning(
+                codes::PAYLOAD_NOT_SPEC,
+                format!(
+                    "'{}' in a tuning spec: IREE ignores it (only named sequences run)",
+                    payload_op.name
+                ),
+                payload_op.loc.clone(),
+            )
+            .with_help(
+                "remove it: payload code belongs in the payload passed to `apply` or `attach`",
+            ),
+        );
+    } else if let Some(payload_op) = body.iter().find(|op| is_payload_op(op)) {
         problems.push(
             Problem::error(
                 codes::PAYLOAD_NOT_SPEC,
