@@ -24,6 +24,7 @@ mod portable;
 mod reference;
 mod registry;
 mod rules;
+mod stdin_specs;
 mod support;
 mod swaps;
 mod user_paths;
