@@ -79,6 +79,7 @@ pub struct ConfigPath {
     pub path: PathBuf,
     /// Canonical request features (`xnack+`) the spec needs; empty for directories.
     pub features: Vec<String>,
+    /// Where it is written in the config.
     pub loc: Loc,
 }
 
@@ -87,7 +88,9 @@ pub struct ConfigPath {
 pub struct ConfigTarget {
     /// Lowercase.
     pub key: String,
+    /// Where the table starts in the config.
     pub loc: Loc,
+    /// The spec files and globs it lists, in order.
     pub specs: Vec<ConfigPath>,
 }
 

@@ -22,6 +22,7 @@ pub const MANIFEST_MARKER: &str = "# Written by `tunespec import-iree`";
 /// One architecture's built-in spec, as dumped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Imported {
+    /// The architecture (`gfx942`).
     pub arch: String,
     /// File name inside the library: `ARCH/iree_default_tuning_spec_ARCH.mlir`.
     pub relative_path: String,

@@ -29,6 +29,7 @@ impl Mode {
         }
     }
 
+    /// The name `TUNESPEC_CACHE` takes for this mode.
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::On => "on",
@@ -42,11 +43,15 @@ impl Mode {
 /// The cache configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
+    /// What the cache does.
     pub mode: Mode,
     /// The disk cache directory; `None` when none can be determined (no disk cache).
     pub dir: Option<PathBuf>,
+    /// The disk cache's byte cap.
     pub max_bytes: u64,
+    /// How many libraries the in-process LRU keeps.
     pub memory_entries: usize,
+    /// How many bytes the in-process LRU keeps.
     pub memory_bytes: u64,
 }
 

@@ -30,6 +30,7 @@ pub struct ResolvedSpec {
     pub location: String,
     /// Source text or bytecode (defaults are the embedded bytecode).
     pub bytes: Cow<'static, [u8]>,
+    /// Where it came from.
     pub origin: Origin,
     /// The chain target or alias it was included for; `None`: it applies to every target.
     pub target: Option<String>,
@@ -74,9 +75,13 @@ impl ResolvedSpec {
 /// A spec that was considered and left out, with the reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SkippedSpec {
+    /// The file name (as in [`ResolvedSpec::name`]).
     pub name: String,
+    /// Where it came from.
     pub origin: Origin,
+    /// The chain target or alias it was considered for.
     pub target: Option<String>,
+    /// Why it was considered and why it was left out.
     pub reason: String,
 }
 
@@ -95,6 +100,7 @@ pub struct Resolution {
     pub chain: Vec<Target>,
     /// Highest priority first.
     pub specs: Vec<ResolvedSpec>,
+    /// Specs considered and left out, with why.
     pub skipped: Vec<SkippedSpec>,
 }
 
@@ -107,6 +113,7 @@ impl Resolution {
             .join(":")
     }
 
+    /// The chain's target names, most specific first.
     pub fn chain_names(&self) -> Vec<&str> {
         self.chain.iter().map(|link| link.name.as_str()).collect()
     }

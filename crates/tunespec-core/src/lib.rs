@@ -8,6 +8,8 @@
 
 // Every `unsafe` block (all in `mlir/`) says why it is sound.
 #![warn(clippy::undocumented_unsafe_blocks)]
+// Every public item says what it is for: the crate is the API of build.rs and the library.
+#![warn(missing_docs)]
 
 pub mod alias;
 pub mod child;
