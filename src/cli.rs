@@ -142,7 +142,7 @@ pub fn run(cli: Cli) -> ExitStatus {
     let (format, sarif_to_stdout) = cli.command.diagnostic_format();
     common::start(format, sarif_to_stdout);
     common::set_quiet(cli.quiet);
-    if let Err(message) = log::init(cli.verbose) {
+    if let Err(message) = log::init(cli.verbose, format == DiagnosticFormat::Json) {
         common::tool_error(message);
         common::finish();
         return ExitStatus::Usage;

@@ -47,4 +47,4 @@ pub mod registry;
 
 pub use registry::Registry;
 // Shared with build.rs through the tunespec-core crate; re-exported under their own names.
-pub use tunespec_core::{alias, ir, iree_attrs, iree_ops, manifest, mlir, problem, verify};
+pub use tunespec_core::{alias, child, ir, iree_attrs, iree_ops, manifest, mlir, problem, verify};

@@ -55,7 +55,8 @@ impl Opts {
                 Err(status) => return status,
             };
         let explained = {
-            let _phase = tracing::info_span!("explain.match", view = ?self.view).entered();
+            let _phase =
+                tracing::info_span!("explain.match", view = view_name(self.view)).entered();
             apply::explain(
                 &mlir,
                 &payload_bytes,
@@ -78,6 +79,14 @@ impl Opts {
             }
             Err(problems) => fail(problems, &payload_bytes),
         }
+    }
+}
+
+/// `dispatch` or `written`, as `--view` and the JSON name them.
+fn view_name(view: apply::View) -> &'static str {
+    match view {
+        apply::View::Dispatch => "dispatch",
+        apply::View::Written => "written",
     }
 }
 
@@ -291,10 +300,7 @@ fn json_explanation(explanation: &Explanation) -> String {
         "{}\n",
         json!({
             "version": 2,
-            "view": match explanation.view {
-                apply::View::Dispatch => "dispatch",
-                apply::View::Written => "written",
-            },
+            "view": view_name(explanation.view),
             "ops": ops,
             "differs_as_written": explanation.differing(),
             "matched": matched,
@@ -348,11 +354,11 @@ fn human_explanation(explanation: &Explanation, width: Option<usize>) -> String 
     }
     let headers = [
         ("op", Align::Left),
-        ("location", Align::Left),
+        ("location", Align::Wrap),
         ("loops", Align::Left),
         ("types", Align::Left),
-        ("matcher (spec)", Align::Left),
-        ("config", Align::Left),
+        ("matcher (spec)", Align::Wrap),
+        ("config", Align::Wrap),
     ];
     let mut out = table::render(&headers, &rows, width);
     if quiet() {

@@ -173,6 +173,7 @@ pub const COVERAGE: &str = concat!(
     "Examples:
   tunespec coverage -t gfx942 examples/*.mlir
   tunespec coverage --no-default -s my_spec.mlir --format json corpus/*.mlir
+  tunespec coverage -t gfx942 --format github corpus/*.mlir   dead matchers as CI annotations
 
 Environment:
 ",

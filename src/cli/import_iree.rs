@@ -25,6 +25,7 @@ Examples:
 Environment:
   TUNESPEC_IREE_OPT, TUNESPEC_IREE_VENV  where iree-opt is (else PATH)
   TUNESPEC_IREE_TIMEOUT_SECS             limit for each iree-opt run (default 120)
+  TUNESPEC_LOG                           what -v logs, as a filter (info, debug)
 
 Exit status:
   0  the specs were imported

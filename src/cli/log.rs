@@ -10,6 +10,10 @@
 //! Lines (stable enough to grep, not a format to parse):
 //! `tunespec: [info] link.plan: 1.234 ms (inputs=3)` for a phase,
 //! `tunespec: [debug] cache.lookup: hit (key=...)` for an event.
+//! With `--format json` (everything is JSON then) each line is a JSON object instead
+//! (docs/schema/log.schema.json): `{"version":1,"kind":"phase","level":"info",
+//! "name":"link.plan","ms":1.234,"fields":{"inputs":"3"}}`, events with `"kind":"event"`, the
+//! enclosing phase as `name` (null outside any) and `"message"`.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -28,7 +32,7 @@ pub const ENV: &str = "TUNESPEC_LOG";
 /// Installs the logger when `-v` was given or `TUNESPEC_LOG` is set (it wins over `-v`). An
 /// invalid `TUNESPEC_LOG` is an error (the caller exits 2): a typo should not silently log
 /// nothing.
-pub fn init(verbose: u8) -> Result<(), String> {
+pub fn init(verbose: u8, json: bool) -> Result<(), String> {
     let directives = match std::env::var_os(ENV) {
         Some(value) if !value.is_empty() => value
             .into_string()
@@ -43,7 +47,7 @@ pub fn init(verbose: u8) -> Result<(), String> {
     let filter = parse_filter(&directives)?;
     tracing_subscriber::registry()
         .with(filter)
-        .with(Phases)
+        .with(Phases { json })
         .try_init()
         .map_err(|error| format!("cannot start logging: {error}"))
 }
@@ -61,41 +65,61 @@ pub fn parse_filter(directives: &str) -> Result<EnvFilter, String> {
 /// When a span started and the fields recorded on it.
 struct Timing {
     start: Instant,
-    fields: String,
+    fields: Fields,
 }
 
-/// Writes `name=value` pairs (and an event's message) into a line.
-struct Fields<'a> {
-    out: &'a mut String,
+/// The `name=value` pairs of a span or event (values as text), and an event's message.
+#[derive(Default)]
+struct Fields {
+    pairs: Vec<(&'static str, String)>,
     message: Option<String>,
 }
 
-impl Visit for Fields<'_> {
+impl Fields {
+    /// ` (a=1, b=2)`, or nothing without fields.
+    fn text(&self) -> String {
+        if self.pairs.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from(" (");
+        for (index, (name, value)) in self.pairs.iter().enumerate() {
+            if index > 0 {
+                out.push_str(", ");
+            }
+            let _ = write!(out, "{name}={value}");
+        }
+        out.push(')');
+        out
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::Value::Object(
+            self.pairs
+                .iter()
+                .map(|(name, value)| (name.to_string(), serde_json::Value::from(value.clone())))
+                .collect(),
+        )
+    }
+}
+
+impl Visit for Fields {
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        if field.name() == "message" {
-            self.message = Some(format!("{value:?}"));
-            return;
-        }
-        if !self.out.is_empty() {
-            self.out.push_str(", ");
-        }
-        let _ = write!(self.out, "{}={value:?}", field.name());
+        self.record_str(field, &format!("{value:?}"));
     }
 
     fn record_str(&mut self, field: &Field, value: &str) {
         if field.name() == "message" {
             self.message = Some(value.to_string());
-            return;
+        } else {
+            self.pairs.push((field.name(), value.to_string()));
         }
-        if !self.out.is_empty() {
-            self.out.push_str(", ");
-        }
-        let _ = write!(self.out, "{}={value}", field.name());
     }
 }
 
-/// The layer that prints phases (when their span closes) and events.
-struct Phases;
+/// The layer that prints phases (when their span closes) and events; JSON lines in `json`.
+struct Phases {
+    json: bool,
+}
 
 fn line(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
@@ -113,11 +137,8 @@ where
         let Some(span) = ctx.span(id) else {
             return;
         };
-        let mut fields = String::new();
-        attrs.record(&mut Fields {
-            out: &mut fields,
-            message: None,
-        });
+        let mut fields = Fields::default();
+        attrs.record(&mut fields);
         span.extensions_mut().insert(Timing {
             start: Instant::now(),
             fields,
@@ -130,33 +151,35 @@ where
         };
         let mut extensions = span.extensions_mut();
         if let Some(timing) = extensions.get_mut::<Timing>() {
-            values.record(&mut Fields {
-                out: &mut timing.fields,
-                message: None,
-            });
+            values.record(&mut timing.fields);
         }
     }
 
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
-        let mut fields = String::new();
-        let mut visitor = Fields {
-            out: &mut fields,
-            message: None,
-        };
-        event.record(&mut visitor);
-        let message = visitor.message.take().unwrap_or_default();
-        let phase = ctx
-            .event_span(event)
-            .map_or_else(|| "tunespec".to_string(), |span| span.name().to_string());
-        let fields = if fields.is_empty() {
-            String::new()
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        let message = fields.message.take().unwrap_or_default();
+        let phase = ctx.event_span(event).map(|span| span.name());
+        let level = level(event.metadata());
+        if self.json {
+            line(&format!(
+                "{}\n",
+                serde_json::json!({
+                    "version": 1,
+                    "kind": "event",
+                    "level": level,
+                    "name": phase,
+                    "message": message,
+                    "fields": fields.json(),
+                })
+            ));
         } else {
-            format!(" ({fields})")
-        };
-        line(&format!(
-            "tunespec: [{}] {phase}: {message}{fields}\n",
-            level(event.metadata())
-        ));
+            line(&format!(
+                "tunespec: [{level}] {}: {message}{}\n",
+                phase.unwrap_or("tunespec"),
+                fields.text()
+            ));
+        }
     }
 
     fn on_close(&self, id: span::Id, ctx: Context<'_, S>) {
@@ -168,16 +191,26 @@ where
             return;
         };
         let millis = timing.start.elapsed().as_secs_f64() * 1000.0;
-        let fields = if timing.fields.is_empty() {
-            String::new()
+        let level = level(span.metadata());
+        if self.json {
+            line(&format!(
+                "{}\n",
+                serde_json::json!({
+                    "version": 1,
+                    "kind": "phase",
+                    "level": level,
+                    "name": span.name(),
+                    "ms": (millis * 1000.0).round() / 1000.0,
+                    "fields": timing.fields.json(),
+                })
+            ));
         } else {
-            format!(" ({})", timing.fields)
-        };
-        line(&format!(
-            "tunespec: [{}] {}: {millis:.3} ms{fields}\n",
-            level(span.metadata()),
-            span.name()
-        ));
+            line(&format!(
+                "tunespec: [{level}] {}: {millis:.3} ms{}\n",
+                span.name(),
+                timing.fields.text()
+            ));
+        }
     }
 }
 

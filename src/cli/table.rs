@@ -1,16 +1,24 @@
 //! Plain tables for `targets` and `explain` (comfy-table): a header row, columns two spaces
-//! apart, no borders. On a terminal the table fits its width (long cells wrap inside their
-//! column); anywhere else every row is one line, so `grep` and `awk` see whole rows and
-//! captured output does not depend on a width.
+//! apart, no borders. On a terminal the table fits its width: the columns marked
+//! [`Align::Wrap`] (descriptions, locations, configs) wrap inside themselves, the others
+//! (names, counts, hashes) stay whole; anywhere else every row is one line, so `grep` and `awk`
+//! see whole rows and captured output does not depend on a width.
 
-use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
+use comfy_table::{presets, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
 
-/// Alignment of a column's cells.
+/// How a column's cells are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Align {
+    /// Left-aligned, never wrapped (names, numbers as text, hashes).
     Left,
+    /// Right-aligned, never wrapped (counts).
     Right,
+    /// Left-aligned; wraps inside its column to fit a terminal (descriptions, paths, configs).
+    Wrap,
 }
+
+/// The narrowest a wrapping column gets (unless its content is narrower).
+const MIN_WRAP_WIDTH: usize = 16;
 
 /// Renders `rows` under `headers`; `width`: the terminal's width to fit, or `None` (not a
 /// terminal) for rows that are never wrapped. Lines carry no trailing spaces.
@@ -32,11 +40,26 @@ pub fn render(headers: &[(&str, Align)], rows: &[Vec<String>], width: Option<usi
     }
     let last = headers.len().saturating_sub(1);
     for (index, (_, align)) in headers.iter().enumerate() {
+        let content = std::iter::once(headers[index].0.chars().count())
+            .chain(rows.iter().filter_map(|row| row.get(index)).map(|cell| {
+                cell.lines()
+                    .map(|line| line.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            }))
+            .max()
+            .unwrap_or(0);
         if let Some(column) = table.column_mut(index) {
             column.set_padding((0, if index == last { 0 } else { 2 }));
             column.set_cell_alignment(match align {
-                Align::Left => CellAlignment::Left,
+                Align::Left | Align::Wrap => CellAlignment::Left,
                 Align::Right => CellAlignment::Right,
+            });
+            column.set_constraint(match align {
+                Align::Left | Align::Right => ColumnConstraint::ContentWidth,
+                Align::Wrap => ColumnConstraint::LowerBoundary(Width::Fixed(
+                    u16::try_from(content.min(MIN_WRAP_WIDTH)).unwrap_or(u16::MAX),
+                )),
             });
         }
     }
@@ -83,7 +106,7 @@ mod tests {
     const HEADERS: [(&str, Align); 3] = [
         ("target", Align::Left),
         ("specs", Align::Right),
-        ("description", Align::Left),
+        ("description", Align::Wrap),
     ];
 
     #[test]

@@ -104,12 +104,12 @@ fn human() -> String {
     let headers = [
         ("target", Align::Left),
         ("fallback", Align::Left),
-        ("aliases", Align::Left),
+        ("aliases", Align::Wrap),
         ("specs", Align::Right),
         ("matchers", Align::Right),
         ("bytes", Align::Right),
         ("hash", Align::Left),
-        ("description", Align::Left),
+        ("description", Align::Wrap),
     ];
     let rows: Vec<Vec<String>> = registry::targets()
         .iter()

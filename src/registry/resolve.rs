@@ -493,17 +493,25 @@ impl<'a> Builder<'a> {
         features: &[String],
         reason: String,
     ) -> Result<(), Error> {
-        let name = path.display().to_string();
-        let identity = path
-            .canonicalize()
-            .unwrap_or_else(|_| path.to_path_buf())
-            .display()
-            .to_string();
+        let stdin = *origin == Origin::CommandLine && path.as_os_str() == "-";
+        let (name, identity) = if stdin {
+            let name = crate::files::STDIN_NAME.to_string();
+            (name.clone(), name)
+        } else {
+            let identity = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+            (path.display().to_string(), identity.display().to_string())
+        };
         if self.skip(&identity, &name, origin, target, features, &reason) {
             return Ok(());
         }
-        let bytes = crate::files::read_input(path)
-            .map_err(|error| Error::Io(format!("cannot read {name}: {}", io_message(&error))))?;
+        let read = if stdin {
+            crate::files::read_stdin("`--spec -`").map(|bytes| bytes.to_vec())
+        } else {
+            crate::files::read_input(path)
+        };
+        let bytes =
+            read.map_err(|error| Error::Io(format!("cannot read {name}: {}", io_message(&error))))?;
+        let location = if stdin { name.clone() } else { location };
         self.seen.push(identity);
         self.specs.push(ResolvedSpec {
             name,

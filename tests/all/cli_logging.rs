@@ -188,3 +188,31 @@ fn quiet_hides_summaries_but_not_findings() {
     assert!(loud.starts_with(&quiet) && loud.len() > quiet.len());
     assert!(!quiet.contains("candidate op(s)"), "{quiet}");
 }
+
+#[test]
+fn in_json_mode_the_log_is_json_too() {
+    let explain = ["explain", "--target", "gfx942", "--format", "json", PAYLOAD];
+    let (_, plain, _) = run(&explain, &[]);
+    let mut args = vec!["-vv"];
+    args.extend(explain);
+    let (code, stdout, stderr) = run(&args, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(stdout, plain);
+    let records = crate::cli_formats::assert_valid("log.schema.json", stderr.lines());
+    assert!(records >= 6, "{stderr}");
+    let phases: Vec<String> = stderr
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|record| record["kind"] == "phase")
+        .map(|record| record["name"].as_str().unwrap().to_string())
+        .collect();
+    for phase in [
+        "read",
+        "link.prepare",
+        "link.plan",
+        "link.assemble",
+        "explain.match",
+    ] {
+        assert!(phases.iter().any(|name| name == phase), "{stderr}");
+    }
+}

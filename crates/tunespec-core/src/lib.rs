@@ -10,6 +10,7 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod alias;
+pub mod child;
 pub mod ir;
 pub mod iree_attrs;
 pub mod iree_ops;
