@@ -244,6 +244,9 @@ pub struct OpFeatures {
     /// For a linalg contraction: the loop ranges of its batch, m, n and k dims, as
     /// `transform.iree.match.contraction` reports them.
     pub contraction: Option<[Vec<i64>; 4]>,
+    /// Per operand: its type printed, for the same ops as `element_types` (what
+    /// `transform.iree.match.cast_compatible_type` and `.dim_is_multiple_of` read).
+    pub operand_types: Vec<String>,
     /// For a linalg convolution: the eight result groups of `transform.iree.match.convolution`
     /// (batch, output image, output channel, filter loop, input channel, depth, strides,
     /// dilations).
