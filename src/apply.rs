@@ -248,13 +248,19 @@ pub fn apply(
         Engine::Interpreter => None,
         Engine::Auto | Engine::Native => crate::fastpath::compile(&library.snapshot_structure()),
     };
-    let result = match native {
-        Some(native) => {
-            let edits: Vec<_> = native
-                .edits(&payload.op_features())
-                .into_iter()
-                .map(|(edit, _)| edit)
-                .collect();
+    // The native matcher may leave some op undecided (a dynamic size IREE would bound through
+    // value bounds): then the interpreter decides everything.
+    let native = native.map(|native| native.edits(&payload.op_features()));
+    if engine == Engine::Native && matches!(native, Some(None)) {
+        return Err(vec![Problem::error(
+            codes::INTERPRETER,
+            "the native matcher cannot decide every op of this payload (a dynamic size, or a type it does not read); use --engine auto",
+            None,
+        )]);
+    }
+    let result = match native.flatten() {
+        Some(edits) => {
+            let edits: Vec<_> = edits.into_iter().map(|(edit, _)| edit).collect();
             payload
                 .annotate_from(library, &edits)
                 .map_err(|message| vec![Problem::error(codes::INTERPRETER, message, None)])?;
@@ -548,8 +554,7 @@ fn explain_one(
         Engine::Interpreter => None,
         Engine::Auto | Engine::Native => crate::fastpath::compile(&library_snapshot),
     };
-    if let Some(native) = native {
-        let edits = native.edits(&payload.op_features());
+    if let Some(edits) = native.and_then(|native| native.edits(&payload.op_features())) {
         let plain: Vec<_> = edits.iter().map(|(edit, _)| edit.clone()).collect();
         payload
             .annotate_from(&library, &plain)

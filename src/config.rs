@@ -9,7 +9,8 @@
 //! `TUNESPEC_NO_CONFIG=1` skips the project and user configs (hermetic builds and tests);
 //! `TUNESPEC_SPEC_PATH` still applies because it is given explicitly.
 //!
-//! Both config files have the same form (paths relative to the config file; `~/` is `$HOME`):
+//! Both config files have the same form (paths relative to the config file; `~/` is the home
+//! directory, `$HOME` or else the password database's, and `~user/` that user's):
 //!
 //! ```toml
 //! schema = 1                                  # optional
@@ -78,6 +79,7 @@ pub struct ConfigPath {
     pub path: PathBuf,
     /// Canonical request features (`xnack+`) the spec needs; empty for directories.
     pub features: Vec<String>,
+    /// Where it is written in the config.
     pub loc: Loc,
 }
 
@@ -86,7 +88,9 @@ pub struct ConfigPath {
 pub struct ConfigTarget {
     /// Lowercase.
     pub key: String,
+    /// Where the table starts in the config.
     pub loc: Loc,
+    /// The spec files and globs it lists, in order.
     pub specs: Vec<ConfigPath>,
 }
 
@@ -216,19 +220,101 @@ impl Config {
     }
 }
 
-/// `~/x` is under `$HOME`; relative paths are under `base`.
+/// `~/x` is under the home directory, `~user/x` under that user's (see [`expand_tilde`]);
+/// relative paths are under `base`.
 fn resolve_path(base: &Path, written: &str) -> PathBuf {
-    if let Some(rest) = written.strip_prefix("~/") {
-        if let Some(home) = std::env::var_os("HOME") {
-            return PathBuf::from(home).join(rest);
-        }
-    }
-    let path = Path::new(written);
+    let path = expand_tilde(written, &process_env);
     if path.is_absolute() {
-        path.to_path_buf()
+        path
     } else {
         base.join(path)
     }
+}
+
+/// `~` and `~/x`: this user's home (`HOME`, looked up in `env`); `~user` and `~user/x`: that
+/// user's home from the password database. Anything else, or a home that cannot be found, as
+/// written. The `~` form is expanded by `shellexpand`.
+pub fn expand_tilde(written: &str, env: &impl Fn(&str) -> Option<OsString>) -> PathBuf {
+    let home = || env("HOME").map(|home| home.to_string_lossy().into_owned());
+    let expanded = shellexpand::tilde_with_context(written, home);
+    if expanded != written {
+        return PathBuf::from(expanded.into_owned());
+    }
+    // `~user`: shellexpand leaves it (it knows no other users).
+    if let Some(rest) = written.strip_prefix('~') {
+        let (user, tail) = rest.split_once('/').unwrap_or((rest, ""));
+        if !user.is_empty() {
+            if let Some(home) = user_home(user) {
+                return if tail.is_empty() {
+                    home
+                } else {
+                    home.join(tail)
+                };
+            }
+        }
+    }
+    PathBuf::from(written)
+}
+
+/// The home directory of `user` in the password database (`getpwnam_r`).
+fn user_home(user: &str) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::CString::new(user).ok()?;
+    let mut buffer: Vec<libc::c_char> = vec![0; 16 * 1024];
+    // SAFETY: `passwd` is plain data (integers and pointers); all-zero is a valid value, and
+    // getpwnam_r overwrites it.
+    let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is to live storage of the given size owned by this frame (`name` is
+    // NUL-terminated); the entry's strings point into `buffer`, which outlives their use below.
+    let status = unsafe {
+        libc::getpwnam_r(
+            name.as_ptr(),
+            &mut entry,
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            &mut found,
+        )
+    };
+    if status != 0 || found.is_null() || entry.pw_dir.is_null() {
+        return None;
+    }
+    // SAFETY: `pw_dir` is a NUL-terminated string in `buffer`, alive here.
+    let dir = unsafe { std::ffi::CStr::from_ptr(entry.pw_dir) };
+    let dir = Path::new(std::ffi::OsStr::from_bytes(dir.to_bytes()));
+    dir.is_absolute().then(|| dir.to_path_buf())
+}
+
+/// The environment as tunespec reads it: the process's variables, except that an unset or empty
+/// `HOME` is this user's home from the system (`etcetera::home_dir`: the password database), as
+/// a cron job, a service or `env -i` gives none.
+pub fn process_env(name: &str) -> Option<OsString> {
+    let value = std::env::var_os(name);
+    if name != "HOME" || value.as_ref().is_some_and(|home| !home.is_empty()) {
+        return value;
+    }
+    etcetera::home_dir()
+        .ok()
+        .filter(|home| home.is_absolute())
+        .map(PathBuf::into_os_string)
+}
+
+/// An XDG base directory: `variable` when it is set to an absolute path (the XDG rule: relative
+/// values are ignored), else `HOME`/`fallback` (`.config`, `.cache`); with the environment of
+/// [`process_env`], what `etcetera`'s XDG strategy gives.
+pub fn xdg_home(
+    env: &impl Fn(&str) -> Option<OsString>,
+    variable: &str,
+    fallback: &str,
+) -> Option<PathBuf> {
+    env(variable)
+        .filter(|value| !value.is_empty() && Path::new(value).is_absolute())
+        .map(PathBuf::from)
+        .or_else(|| {
+            env("HOME")
+                .filter(|value| !value.is_empty())
+                .map(|home| PathBuf::from(home).join(fallback))
+        })
 }
 
 /// Spec files named by a path or glob (`*`, `?`, `**`): a file, every spec file of a directory
@@ -293,7 +379,7 @@ impl Discovery {
     /// From the current directory and the process environment.
     pub fn from_env() -> Discovery {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        Discovery::find(&cwd, |name| std::env::var_os(name))
+        Discovery::find(&cwd, process_env)
     }
 
     /// From `start` and an environment lookup (`TUNESPEC_NO_CONFIG`, `XDG_CONFIG_HOME`, `HOME`,
@@ -393,15 +479,8 @@ pub fn find_project(start: &Path) -> Option<PathBuf> {
 }
 
 /// `$XDG_CONFIG_HOME/tunespec/config.toml` (an absolute `XDG_CONFIG_HOME` only, as the XDG
-/// spec says), else `$HOME/.config/tunespec/config.toml`.
+/// spec says), else `$HOME/.config/tunespec/config.toml` (see [`xdg_home`]).
 pub fn user_config_path(env: &impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
-    let base = env("XDG_CONFIG_HOME")
-        .filter(|value| !value.is_empty() && Path::new(value).is_absolute())
-        .map(PathBuf::from)
-        .or_else(|| {
-            env("HOME")
-                .filter(|value| !value.is_empty())
-                .map(|home| PathBuf::from(home).join(".config"))
-        })?;
+    let base = xdg_home(env, "XDG_CONFIG_HOME", ".config")?;
     Some(base.join("tunespec").join("config.toml"))
 }

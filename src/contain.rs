@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::problem::{codes, Problem};
 use crate::verify::BYTECODE_MAGIC;
@@ -101,29 +101,19 @@ pub fn check(bytes: &[u8], name: &str) -> Result<(), Box<Problem>> {
         // A child that dies early closes the pipe; its exit status says why.
         let _ = stdin.write_all(bytes);
     }
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                return match status.code() {
-                    Some(0) | Some(1) => Ok(()), // read cleanly (1: a clean parse error, reported later)
-                    Some(code) => Err(failure(format!(
-                        "MLIR's bytecode reader failed hard on this input (exit {code})"
-                    ))),
-                    None => Err(failure(signal_message(&status))),
-                };
-            }
-            Ok(None) if started.elapsed() > PROBE_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(failure(format!(
-                    "MLIR's bytecode reader did not finish within {} s on this input",
-                    PROBE_TIMEOUT.as_secs()
-                )));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-            Err(error) => return Err(internal(error)),
-        }
+    match crate::child::wait_or_kill(&mut child, PROBE_TIMEOUT) {
+        Ok(Some(status)) => match status.code() {
+            Some(0) | Some(1) => Ok(()), // read cleanly (1: a clean parse error, reported later)
+            Some(code) => Err(failure(format!(
+                "MLIR's bytecode reader failed hard on this input (exit {code})"
+            ))),
+            None => Err(failure(signal_message(&status))),
+        },
+        Ok(None) => Err(failure(format!(
+            "MLIR's bytecode reader did not finish within {} s on this input",
+            PROBE_TIMEOUT.as_secs()
+        ))),
+        Err(error) => Err(internal(error)),
     }
 }
 

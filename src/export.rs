@@ -14,6 +14,7 @@ use crate::registry::{self, EmbeddedSpec, EmbeddedTarget, Registry};
 
 /// The files written by `tunespec export --format c`.
 pub const C_HEADER: &str = "tunespec_specs.h";
+/// The C source `export --format c` writes.
 pub const C_SOURCE: &str = "tunespec_specs.c";
 /// Alignment of every byte array.
 pub const ALIGNMENT: usize = 64;
@@ -21,7 +22,9 @@ pub const ALIGNMENT: usize = 64;
 /// The generated C files.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CSources {
+    /// The header's text.
     pub header: String,
+    /// The source's text.
     pub source: String,
     /// Rows of the spec table: (target, spec).
     pub rows: Vec<(&'static str, &'static EmbeddedSpec)>,

@@ -121,6 +121,11 @@ enum Check {
     },
     /// `transform.iree.match.has_no_lowering_config`.
     NoConfig,
+    /// `transform.iree.match.cast_compatible_type` on operand `.0` (from `transform.get_operand`):
+    /// the printed target type.
+    CastCompatible(usize, String),
+    /// `transform.iree.match.dim_is_multiple_of` on operand `.0`: dim `.1` is a multiple of `.2`.
+    DimMultipleOf(usize, i64, i64),
     /// `transform.iree.match.dims_equal`: same length, each value equal or expected -1.
     DimsEqual(Param, Vec<i64>),
 }
@@ -131,8 +136,9 @@ struct Pair {
     /// Allowed op names (`match.operation_name`), None: any.
     names: Option<Vec<String>>,
     checks: Vec<Check>,
-    /// Annotation: attribute name, library op id of the `param.constant` whose `value` is set.
-    annotate: (String, u32),
+    /// Annotations, in the action's order: attribute name and the library op id of the
+    /// `param.constant` whose `value` is set (None: a unit attribute).
+    annotate: Vec<(String, Option<u32>)>,
 }
 
 /// An index over pairs whose checks are `param == const`: (op name, parameter values) -> the
@@ -152,7 +158,8 @@ pub struct NativeLibrary {
 /// The name key of indexed pairs that do not test the op's name.
 const ANY_OP: &str = "*";
 
-/// The edit for one payload op: (payload op id, attribute name, library op id, "value").
+/// The edit for one payload op: (payload op id, attribute name, library op id, "value"), or
+/// (.., library op id 0, "") for a unit attribute.
 pub type Edit = (u32, String, u32, String);
 
 /// Compiles a library, or None when any part of its entry point is outside the recognised form.
@@ -194,9 +201,9 @@ pub fn compile(library: &ir::Module) -> Option<NativeLibrary> {
         return None;
     }
     let mut pairs = Vec::with_capacity(matchers.len());
-    let mut action_cache: HashMap<&str, Option<String>> = HashMap::new();
+    let mut action_cache: HashMap<&str, Option<Action>> = HashMap::new();
     for (matcher, action) in matchers.iter().zip(&actions) {
-        let annotate_name = action_cache
+        let action = action_cache
             .entry(action.as_str())
             .or_insert_with(|| {
                 symbols
@@ -204,11 +211,20 @@ pub fn compile(library: &ir::Module) -> Option<NativeLibrary> {
                     .and_then(|op| compile_action(op))
             })
             .clone()?;
-        let (names, checks, config_op) = compile_matcher(symbols.get(matcher.as_str())?)?;
+        let (names, checks, configs) = compile_matcher(symbols.get(matcher.as_str())?)?;
+        // The matcher yields the op and one parameter per action argument after the op.
+        if configs.len() != action.params {
+            return None;
+        }
+        let annotate = action
+            .annotations
+            .iter()
+            .map(|(name, param)| (name.clone(), param.map(|index| configs[index])))
+            .collect();
         pairs.push(Pair {
             names,
             checks,
-            annotate: (annotate_name, config_op),
+            annotate,
         });
     }
     Some(index(pairs))
@@ -238,7 +254,9 @@ fn index(pairs: Vec<Pair>) -> NativeLibrary {
                 | Check::Contraction { .. }
                 | Check::Convolution { .. }
                 | Check::Attention { .. }
-                | Check::NoConfig => {}
+                | Check::NoConfig
+                | Check::CastCompatible(..)
+                | Check::DimMultipleOf(..) => {}
                 Check::DimsEqual(param, values) if !values.contains(&-1) => {
                     keys.push((param.clone(), values.clone()))
                 }
@@ -307,27 +325,47 @@ fn constant(param: &Param) -> Option<Vec<i64>> {
     }
 }
 
-/// `transform.annotate %arg0 "NAME" = %arg1` then `transform.yield`: returns NAME.
-fn compile_action(op: &Op) -> Option<String> {
+/// A recognised action: `transform.annotate` ops on its first argument (the op), each with a
+/// parameter argument or none (a unit attribute), then `transform.yield`.
+#[derive(Clone, Debug)]
+struct Action {
+    /// Number of parameter arguments after the op.
+    params: usize,
+    /// (attribute name, parameter index), in order.
+    annotations: Vec<(String, Option<usize>)>,
+}
+
+fn compile_action(op: &Op) -> Option<Action> {
     let block = op.entry_block()?;
-    if block.arg_types.len() != 2 || op.regions.first()?.blocks.len() != 1 {
+    if block.arg_types.len() < 2 || op.regions.first()?.blocks.len() != 1 {
         return None;
     }
-    let [annotate, yield_op] = block.ops.as_slice() else {
+    let (yield_op, annotates) = block.ops.split_last()?;
+    if yield_op.name != names::YIELD || !yield_op.operands.is_empty() || annotates.is_empty() {
         return None;
-    };
+    }
     let arg = |index| ValueRef::BlockArg {
         block: block.id,
         index,
     };
-    if annotate.name != "transform.annotate"
-        || yield_op.name != names::YIELD
-        || !yield_op.operands.is_empty()
-        || annotate.operands != [arg(0), arg(1)]
-    {
-        return None;
+    let mut annotations = Vec::new();
+    for annotate in annotates {
+        if annotate.name != "transform.annotate" || annotate.operands.first() != Some(&arg(0)) {
+            return None;
+        }
+        let param = match annotate.operands[1..] {
+            [] => None,
+            [ValueRef::BlockArg { block: id, index }] if id == block.id && index >= 1 => {
+                Some(index as usize - 1)
+            }
+            _ => return None,
+        };
+        annotations.push((annotate.attr("name")?.as_str()?.to_string(), param));
     }
-    annotate.attr("name")?.as_str().map(str::to_string)
+    Some(Action {
+        params: block.arg_types.len() - 1,
+        annotations,
+    })
 }
 
 /// What an SSA value of a matcher stands for.
@@ -340,9 +378,15 @@ enum Value {
     /// A value handle of DPS input/init at a position.
     Input(i64),
     Init(i64),
+    /// A value handle of the op's operand at this index (`transform.get_operand`).
+    Operand(usize),
 }
 
-fn compile_matcher(op: &Op) -> Option<(Option<Vec<String>>, Vec<Check>, u32)> {
+/// A compiled matcher: allowed op names (None: any), checks in program order, and the library
+/// op ids of the configs it yields after the op.
+type CompiledMatcher = (Option<Vec<String>>, Vec<Check>, Vec<u32>);
+
+fn compile_matcher(op: &Op) -> Option<CompiledMatcher> {
     let block = op.entry_block()?;
     if block.arg_types.len() != 1 || op.regions.first()?.blocks.len() != 1 {
         return None;
@@ -518,6 +562,38 @@ fn compile_matcher(op: &Op) -> Option<(Option<Vec<String>>, Vec<Check>, u32)> {
                     );
                 }
             }
+            "transform.get_operand" => {
+                if !matches!(operand(0), Some(Value::Root))
+                    || inner.has_attr("is_all")
+                    || inner.has_attr("is_inverted")
+                {
+                    return None;
+                }
+                let [position] = i64_array(inner.attr("raw_position_list")?)?[..] else {
+                    return None;
+                };
+                values.insert(result(0), Value::Operand(usize::try_from(position).ok()?));
+            }
+            "transform.iree.match.cast_compatible_type" => {
+                let Some(Value::Operand(index)) = operand(0) else {
+                    return None;
+                };
+                let Some(Attr::Type(target)) = inner.attr("target_type") else {
+                    return None;
+                };
+                checks.push(Check::CastCompatible(index, target.clone()));
+            }
+            "transform.iree.match.dim_is_multiple_of" => {
+                let Some(Value::Operand(index)) = operand(0) else {
+                    return None;
+                };
+                let (Some(Attr::Int(dim)), Some(Attr::Int(size))) =
+                    (inner.attr("dim"), inner.attr("size"))
+                else {
+                    return None;
+                };
+                checks.push(Check::DimMultipleOf(index, *dim, *size));
+            }
             "transform.iree.match.dims_equal" => {
                 let Some(Value::Param(param)) = operand(0) else {
                     return None;
@@ -543,17 +619,21 @@ fn compile_matcher(op: &Op) -> Option<(Option<Vec<String>>, Vec<Check>, u32)> {
             _ => return None,
         }
     }
-    // transform.yield %root, %config
-    if last.name != names::YIELD || last.operands.len() != 2 {
+    // transform.yield %root, %config...
+    if last.name != names::YIELD || last.operands.len() < 2 {
         return None;
     }
-    let (Some(Value::Root), Some(Value::Config(config))) = (
-        values.get(&last.operands[0]).cloned(),
-        values.get(&last.operands[1]).cloned(),
-    ) else {
+    if !matches!(values.get(&last.operands[0]), Some(Value::Root)) {
         return None;
-    };
-    Some((names_filter, checks, config))
+    }
+    let configs = last.operands[1..]
+        .iter()
+        .map(|operand| match values.get(operand) {
+            Some(Value::Config(config)) => Some(*config),
+            _ => None,
+        })
+        .collect::<Option<Vec<u32>>>()?;
+    Some((names_filter, checks, configs))
 }
 
 /// An array of affine maps as MLIR prints the whole array attribute, from its elements as
@@ -787,6 +867,10 @@ fn check_holds(check: &Check, op: &OpFeatures) -> bool {
                 && op.indexing_maps.as_ref() == Some(maps)
         }),
         Check::NoConfig => !op.has_config,
+        // Three-valued: see `check_result`; undecided counts as no match here.
+        Check::CastCompatible(..) | Check::DimMultipleOf(..) => {
+            check_result(check, op) == Some(true)
+        }
         Check::DimsEqual(param, expected) => evaluate(param, op).is_some_and(|actual| {
             actual.len() == expected.len()
                 && actual.iter().zip(expected).all(|(a, e)| *e == -1 || a == e)
@@ -813,16 +897,105 @@ fn attention_types_match(online: bool, operands: &[String], expected: &[String])
             .all(|(&position, expected)| operands.get(position) == Some(expected))
 }
 
-fn pair_matches(pair: &Pair, op: &OpFeatures) -> bool {
-    pair.names
+/// A check's result, or None when this evaluator cannot decide it for this op (a dynamic size
+/// where IREE would consult value bounds, a type it does not parse, an operand that does not
+/// exist): `apply` then runs the interpreter instead.
+fn check_result(check: &Check, op: &OpFeatures) -> Option<bool> {
+    match check {
+        Check::CastCompatible(index, target) => {
+            let actual = op.operand_types.get(*index)?;
+            match (tensor_type(target), tensor_type(actual)) {
+                (Some((target_dims, target_element)), Some((dims, element))) => Some(
+                    target_element == element
+                        && target_dims.len() == dims.len()
+                        && target_dims
+                            .iter()
+                            .zip(&dims)
+                            .all(|(want, have)| *want == DYNAMIC || want == have),
+                ),
+                // A tensor type this parser does not read (an encoding, say): undecided.
+                _ if target.starts_with("tensor<") => {
+                    (!actual.starts_with("tensor<")).then_some(false)
+                }
+                _ => Some(target == actual),
+            }
+        }
+        Check::DimMultipleOf(index, dim, size) => {
+            let actual = op.operand_types.get(*index)?;
+            let Some((dims, _)) = shaped_type(actual) else {
+                let shaped = ["tensor<", "memref<", "vector<"]
+                    .iter()
+                    .any(|prefix| actual.starts_with(prefix));
+                return (!shaped).then_some(false);
+            };
+            let Some(&extent) = usize::try_from(*dim).ok().and_then(|dim| dims.get(dim)) else {
+                return Some(false);
+            };
+            if extent == DYNAMIC || *size <= 0 {
+                return None;
+            }
+            Some(extent % size == 0)
+        }
+        _ => Some(check_holds(check, op)),
+    }
+}
+
+/// MLIR's dynamic extent as the payload walk reports it.
+const DYNAMIC: i64 = i64::MIN;
+
+/// A printed `tensor<AxBx?xELEM>` type: its extents (dynamic: [`DYNAMIC`]) and element type;
+/// None for anything else (other types, encodings, element types with parameters).
+fn tensor_type(text: &str) -> Option<(Vec<i64>, &str)> {
+    shaped_type(text.starts_with("tensor<").then_some(text)?)
+}
+
+/// Like [`tensor_type`] for `tensor<...>`, `memref<...>` and `vector<...>` without layouts.
+fn shaped_type(text: &str) -> Option<(Vec<i64>, &str)> {
+    let inner = ["tensor<", "memref<", "vector<"]
+        .iter()
+        .find_map(|prefix| text.strip_prefix(prefix))?
+        .strip_suffix('>')?;
+    let mut parts: Vec<&str> = inner.split('x').collect();
+    let element = parts.pop()?;
+    if element.is_empty()
+        || !element
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return None;
+    }
+    let dims = parts
+        .iter()
+        .map(|part| match *part {
+            "?" => Some(DYNAMIC),
+            digits => digits.parse::<i64>().ok(),
+        })
+        .collect::<Option<Vec<i64>>>()?;
+    Some((dims, element))
+}
+
+/// Whether `pair` matches `op` (None: undecided, see [`check_result`]). Checks run in the
+/// matcher's order, as the interpreter runs its ops: the first that fails decides.
+fn pair_matches(pair: &Pair, op: &OpFeatures) -> Option<bool> {
+    if !pair
+        .names
         .as_ref()
         .is_none_or(|names| names.contains(&op.name))
-        && pair.checks.iter().all(|check| check_holds(check, op))
+    {
+        return Some(false);
+    }
+    for check in &pair.checks {
+        if !check_result(check, op)? {
+            return Some(false);
+        }
+    }
+    Some(true)
 }
 
 impl NativeLibrary {
-    /// The first pair (index) whose matcher succeeds on `op`.
-    pub fn first_match(&self, op: &OpFeatures) -> Option<usize> {
+    /// The first pair (index) whose matcher succeeds on `op`; the outer None when a pair before
+    /// it cannot be decided natively.
+    pub fn first_match(&self, op: &OpFeatures) -> Option<Option<usize>> {
         let mut best: Option<usize> = None;
         if op.loops.is_some() || op.attention.is_some() {
             for (signature, map) in &self.indexed {
@@ -845,7 +1018,7 @@ impl NativeLibrary {
                         if best.is_some_and(|current| index >= current) {
                             break;
                         }
-                        if pair_matches(&self.pairs[index], op) {
+                        if pair_matches(&self.pairs[index], op)? {
                             best = Some(index);
                             break;
                         }
@@ -857,31 +1030,38 @@ impl NativeLibrary {
             if best.is_some_and(|current| index >= current) {
                 break;
             }
-            if pair_matches(&self.pairs[index], op) {
+            if pair_matches(&self.pairs[index], op)? {
                 best = Some(index);
                 break;
             }
         }
-        best
+        Some(best)
     }
 
     /// The edits that applying the library makes to a payload with these op features: per
-    /// visited op, the annotation of its first matching pair.
-    pub fn edits(&self, ops: &[OpFeatures]) -> Vec<(Edit, usize)> {
+    /// visited op, the annotations of its first matching pair; None when some op's match cannot
+    /// be decided natively (the caller runs the interpreter).
+    pub fn edits(&self, ops: &[OpFeatures]) -> Option<Vec<(Edit, usize)>> {
         let any_function = ops.iter().any(|op| op.in_function);
-        ops.iter()
-            .filter(|op| {
-                if any_function {
-                    op.in_function
-                } else {
-                    op.id != 0
-                }
-            })
-            .filter_map(|op| {
-                let index = self.first_match(op)?;
-                let (name, config) = &self.pairs[index].annotate;
-                Some(((op.id, name.clone(), *config, "value".to_string()), index))
-            })
-            .collect()
+        let mut edits = Vec::new();
+        for op in ops.iter().filter(|op| {
+            if any_function {
+                op.in_function
+            } else {
+                op.id != 0
+            }
+        }) {
+            let Some(index) = self.first_match(op)? else {
+                continue;
+            };
+            for (name, config) in &self.pairs[index].annotate {
+                let edit = match config {
+                    Some(config) => (op.id, name.clone(), *config, "value".to_string()),
+                    None => (op.id, name.clone(), 0, String::new()),
+                };
+                edits.push((edit, index));
+            }
+        }
+        Some(edits)
     }
 }

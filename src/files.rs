@@ -177,3 +177,40 @@ pub fn without_temp_path(error: &io::Error) -> String {
         None => message,
     }
 }
+
+/// How diagnostics name input read from standard input.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// What read standard input first (`--spec -`, the payload), and what it read.
+static STDIN: std::sync::Mutex<Option<(String, std::sync::Arc<Vec<u8>>)>> =
+    std::sync::Mutex::new(None);
+
+/// All of standard input (at most [`MAX_INPUT_BYTES`]), read once per process for `reader`
+/// (`--spec -`, "the payload"): later calls for the same reader get the same bytes (a command
+/// may resolve its specs more than once), and a call for another reader is an error, since
+/// stdin can feed only one input.
+pub fn read_stdin(reader: &str) -> io::Result<std::sync::Arc<Vec<u8>>> {
+    let mut state = STDIN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((first, bytes)) = state.as_ref() {
+        return if first == reader {
+            Ok(bytes.clone())
+        } else {
+            Err(io::Error::other(format!(
+                "standard input is already read as {first}; it cannot also be {reader}"
+            )))
+        };
+    }
+    let mut bytes = Vec::new();
+    io::stdin()
+        .lock()
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(too_large(MAX_INPUT_BYTES));
+    }
+    let bytes = std::sync::Arc::new(bytes);
+    *state = Some((reader.to_string(), bytes.clone()));
+    Ok(bytes)
+}

@@ -13,7 +13,7 @@
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// First line of a manifest written by [`manifest_text`]: marks a directory whose files
 /// `import-iree` may replace.
@@ -22,6 +22,7 @@ pub const MANIFEST_MARKER: &str = "# Written by `tunespec import-iree`";
 /// One architecture's built-in spec, as dumped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Imported {
+    /// The architecture (`gfx942`).
     pub arch: String,
     /// File name inside the library: `ARCH/iree_default_tuning_spec_ARCH.mlir`.
     pub relative_path: String,
@@ -90,25 +91,17 @@ pub fn dump_default_spec(
         let _ = stderr.read_to_end(&mut text);
         String::from_utf8_lossy(&text).into_owned()
     });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < timeout => {
-                std::thread::sleep(Duration::from_millis(10))
-            }
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "{} did not finish within {} s and was stopped ({} sets the limit)",
-                    iree_opt.display(),
-                    timeout.as_secs(),
-                    crate::iree_attrs::ENV_TIMEOUT
-                ));
-            }
-            Err(error) => return Err(format!("waiting for {}: {error}", iree_opt.display())),
+    let status = match crate::child::wait_or_kill(&mut child, timeout) {
+        Ok(Some(status)) => status,
+        Ok(None) => {
+            return Err(format!(
+                "{} did not finish within {} s and was stopped ({} sets the limit)",
+                iree_opt.display(),
+                timeout.as_secs(),
+                crate::iree_attrs::ENV_TIMEOUT
+            ))
         }
+        Err(error) => return Err(format!("waiting for {}: {error}", iree_opt.display())),
     };
     let stderr = reader.join().unwrap_or_default();
     if !status.success() {

@@ -31,6 +31,13 @@
 //! assert!(verified.problems.iter().any(|p| p.code == "tunespec::verify::payload-not-spec"));
 //! ```
 
+// Every public item says what it is for: this crate is tunespec's library API (the CLI is the
+// binary's), and its documentation is what a user of the API reads.
+#![warn(missing_docs)]
+
+// FIXME(docs): `apply` is being reworked; its 15 undocumented items (codes, `PairInfo`,
+// `ExplainRow`, `Explanation` fields) get doc comments with that change.
+#[allow(missing_docs)]
 pub mod apply;
 pub mod attach_check;
 pub mod cache;
@@ -47,4 +54,4 @@ pub mod registry;
 
 pub use registry::Registry;
 // Shared with build.rs through the tunespec-core crate; re-exported under their own names.
-pub use tunespec_core::{alias, ir, iree_attrs, iree_ops, manifest, mlir, problem, verify};
+pub use tunespec_core::{alias, child, ir, iree_attrs, iree_ops, manifest, mlir, problem, verify};

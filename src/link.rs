@@ -24,18 +24,28 @@ use crate::verify::{self, SpecFacts};
 
 /// Link diagnostics codes.
 pub mod codes {
+    /// An input with the same bytes as an earlier one (linked once).
     pub const DUPLICATE_INPUT: &str = "tunespec::link::duplicate-input";
+    /// A matcher that can never fire: an identical matcher precedes it.
     pub const SHADOWED: &str = "tunespec::link::shadowed-matcher";
+    /// Specs linked by include run even where an earlier spec matched.
     pub const INCLUDE_SEMANTICS: &str = "tunespec::link::include-semantics";
+    /// A spec linked by include whose entry point has the wrong signature.
     pub const ENTRY_SIGNATURE: &str = "tunespec::link::entry-signature";
+    /// The linked library does not verify (a tunespec bug).
     pub const INTERNAL: &str = "tunespec::link::internal";
 }
 
 /// Where a spec came from; kept for reports (and, later, cache keys).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Role {
+    /// Given by the user (command line, configs, spec libraries).
     User,
-    Default { target: String },
+    /// One of the default registry's specs.
+    Default {
+        /// The target whose defaults it is.
+        target: String,
+    },
 }
 
 /// One spec to link, in priority order.
@@ -50,7 +60,9 @@ pub struct LinkInput {
     /// bytes in any checkout (see `ResolvedSpec::location`); for libraries used in-process, the
     /// display name. Diagnostics of a link name `name` either way.
     pub location: String,
+    /// The spec's text or bytecode.
     pub bytes: Vec<u8>,
+    /// Where it came from.
     pub role: Role,
 }
 
@@ -67,6 +79,7 @@ impl LinkInput {
     }
 }
 
+/// How to link.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkOptions {
     /// Drop pairs whose matcher can never fire.
@@ -76,21 +89,27 @@ pub struct LinkOptions {
 /// One matcher -> action pair of the linked `foreach_match`, with where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkedPair {
+    /// The matcher's name in the linked library.
     pub matcher: String,
+    /// The action's name in the linked library.
     pub action: String,
     /// Index into the inputs.
     pub input: usize,
+    /// Where the matcher is defined (in the user's file).
     pub matcher_loc: Option<Loc>,
 }
 
 /// The result of a link.
 pub struct Linked<'c> {
+    /// The linked library.
     pub module: OwnedOp<'c>,
+    /// The merged pairs, in priority order.
     pub pairs: Vec<LinkedPair>,
     /// Inputs linked by include, by index.
     pub included: Vec<usize>,
     /// Warnings and notes (errors make [`link`] fail instead).
     pub problems: Vec<Problem>,
+    /// Whether the library is merge-ready (one `foreach_match`, IREE's default entry point).
     pub merge_ready: bool,
 }
 

@@ -121,7 +121,7 @@ def contraction(rng, name, layout, types, named, configured, dynamic):
     dims = {r: [("?" if d in dyn else sizes[d]) for d in ds] for r, ds in
             (("batch", batch), ("m", m), ("n", nn), ("k", k))}
     return text, {"kind": "contraction", "types": types, "dims": dims, "maps": maps,
-                  "operands": [shape(ld), shape(rd), shape(od)]}
+                  "operands": [shape(ld), shape(rd), shape(od)], "optypes": [lty, rty, oty]}
 
 
 def convolution(rng, name, form, types):
@@ -156,7 +156,7 @@ def convolution(rng, name, form, types):
         f"    return %r : {oty}\n  }}\n"
     )
     return text, {"kind": "convolution", "types": types, "dims": dims, "maps": None,
-                  "operands": [shapes[0], shapes[1], shapes[2]]}
+                  "operands": [shapes[0], shapes[1], shapes[2]], "optypes": [lty, rty, oty]}
 
 
 ATT_MAPS = [
@@ -199,7 +199,7 @@ def attention(rng, name, online, elem, dynamic):
         types = {"query": elem, "key": elem, "value": elem, "output": elem}
         maps = ATT_MAPS
     return text, {"kind": "online_attention" if online else "attention", "types": types,
-                  "dims": dims, "maps": maps, "operands": [[bs, m, k1]]}
+                  "dims": dims, "maps": maps, "operands": [[bs, m, k1]], "optypes": [q, kk, v]}
 
 
 def other(rng, name):
@@ -207,28 +207,31 @@ def other(rng, name):
         t = tensor([64, 64], "f32")
         text = (f"  func.func @{name}(%x: {t}) -> {t} {{\n    %c = arith.constant 0.0 : f32\n"
                 f"    %r = linalg.fill ins(%c : f32) outs(%x : {t}) -> {t}\n    return %r : {t}\n  }}\n")
-        return text, {"kind": "fill", "types": None, "dims": {}, "maps": None, "operands": [[]]}
+        return text, {"kind": "fill", "types": None, "dims": {}, "maps": None, "operands": [[]],
+                      "optypes": ["f32", t]}
     t = tensor([128, 256], "f16")
     text = (f"  func.func @{name}(%x: {t}, %y: {t}) -> {t} {{\n"
             f"    %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], "
             f"iterator_types = [\"parallel\", \"parallel\"]}} ins(%x : {t}) outs(%y : {t}) {{\n"
             f"    ^bb0(%a: f16, %b: f16):\n      %e = math.exp %a : f16\n      linalg.yield %e : f16\n"
             f"    }} -> {t}\n    return %r : {t}\n  }}\n")
-    return text, {"kind": "elementwise", "types": None, "dims": {}, "maps": None, "operands": [[128, 256]]}
+    return text, {"kind": "elementwise", "types": None, "dims": {}, "maps": None, "operands": [[128, 256]],
+                  "optypes": [t, t]}
 
 
-def payload_op(rng, i):
+def payload_op(rng, i, dynamic=True):
     name = f"f{i}"
     r = rng.random()
     if r < 0.55:
         layout = rng.choice(list(LAYOUTS))
         return contraction(rng, name, layout, rng.choice(TYPES), rng.random() < 0.4,
-                           rng.random() < 0.1, rng.random() < 0.15)
+                           rng.random() < 0.1, dynamic and rng.random() < 0.15)
     if r < 0.75:
         types = rng.choice([t for t in TYPES if not t[0].startswith("f8")])
         return convolution(rng, name, rng.choice(["nhwc", "nchw", "depthwise"]), types)
     if r < 0.9:
-        return attention(rng, name, rng.random() < 0.3, rng.choice(["f16", "bf16", "f32"]), rng.random() < 0.2)
+        return attention(rng, name, rng.random() < 0.3, rng.choice(["f16", "bf16", "f32"]),
+                         dynamic and rng.random() < 0.2)
     return other(rng, name)
 
 
@@ -311,6 +314,26 @@ def matcher(rng, i, target, ops, operand_checks):
         if rng.random() < 0.6:
             values = dims_list(rng, target_dims.get(r, [rng.choice([1, 64])]))
             lines.append(f"    transform.iree.match.dims_equal %{r}, [{', '.join(str(v) for v in values)}] : {param}")
+    if not operand_checks and rng.random() < 0.3:
+        # What the native matcher reads: get_operand + cast_compatible_type / dim_is_multiple_of.
+        k = rng.randrange(2)
+        optype = target["optypes"][k]
+        lines.append(f"    %v = transform.get_operand %op[{k}] : (!transform.any_op) -> !transform.any_value")
+        if optype.startswith("tensor<"):
+            dims = optype[len("tensor<"):-1].split("x")
+            elem = dims.pop()
+            if rng.random() < 0.6:
+                wanted = ["?" if rng.random() < 0.4 else d for d in dims]
+                if rng.random() < 0.2:
+                    elem = rng.choice(["f16", "bf16", "f32", "i8"])
+                if rng.random() < 0.1:
+                    wanted.append("4")
+                lines.append(f"    transform.iree.match.cast_compatible_type %v = tensor<{''.join(d + 'x' for d in wanted)}{elem}> : !transform.any_value")
+            if dims and rng.random() < 0.6:
+                d = rng.randrange(len(dims) + 1)
+                lines.append(f"    transform.iree.match.dim_is_multiple_of %v[{d}], {rng.choice([1, 2, 3, 16, 64, 128])} : !transform.any_value")
+        else:
+            lines.append(f"    transform.iree.match.cast_compatible_type %v = {rng.choice([optype, 'f16', 'i32'])} : !transform.any_value")
     if operand_checks and rng.random() < 0.25:
         shape = target["operands"][0]
         lines.append("    %lhs = transform.get_operand %op[0] : (!transform.any_op) -> !transform.any_value")
@@ -327,9 +350,15 @@ def matcher(rng, i, target, ops, operand_checks):
               f"translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> "
               f"workgroup_size = [64, 1, 1] subgroup_size = 64>>")
     lines.append(f"    %config = transform.param.constant {config} -> !transform.any_param")
+    if rng.random() < 0.3:
+        # Two parameters, for the action that annotates three attributes (one a unit).
+        lines.append(f"    %extra = transform.param.constant {{tag = {i} : i64}} -> !transform.any_param")
+        lines.append("    transform.yield %op, %config, %extra : !transform.any_op, !transform.any_param, !transform.any_param")
+        return (f"  transform.named_sequence @match_{i}({args}) -> (!transform.any_op, !transform.any_param, !transform.any_param) {{\n"
+                + "\n".join(lines) + "\n  }\n", "apply_tagged")
     lines.append("    transform.yield %op, %config : !transform.any_op, !transform.any_param")
     return (f"  transform.named_sequence @match_{i}({args}) -> (!transform.any_op, !transform.any_param) {{\n"
-            + "\n".join(lines) + "\n  }\n")
+            + "\n".join(lines) + "\n  }\n", "apply_op_config")
 
 
 def main():
@@ -339,20 +368,26 @@ def main():
     parser.add_argument("--ops", type=int, default=40)
     parser.add_argument("--matchers", type=int, default=30)
     parser.add_argument("--tuner-form", action="store_true",
-                        help="no operand checks (dim_is_multiple_of, dim_bounds): the form the native matcher evaluates")
+                        help="the form the native matcher evaluates: operand checks only by "
+                             "cast_compatible_type and dim_is_multiple_of, no dynamic sizes in the payload")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    ops = [payload_op(rng, i) for i in range(args.ops)]
+    ops = [payload_op(rng, i, dynamic=not args.tuner_form) for i in range(args.ops)]
     payload = ("// Generated by tools/gen-iree-semantics.py --seed %d\nmodule {\n" % args.seed
                + "".join(text for text, _ in ops) + "}\n")
     matchers = [matcher(rng, i, rng.choice(ops)[1], ops, not args.tuner_form) for i in range(args.matchers)]
-    names = ",\n".join(f"        @match_{i} -> @apply_op_config" for i in range(args.matchers))
+    names = ",\n".join(f"        @match_{i} -> @{action}" for i, (_, action) in enumerate(matchers))
     spec = (
         "// Generated by tools/gen-iree-semantics.py --seed %d\n" % args.seed
         + "module attributes {transform.with_named_sequence, iree_codegen.tuning_spec_with_default_entrypoint} {\n"
-        + "".join(matchers)
+        + "".join(text for text, _ in matchers)
         + "  transform.named_sequence @apply_op_config(%op: !transform.any_op {transform.readonly}, %config: !transform.any_param {transform.readonly}) {\n"
         + "    transform.annotate %op \"compilation_info\" = %config : !transform.any_op, !transform.any_param\n"
+        + "    transform.yield\n  }\n"
+        + "  transform.named_sequence @apply_tagged(%op: !transform.any_op {transform.readonly}, %config: !transform.any_param {transform.readonly}, %extra: !transform.any_param {transform.readonly}) {\n"
+        + "    transform.annotate %op \"compilation_info\" = %config : !transform.any_op, !transform.any_param\n"
+        + "    transform.annotate %op \"tuning_extra\" = %extra : !transform.any_op, !transform.any_param\n"
+        + "    transform.annotate %op \"__tuning_spec_applied__\" : !transform.any_op\n"
         + "    transform.yield\n  }\n"
         + "  transform.named_sequence @__kernel_config(%root: !transform.any_op {transform.consumed}) -> !transform.any_op attributes {iree_codegen.tuning_spec_entrypoint} {\n"
         + "    %res = transform.foreach_match in %root\n" + names + "\n"

@@ -394,18 +394,26 @@ impl Totals {
 /// What a maintenance pass did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Maintenance {
+    /// Entries evicted to get under the cap.
     pub evicted: u64,
+    /// Stale temporary files removed.
     pub temps_removed: u64,
 }
 
 /// Persistent statistics of a cache directory.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct DiskStats {
+    /// Lookups answered from disk.
     pub hits: u64,
+    /// Lookups that had to link.
     pub misses: u64,
+    /// Entries found corrupt.
     pub corrupt: u64,
+    /// Entries on disk now.
     pub entries: u64,
+    /// Their total size in bytes.
     pub bytes: u64,
+    /// Temporary files present (writes in flight, or left by crashed processes).
     pub temp_files: u64,
 }
 
@@ -415,10 +423,12 @@ pub struct DiskView<'a> {
 }
 
 impl DiskView<'_> {
+    /// The cache directory.
     pub fn dir(&self) -> &Path {
         &self.disk.root
     }
 
+    /// The byte cap.
     pub fn max_bytes(&self) -> u64 {
         self.disk.max_bytes
     }

@@ -138,12 +138,19 @@ pub fn encode_entry_with(key: &Key, artifact: &Artifact, secret: Option<&[u8; 32
 /// Why an entry was rejected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EntryError {
+    /// Not a tunespec cache entry (wrong magic).
     Magic,
+    /// Written by another schema.
     Schema,
+    /// Lengths that do not add up to the file's.
     Length,
+    /// The entry of another key (preimage mismatch).
     Preimage,
+    /// The checksum does not match (torn, flipped, or forged).
     Checksum,
+    /// The stored warnings do not decode.
     Problems,
+    /// The payload is not what the key's form says.
     Payload,
 }
 

@@ -7,10 +7,15 @@ use super::*;
 /// locations carry in the library, and hash and length of the exact bytes read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyInput {
+    /// Whether a user spec or a default spec (and of which target).
     pub role: Role,
+    /// The display name (stored warnings name it).
     pub name: String,
+    /// The file name its locations carry in the library.
     pub location: String,
+    /// Length of the bytes read.
     pub len: u64,
+    /// BLAKE3 of the bytes read.
     pub hash: [u8; 32],
 }
 
@@ -18,20 +23,27 @@ pub struct KeyInput {
 /// one field at a time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyParts {
+    /// The key schema ([`SCHEMA`]).
     pub schema: u32,
+    /// tunespec's version.
     pub tunespec_version: String,
     /// Fingerprint of the sources that decide the output ([`build_fingerprint`]).
     pub build: String,
+    /// The MLIR release tunespec is built with.
     pub mlir_version: String,
     /// Producer string of the MLIR build ([`mlir_producer`]).
     pub mlir_producer: String,
+    /// The bytecode version written.
     pub bytecode_version: i64,
     /// The target as resolved (may be empty when no target is involved).
     pub target: String,
+    /// The linked library's entry point.
     pub entry_point: String,
+    /// `--dedupe`.
     pub dedupe: bool,
     /// What the entry holds: the library as bytecode, or as printed text.
     pub form: Form,
+    /// The inputs, highest priority first.
     pub inputs: Vec<KeyInput>,
 }
 
@@ -122,6 +134,7 @@ impl KeyParts {
         out
     }
 
+    /// The key: the preimage and its hash.
     pub fn key(&self) -> Key {
         let preimage = self.preimage();
         Key {
@@ -153,9 +166,11 @@ impl std::fmt::Debug for Key {
 }
 
 impl Key {
+    /// The BLAKE3 hash (the entry's name).
     pub fn hash(&self) -> &[u8; 32] {
         &self.hash
     }
+    /// The preimage (stored in the entry and compared on load).
     pub fn preimage(&self) -> &[u8] {
         &self.preimage
     }

@@ -121,6 +121,7 @@ pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
 const EVICT_TO_PERCENT: u64 = 80;
 /// Default bounds of the in-process LRU.
 pub const DEFAULT_MEMORY_ENTRIES: usize = 64;
+/// Default byte cap of the in-process LRU.
 pub const DEFAULT_MEMORY_BYTES: u64 = 64 << 20;
 /// Offset of the preimage in an entry: magic, schema, three lengths, checksum.
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 8 + 32;
@@ -167,25 +168,33 @@ pub struct CachedLibrary {
     pub hit: bool,
     /// The link's warnings and notes (stored with the entry, so a hit reports them too).
     pub problems: Vec<Problem>,
+    /// The key it was linked (or found) under.
     pub key: Key,
 }
 
 /// What a link produces for the cache.
 #[derive(Clone, Debug)]
 pub struct Artifact {
+    /// The linked library, as bytecode.
     pub bytecode: Vec<u8>,
+    /// The link's warnings and notes.
     pub problems: Vec<Problem>,
 }
 
 /// In-process counters of one [`Cache`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ProcessStats {
+    /// Requests answered by the in-process LRU.
     pub memory_hits: u64,
+    /// Requests answered by the disk cache.
     pub disk_hits: u64,
     /// Requests answered by another thread's concurrent link.
     pub shared: u64,
+    /// Links this process ran (misses).
     pub links: u64,
+    /// Entries found corrupt (dropped and relinked).
     pub corrupt: u64,
+    /// Entries written to disk.
     pub stores: u64,
 }
 
@@ -244,6 +253,7 @@ impl Cache {
         GLOBAL.get_or_init(Cache::from_env)
     }
 
+    /// A cache with these settings (the disk cache only if its directory can be trusted).
     pub fn new(settings: Settings) -> Cache {
         let mut refused = None;
         let disk = match (settings.mode, &settings.dir) {
@@ -284,6 +294,7 @@ impl Cache {
         cache
     }
 
+    /// The settings it runs with.
     pub fn settings(&self) -> &Settings {
         &self.settings
     }
@@ -294,6 +305,7 @@ impl Cache {
         std::mem::take(&mut lock(&self.warnings).0)
     }
 
+    /// This process's counters so far.
     pub fn process_stats(&self) -> ProcessStats {
         let c = &self.counters;
         ProcessStats {

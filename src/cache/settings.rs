@@ -29,6 +29,7 @@ impl Mode {
         }
     }
 
+    /// The name `TUNESPEC_CACHE` takes for this mode.
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::On => "on",
@@ -42,18 +43,22 @@ impl Mode {
 /// The cache configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
+    /// What the cache does.
     pub mode: Mode,
     /// The disk cache directory; `None` when none can be determined (no disk cache).
     pub dir: Option<PathBuf>,
+    /// The disk cache's byte cap.
     pub max_bytes: u64,
+    /// How many libraries the in-process LRU keeps.
     pub memory_entries: usize,
+    /// How many bytes the in-process LRU keeps.
     pub memory_bytes: u64,
 }
 
 impl Settings {
     /// Settings from the process environment, and warnings about invalid values.
     pub fn from_env() -> (Settings, Vec<Problem>) {
-        Self::from_vars(|name| std::env::var_os(name))
+        Self::from_vars(crate::config::process_env)
     }
 
     /// Settings from a variable lookup (for tests).
@@ -80,15 +85,8 @@ impl Settings {
         };
         let dir = match var("TUNESPEC_CACHE_DIR").filter(|value| !value.is_empty()) {
             Some(dir) => Some(PathBuf::from(dir)),
-            None => match var("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .filter(|path| path.is_absolute())
-            {
-                Some(xdg) => Some(xdg.join("tunespec")),
-                None => var("HOME")
-                    .filter(|home| !home.is_empty())
-                    .map(|home| PathBuf::from(home).join(".cache").join("tunespec")),
-            },
+            None => crate::config::xdg_home(&var, "XDG_CACHE_HOME", ".cache")
+                .map(|base| base.join("tunespec")),
         };
         let max_bytes = match text("TUNESPEC_CACHE_MAX_BYTES") {
             None => DEFAULT_MAX_BYTES,
@@ -96,7 +94,7 @@ impl Settings {
                 warnings.push(Problem::warning(
                     codes::SETTING,
                     format!(
-                        "TUNESPEC_CACHE_MAX_BYTES={value} is not a size (bytes, or with K, M, G, KiB, MiB, GiB); using 256 MiB"
+                        "TUNESPEC_CACHE_MAX_BYTES={value} is not a size (bytes, or a number with K, M, G, T, KiB, MiB, GiB, TiB: 500M, 1.5GiB); using 256 MiB"
                     ),
                     None,
                 ));
@@ -116,20 +114,31 @@ impl Settings {
     }
 }
 
-/// `123`, `64K`, `256MiB`, `1G`: binary multiples.
+/// A size: bytes (`123`), or a number, possibly with a fraction, and a unit (`64K`, `500M`,
+/// `1.5GiB`, `2 TiB`), in any case. `K`, `M`, `G`, `T` (and `KB`, ...) are binary multiples, as
+/// `KiB`, `MiB`, `GiB`, `TiB` are (this variable always meant 1K = 1024). `None` when it is not
+/// a size or does not fit in 64 bits. Parsed by `bytesize`.
 pub fn parse_size(text: &str) -> Option<u64> {
     let text = text.trim();
     let split = text
-        .find(|ch: char| !ch.is_ascii_digit())
+        .find(|ch: char| !ch.is_ascii_digit() && ch != '.')
         .unwrap_or(text.len());
-    let (digits, unit) = text.split_at(split);
-    let number: u64 = digits.parse().ok()?;
-    let shift = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        _ => return None,
+    let (number, unit) = text.split_at(split);
+    let unit = unit.trim();
+    // bytesize reads `K`/`KB` as 1000: give it the binary unit these names mean here.
+    let binary = match unit.to_ascii_lowercase().as_str() {
+        "k" | "kb" => "KiB",
+        "m" | "mb" => "MiB",
+        "g" | "gb" => "GiB",
+        "t" | "tb" => "TiB",
+        _ => unit,
     };
-    number.checked_mul(1 << shift)
+    let size: bytesize::ByteSize = format!("{number}{binary}").parse().ok()?;
+    // bytesize saturates a size that does not fit.
+    (size.as_u64() != u64::MAX).then_some(size.as_u64())
+}
+
+/// A size for people, in binary units: `300 B`, `1.5 KiB`, `256.0 MiB` (bytesize's IEC form).
+pub fn format_size(bytes: u64) -> String {
+    bytesize::ByteSize::b(bytes).display().iec().to_string()
 }

@@ -229,7 +229,7 @@ pub struct LibraryArgs {
     /// Target (architecture, SKU or alias) whose default specs are linked after the user's
     #[arg(long, short)]
     pub target: Option<String>,
-    /// User spec file or directory (repeatable; highest priority first)
+    /// User spec file or directory, `-` for stdin (repeatable; highest priority first)
     #[arg(long = "spec", short = 's')]
     pub specs: Vec<PathBuf>,
     /// Link only the user specs
@@ -387,7 +387,7 @@ pub fn input_name(path: &Path) -> String {
 }
 
 /// How diagnostics name input read from stdin.
-pub const STDIN_NAME: &str = "<stdin>";
+pub const STDIN_NAME: &str = tunespec::files::STDIN_NAME;
 
 /// Reads an input file (`-`: stdin), as an I/O error (exit 2) when it cannot be read.
 pub fn read(path: &Path) -> Result<Vec<u8>, ExitStatus> {
@@ -401,19 +401,11 @@ pub fn read(path: &Path) -> Result<Vec<u8>, ExitStatus> {
 /// Reads an input file (through [`tunespec::files::read_input`]), or all of stdin for `-` (at
 /// most [`tunespec::files::MAX_INPUT_BYTES`]); the error names the input.
 pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
     if is_stdio(path) {
-        let limit = tunespec::files::MAX_INPUT_BYTES;
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(limit + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|error| format!("cannot read {STDIN_NAME}: {error}"))?;
-        if bytes.len() as u64 > limit {
-            return Err(format!("{STDIN_NAME} holds more than {limit} bytes"));
-        }
-        return Ok(bytes);
+        // Once per process, shared with `--spec -` (which may not read it too).
+        return tunespec::files::read_stdin("the input `-`")
+            .map(|bytes| bytes.to_vec())
+            .map_err(|error| format!("cannot read {STDIN_NAME}: {error}"));
     }
     tunespec::files::read_input(path)
         .map_err(|error| format!("cannot read {}: {error}", path.display()))

@@ -15,14 +15,19 @@ pub struct EmbeddedSpec {
     pub path: &'static str,
     /// The bytecode file inside the embedded directory.
     pub bytecode_file: &'static str,
+    /// The symbol name of the spec's module (empty when it has none).
     pub module_name: &'static str,
     /// BLAKE3 of the source text, hex.
     pub source_hash: &'static str,
     /// BLAKE3 of the embedded bytecode, hex.
     pub bytecode_hash: &'static str,
+    /// How many matchers its entry point lists.
     pub matcher_count: usize,
+    /// Size of the source.
     pub source_bytes: usize,
+    /// Size of the embedded bytecode.
     pub bytecode_bytes: usize,
+    /// Whether it is merge-ready.
     pub merge_ready: bool,
 }
 
@@ -31,14 +36,19 @@ pub struct EmbeddedSpec {
 /// records come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EmbeddedTarget {
+    /// The target's name.
     pub name: &'static str,
+    /// One line for `tunespec targets`.
     pub description: &'static str,
     /// `sku`, `arch`, `family`, `vendor` or `generic` ([`crate::manifest::KINDS`]).
     pub kind: Option<&'static str>,
+    /// SKU and marketing names, lowercase.
     pub aliases: &'static [&'static str],
+    /// The next more general target.
     pub fallback: Option<&'static str>,
     /// Feature names this target declares (`xnack`); its fallbacks may declare more.
     pub features: &'static [&'static str],
+    /// Indices into [`specs`], in priority order.
     pub specs: &'static [usize],
     /// For each of `specs`: the request features it needs (`xnack+`), empty when none.
     pub spec_features: &'static [&'static [&'static str]],

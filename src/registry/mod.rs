@@ -61,7 +61,9 @@ use crate::problem::Problem;
 pub enum Error {
     /// No target or alias has this name (a usage error).
     UnknownTarget {
+        /// The name as given.
         name: String,
+        /// Known names close to it.
         suggestions: Vec<String>,
     },
     /// A malformed target string or an undeclared feature (a usage error).

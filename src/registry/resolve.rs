@@ -30,6 +30,7 @@ pub struct ResolvedSpec {
     pub location: String,
     /// Source text or bytecode (defaults are the embedded bytecode).
     pub bytes: Cow<'static, [u8]>,
+    /// Where it came from.
     pub origin: Origin,
     /// The chain target or alias it was included for; `None`: it applies to every target.
     pub target: Option<String>,
@@ -74,9 +75,13 @@ impl ResolvedSpec {
 /// A spec that was considered and left out, with the reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SkippedSpec {
+    /// The file name (as in [`ResolvedSpec::name`]).
     pub name: String,
+    /// Where it came from.
     pub origin: Origin,
+    /// The chain target or alias it was considered for.
     pub target: Option<String>,
+    /// Why it was considered and why it was left out.
     pub reason: String,
 }
 
@@ -95,6 +100,7 @@ pub struct Resolution {
     pub chain: Vec<Target>,
     /// Highest priority first.
     pub specs: Vec<ResolvedSpec>,
+    /// Specs considered and left out, with why.
     pub skipped: Vec<SkippedSpec>,
 }
 
@@ -107,6 +113,7 @@ impl Resolution {
             .join(":")
     }
 
+    /// The chain's target names, most specific first.
     pub fn chain_names(&self) -> Vec<&str> {
         self.chain.iter().map(|link| link.name.as_str()).collect()
     }
@@ -493,17 +500,25 @@ impl<'a> Builder<'a> {
         features: &[String],
         reason: String,
     ) -> Result<(), Error> {
-        let name = path.display().to_string();
-        let identity = path
-            .canonicalize()
-            .unwrap_or_else(|_| path.to_path_buf())
-            .display()
-            .to_string();
+        let stdin = *origin == Origin::CommandLine && path.as_os_str() == "-";
+        let (name, identity) = if stdin {
+            let name = crate::files::STDIN_NAME.to_string();
+            (name.clone(), name)
+        } else {
+            let identity = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+            (path.display().to_string(), identity.display().to_string())
+        };
         if self.skip(&identity, &name, origin, target, features, &reason) {
             return Ok(());
         }
-        let bytes = crate::files::read_input(path)
-            .map_err(|error| Error::Io(format!("cannot read {name}: {}", io_message(&error))))?;
+        let read = if stdin {
+            crate::files::read_stdin("`--spec -`").map(|bytes| bytes.to_vec())
+        } else {
+            crate::files::read_input(path)
+        };
+        let bytes =
+            read.map_err(|error| Error::Io(format!("cannot read {name}: {}", io_message(&error))))?;
+        let location = if stdin { name.clone() } else { location };
         self.seen.push(identity);
         self.specs.push(ResolvedSpec {
             name,

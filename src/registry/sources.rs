@@ -339,6 +339,15 @@ impl Registry {
         let mut registry = self.clone();
         let mut layer = Layer::new(Origin::CommandLine);
         for path in specs {
+            // `-`: a spec read from stdin when it is resolved (`Builder::file`).
+            if path.as_os_str() == "-" {
+                layer.sources.push(Source::Files {
+                    files: vec![path.clone()],
+                    root: None,
+                    why: "given with --spec - (stdin)".to_string(),
+                });
+                continue;
+            }
             let metadata = std::fs::metadata(path).map_err(|error| {
                 Error::Io(format!(
                     "cannot read {}: {}",

@@ -11,12 +11,15 @@ use crate::manifest::{self, ResolvedTarget};
 /// ([`super::Registry::find`], [`super::Registry::chain`]) and resolutions return this record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Target {
+    /// The target's name.
     pub name: String,
+    /// One line for `tunespec targets`.
     pub description: String,
     /// `sku`, `arch`, `family`, `vendor` or `generic` ([`manifest::KINDS`]).
     pub kind: Option<String>,
     /// Lowercase.
     pub aliases: Vec<String>,
+    /// The next more general target.
     pub fallback: Option<String>,
     /// Feature names the target itself declares (its fallbacks may declare more).
     pub features: Vec<String>,

@@ -334,3 +334,54 @@ fn import_iree_writes_iree_default_spec_as_a_spec_library() {
         .unwrap_or_default();
     assert!(mmt.contains("workgroup = [64, 128, 0]"), "{theirs:?}");
 }
+
+/// IREE's real default spec (online attention with operand type checks, an action annotating
+/// three attributes, one of them a unit) is of the native matcher's form: `--engine native`
+/// writes the very payload the interpreter writes, and both configure what IREE configures.
+#[test]
+fn native_matcher_applies_iree_default_spec_as_the_interpreter_does() {
+    let Some(iree_opt) = iree_opt() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let default = dump_default_spec(&iree_opt, "gfx942", dir);
+    let payload =
+        crate::reference::repo_root().join("tests/fixtures/iree/payloads/default_gfx942.mlir");
+    let mut outputs = Vec::new();
+    for engine in ["interpreter", "native"] {
+        let out = dir.join(format!("{engine}.mlir"));
+        run(tunespec(dir, &iree_opt)
+            .args(["apply", "--no-default", "--engine", engine, "--spec"])
+            .arg(&default)
+            .arg("-o")
+            .arg(&out)
+            .arg(&payload));
+        outputs.push(std::fs::read_to_string(&out).unwrap());
+    }
+    assert_eq!(
+        outputs[0], outputs[1],
+        "engines differ on IREE's default spec"
+    );
+    assert_eq!(
+        outputs[1].matches("__tuning_spec_applied__").count(),
+        2,
+        "{}",
+        outputs[1]
+    );
+    assert!(
+        outputs[1].contains("decomposition_config"),
+        "{}",
+        outputs[1]
+    );
+    let theirs = run(Command::new(&iree_opt)
+        .args(["--allow-unregistered-dialect", "--mlir-print-local-scope"])
+        .arg(format!(
+            "--pass-pipeline=builtin.module(iree-codegen-materialize-tuning-specs{{tuning-spec-path={}}},iree-codegen-materialize-user-configs)",
+            default.display()
+        ))
+        .arg(&payload))
+    .stdout;
+    assert_eq!(
+        crate::iree_ops::configs_by_function(&theirs),
+        crate::iree_ops::configs_by_function(outputs[1].as_bytes())
+    );
+}

@@ -8,8 +8,11 @@
 /// A source position: file name as MLIR recorded it, 1-based line and byte column.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Loc {
+    /// The file name the location carries (the name the input was parsed under).
     pub file: String,
+    /// 1-based line.
     pub line: u32,
+    /// 1-based byte column.
     pub col: u32,
 }
 
@@ -22,12 +25,17 @@ impl std::fmt::Display for Loc {
 /// An attribute value, classified as far as the rules need and printed otherwise.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Attr {
+    /// `unit` (a flag attribute's value).
     Unit,
+    /// A string.
     Str(String),
     /// `@root::@nested::@leaf`, as the list of names.
     SymbolRef(Vec<String>),
+    /// An integer (any width that fits in 64 bits).
     Int(i64),
+    /// `[...]`.
     Array(Vec<Attr>),
+    /// `{name = value, ...}`, in order.
     Dict(Vec<(String, Attr)>),
     /// A type attribute, printed.
     Type(String),
@@ -38,24 +46,28 @@ pub enum Attr {
 }
 
 impl Attr {
+    /// The string of a string attribute.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Attr::Str(s) => Some(s),
             _ => None,
         }
     }
+    /// The names of a symbol reference, root first.
     pub fn as_symbol_ref(&self) -> Option<&[String]> {
         match self {
             Attr::SymbolRef(path) => Some(path),
             _ => None,
         }
     }
+    /// The elements of an array attribute.
     pub fn as_array(&self) -> Option<&[Attr]> {
         match self {
             Attr::Array(items) => Some(items),
             _ => None,
         }
     }
+    /// The entries of a dictionary attribute.
     pub fn as_dict(&self) -> Option<&[(String, Attr)]> {
         match self {
             Attr::Dict(entries) => Some(entries),
@@ -75,45 +87,71 @@ impl Attr {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ValueRef {
     /// Argument `index` of the block with id `block`.
-    BlockArg { block: u32, index: u32 },
+    BlockArg {
+        /// The block's id ([`Block::id`]).
+        block: u32,
+        /// The argument's position.
+        index: u32,
+    },
     /// Result `index` of the op with id `op`.
-    Result { op: u32, index: u32 },
+    Result {
+        /// The op's id ([`Op::id`]).
+        op: u32,
+        /// The result's position.
+        index: u32,
+    },
     /// A value defined outside the snapshot (cannot happen for a whole module).
     Unknown,
 }
 
+/// One operation with everything nested in it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Op {
     /// Pre-order index in the snapshot, unique within one [`Module`].
     pub id: u32,
+    /// The op's name (`transform.named_sequence`).
     pub name: String,
+    /// Where it was written; `None` for an unknown location.
     pub loc: Option<Loc>,
+    /// Its attributes (inherent and discardable), in MLIR's order.
     pub attrs: Vec<(String, Attr)>,
+    /// Where each operand comes from.
     pub operands: Vec<ValueRef>,
+    /// Each operand's type, printed.
     pub operand_types: Vec<String>,
+    /// Each result's type, printed.
     pub result_types: Vec<String>,
+    /// Its regions, in order.
     pub regions: Vec<Region>,
 }
 
+/// A region: its blocks in order.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Region {
+    /// The blocks, entry block first.
     pub blocks: Vec<Block>,
 }
 
+/// A block: its arguments' types and its ops.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Block {
+    /// Unique within one [`Module`] (what [`ValueRef::BlockArg`] names).
     pub id: u32,
+    /// Each argument's type, printed.
     pub arg_types: Vec<String>,
+    /// The ops, in order.
     pub ops: Vec<Op>,
 }
 
 impl Op {
+    /// The attribute `name`.
     pub fn attr(&self, name: &str) -> Option<&Attr> {
         self.attrs
             .iter()
             .find(|(key, _)| key == name)
             .map(|(_, value)| value)
     }
+    /// Whether the op has the attribute `name`.
     pub fn has_attr(&self, name: &str) -> bool {
         self.attr(name).is_some()
     }
@@ -129,6 +167,7 @@ impl Op {
             .map(|block| block.ops.as_slice())
             .unwrap_or(&[])
     }
+    /// The first block of the first region.
     pub fn entry_block(&self) -> Option<&Block> {
         self.regions
             .first()
@@ -150,22 +189,35 @@ impl Op {
 /// A parsed top-level operation (normally `builtin.module`) and its snapshot.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Module {
+    /// The top-level op.
     pub root: Op,
 }
 
 /// The name of the symbol-name attribute, and the op names the rules care about.
 pub mod names {
+    /// The module op.
     pub const MODULE: &str = "builtin.module";
+    /// A named sequence: matchers, actions, helpers and entry points.
     pub const NAMED_SEQUENCE: &str = "transform.named_sequence";
+    /// The op that runs matcher -> action pairs, first match wins.
     pub const FOREACH_MATCH: &str = "transform.foreach_match";
+    /// Calls a named sequence (of this or a nested module).
     pub const INCLUDE: &str = "transform.include";
+    /// A sequence's terminator.
     pub const YIELD: &str = "transform.yield";
+    /// The module attribute that says a module holds named sequences (a transform library).
     pub const WITH_NAMED_SEQUENCE: &str = "transform.with_named_sequence";
+    /// IREE's attribute on a tuning spec's entry point.
     pub const ENTRYPOINT_ATTR: &str = "iree_codegen.tuning_spec_entrypoint";
+    /// IREE's module attribute of a merge-ready spec (entry point `@__kernel_config`).
     pub const DEFAULT_ENTRYPOINT_ATTR: &str = "iree_codegen.tuning_spec_with_default_entrypoint";
+    /// The entry point IREE calls.
     pub const KERNEL_CONFIG: &str = "__kernel_config";
+    /// The argument attribute of a handle an op consumes.
     pub const CONSUMED: &str = "transform.consumed";
+    /// The argument attribute of a handle an op only reads.
     pub const READONLY: &str = "transform.readonly";
+    /// The handle type of any operation.
     pub const ANY_OP: &str = "!transform.any_op";
 }
 
@@ -174,6 +226,7 @@ pub mod names {
 pub struct OpFeatures {
     /// Pre-order id, as in the snapshot.
     pub id: u32,
+    /// The op's name.
     pub name: String,
     /// Static loop ranges of a linalg op (dynamic extents negative); None otherwise.
     pub loops: Option<Vec<i64>>,
@@ -191,6 +244,9 @@ pub struct OpFeatures {
     /// For a linalg contraction: the loop ranges of its batch, m, n and k dims, as
     /// `transform.iree.match.contraction` reports them.
     pub contraction: Option<[Vec<i64>; 4]>,
+    /// Per operand: its type printed, for the same ops as `element_types` (what
+    /// `transform.iree.match.cast_compatible_type` and `.dim_is_multiple_of` read).
+    pub operand_types: Vec<String>,
     /// For a linalg convolution: the eight result groups of `transform.iree.match.convolution`
     /// (batch, output image, output channel, filter loop, input channel, depth, strides,
     /// dilations).

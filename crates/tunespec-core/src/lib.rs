@@ -8,8 +8,11 @@
 
 // Every `unsafe` block (all in `mlir/`) says why it is sound.
 #![warn(clippy::undocumented_unsafe_blocks)]
+// Every public item says what it is for: the crate is the API of build.rs and the library.
+#![warn(missing_docs)]
 
 pub mod alias;
+pub mod child;
 pub mod ir;
 pub mod iree_attrs;
 pub mod iree_ops;

@@ -63,7 +63,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s v -l verbos
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l emit -d 'Output form' -r -f -a "mlir/t'MLIR text'
 mlirbc/t'MLIR bytecode (emit version 6)'"
@@ -82,7 +82,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s v -l verbose 
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l attr -d 'Attribute that carries the library' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l blob -d 'How the bytes are stored' -r -f -a "dense/t'`dense<"0x..."> : vector<N x i8>` (IREE/'s default)'
@@ -110,7 +110,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s v -l verbo
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l attr -d 'Attribute that carries the library' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l format -d 'How diagnostics and the explanation are printed (on stderr; stdout may carry the payload): human, json, short (a line per op), github (workflow commands), sarif (one log)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
@@ -132,7 +132,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s v -l verbose
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l attr -d 'Attribute that carries the library' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l format -d 'Output format: a table (human; github, with a notice per unmatched op), one line per candidate op (short), one JSON document (json), or a SARIF log with a note per unmatched op (sarif)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
 json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
@@ -152,7 +152,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s v -l verbo
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s s -l spec -d 'User spec file or directory (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l format -d 'Output format: text (human), one JSON object (json); in short, github and sarif each matcher that never fired is a warning at its spec line (exit status unchanged)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
 json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
 short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'

@@ -359,23 +359,16 @@ pub(super) fn run(
         let _ = sender.send(String::from_utf8_lossy(&text).into_owned());
     });
     let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < timeout => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "{} did not finish within {} s and was stopped ({ENV_TIMEOUT} sets the limit)",
-                    iree_opt.display(),
-                    timeout.as_secs()
-                ));
-            }
-            Err(error) => return Err(format!("waiting for {}: {error}", iree_opt.display())),
+    let status = match crate::child::wait_or_kill(&mut child, timeout) {
+        Ok(Some(status)) => status,
+        Ok(None) => {
+            return Err(format!(
+                "{} did not finish within {} s and was stopped ({ENV_TIMEOUT} sets the limit)",
+                iree_opt.display(),
+                timeout.as_secs()
+            ))
         }
+        Err(error) => return Err(format!("waiting for {}: {error}", iree_opt.display())),
     };
     let remaining = timeout.saturating_sub(started.elapsed()) + Duration::from_secs(1);
     let stderr = receiver.recv_timeout(remaining).map_err(|_| {

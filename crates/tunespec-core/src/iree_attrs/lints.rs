@@ -3,7 +3,9 @@
 /// A tile list of a lowering config: its key and length.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TileList {
+    /// The config key (`workgroup`, `reduction`, ...).
     pub key: String,
+    /// How many entries it has.
     pub len: usize,
 }
 

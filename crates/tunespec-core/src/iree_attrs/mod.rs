@@ -48,7 +48,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 /// The environment variables that locate iree-opt, in the order they are tried (after the
 /// `--iree-opt` flag), and the one that changes the timeout (whole seconds).
 pub const ENV_IREE_OPT: &str = "TUNESPEC_IREE_OPT";
+/// A Python environment with iree-base-compiler: its `bin/iree-opt` (tried second).
 pub const ENV_IREE_VENV: &str = "TUNESPEC_IREE_VENV";
+/// The time limit of one iree-opt run, whole seconds (default [`DEFAULT_TIMEOUT`]).
 pub const ENV_TIMEOUT: &str = "TUNESPEC_IREE_TIMEOUT_SECS";
 
 /// One IREE attribute of one spec, ready to be checked.

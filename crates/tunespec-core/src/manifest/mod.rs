@@ -35,10 +35,13 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// Target kinds, most specific first. A target may only fall back to one at least as general.
 pub const KINDS: &[&str] = &["sku", "arch", "family", "vendor", "generic"];
 
+/// A `registry.toml` as written (with spans for located errors), before validation.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
+    /// The schema version (1).
     pub schema: Spanned<u32>,
+    /// `[targets.NAME]`: the targets this manifest defines.
     #[serde(default)]
     pub targets: BTreeMap<Spanned<String>, TargetEntry>,
     /// Specs added to targets defined elsewhere (a spec library extending the default registry).
@@ -46,9 +49,11 @@ pub struct Manifest {
     pub extend: BTreeMap<Spanned<String>, ExtendEntry>,
 }
 
+/// One `[targets.NAME]` table as written.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TargetEntry {
+    /// One line for `tunespec targets`.
     pub description: Spanned<String>,
     /// One of [`KINDS`].
     #[serde(default)]
@@ -68,15 +73,18 @@ pub struct TargetEntry {
     pub specs: Vec<Spanned<SpecEntry>>,
 }
 
+/// One `[extend.NAME]` table as written.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExtendEntry {
+    /// Paths or globs relative to the manifest's directory, in priority order.
     pub specs: Vec<Spanned<SpecEntry>>,
 }
 
 /// One `specs` entry: `"gfx942/*.mlir"` or `{ path = "gfx942/xnack/*.mlir", features = ["xnack+"] }`.
 #[derive(Clone, Debug)]
 pub struct SpecEntry {
+    /// The path or glob, relative to the manifest's (or config's) directory.
     pub path: String,
     /// Features (`name+` / `name-`) a request must have for these specs to apply.
     pub features: Vec<Spanned<String>>,
@@ -124,8 +132,11 @@ impl<'de> Deserialize<'de> for SpecEntry {
 /// registry's targets), which the manifest may fall back to or extend.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExternalTarget {
+    /// The target's name.
     pub name: String,
+    /// Its aliases, lowercase.
     pub aliases: Vec<String>,
+    /// Its kind (one of [`KINDS`]), if it has one.
     pub kind: Option<String>,
     /// Feature names declared by the target and every target on its fallback chain.
     pub features: Vec<String>,
@@ -142,25 +153,33 @@ pub struct ResolvedManifest {
     pub warnings: Vec<Problem>,
 }
 
+/// A validated target of a manifest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResolvedTarget {
+    /// Its name.
     pub name: String,
+    /// One line for `tunespec targets`.
     pub description: String,
+    /// One of [`KINDS`], if given.
     pub kind: Option<String>,
     /// Lowercase.
     pub aliases: Vec<String>,
+    /// The next more general target.
     pub fallback: Option<String>,
     /// Feature names declared by this target itself.
     pub features: Vec<String>,
+    /// Its spec files, in priority order.
     pub specs: Vec<SpecFile>,
     /// Where the target's table starts in the manifest.
     pub loc: Loc,
 }
 
+/// A validated `[extend.NAME]`: specs a spec library adds to a target defined elsewhere.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResolvedExtension {
     /// The extended target or alias, lowercase.
     pub target: String,
+    /// Its spec files, in priority order.
     pub specs: Vec<SpecFile>,
 }
 
@@ -174,6 +193,7 @@ pub struct SpecFile {
 }
 
 impl ResolvedManifest {
+    /// The target defined here with that name.
     pub fn target(&self, name: &str) -> Option<&ResolvedTarget> {
         self.targets.iter().find(|target| target.name == name)
     }

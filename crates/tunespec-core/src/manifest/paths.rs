@@ -84,6 +84,7 @@ fn walk_error(dir: &Path, error: &walkdir::Error) -> String {
     }
 }
 
+/// Whether `path` names a spec file (`.mlir`, `.mlirbc`).
 pub fn is_spec_file(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|extension| extension.to_str()),

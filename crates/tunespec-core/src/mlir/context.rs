@@ -33,6 +33,7 @@ impl Default for Mlir {
 pub const MLIR_STACK_BYTES: usize = 64 << 20;
 
 impl Mlir {
+    /// A context with everything tunespec uses registered, MLIR's threading off.
     pub fn new() -> Self {
         Self::with_threading(false)
     }

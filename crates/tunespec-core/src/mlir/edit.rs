@@ -220,7 +220,7 @@ impl<'c> OwnedOp<'c> {
 /// How a byte blob is stored as an attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlobForm {
-    /// `dense<"0x...">` : vector<N x i8> (IREE's default form).
+    /// `dense<"0x..."> : vector<N x i8>` (IREE's default form).
     Dense,
     /// `dense_resource<name>` with the bytes in the file's `dialect_resources` section.
     Resource,

@@ -18,7 +18,8 @@ pub const BYTECODE_VERSION: i64 = 6;
 
 /// How deep parsed IR may nest: operations in regions, and attributes, types, locations and
 /// affine expressions inside each other. Checked after every parse (see `Mlir::too_deep`); every
-/// thread that runs MLIR work has a stack sized for it ([`MLIR_STACK_BYTES`]).
+/// thread that runs MLIR work has a stack sized for it
+/// ([`MLIR_STACK_BYTES`](super::MLIR_STACK_BYTES)).
 pub const MAX_IR_DEPTH: usize = 256;
 
 /// How many nodes the attributes, types and locations of a parsed input may expand to when
@@ -158,7 +159,9 @@ impl Mlir {
 /// The result of [`Mlir::parse`]: the operation when MLIR accepted the input, and every
 /// diagnostic MLIR emitted (warnings included) either way.
 pub struct Parsed<'c> {
+    /// The parsed op, or `None` when MLIR could not parse the input (or it is too deep).
     pub module: Option<OwnedOp<'c>>,
+    /// MLIR's diagnostics and tunespec's limit findings.
     pub problems: Vec<Problem>,
 }
 

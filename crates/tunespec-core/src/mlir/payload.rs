@@ -129,17 +129,21 @@ impl OwnedOp<'_> {
                 } else {
                     0
                 };
-                let element_types = (0..typed_operands)
+                let (element_types, operand_types): (Vec<String>, Vec<String>) = (0
+                    ..typed_operands)
                     .map(|index| {
                         let ty = mlirValueGetType(mlirOperationGetOperand(op, index));
-                        let element = if mlirTypeIsAShaped(ty) {
-                            mlirShapedTypeGetElementType(ty)
-                        } else {
-                            ty
-                        };
-                        print_with(|callback, data| mlirTypePrint(element, callback, data))
+                        let printed =
+                            print_with(|callback, data| mlirTypePrint(ty, callback, data));
+                        if !mlirTypeIsAShaped(ty) {
+                            return (printed.clone(), printed);
+                        }
+                        let element = mlirShapedTypeGetElementType(ty);
+                        let element =
+                            print_with(|callback, data| mlirTypePrint(element, callback, data));
+                        (element, printed)
                     })
-                    .collect();
+                    .unzip();
                 let indexing_maps = if loops.is_some() || attention.is_some() {
                     let maps = tunespec_mlir_shim::tunespecLinalgIndexingMaps(op);
                     (!maps.ptr.is_null()).then(|| {
@@ -166,6 +170,7 @@ impl OwnedOp<'_> {
                     operand_bitwidths,
                     in_function,
                     element_types,
+                    operand_types,
                     contraction,
                     convolution,
                     attention,
@@ -212,8 +217,12 @@ impl OwnedOp<'_> {
             // borrowed), in the same context; the very attribute object is shared, as uniqued
             // attributes are.
             unsafe {
-                let attr =
-                    mlirOperationGetAttributeByName(source, string_ref(source_attr.as_bytes()));
+                let attr = if source_attr.is_empty() {
+                    // A unit annotation (`transform.annotate %op "name"` without a parameter).
+                    mlirUnitAttrGet(mlirOperationGetContext(target))
+                } else {
+                    mlirOperationGetAttributeByName(source, string_ref(source_attr.as_bytes()))
+                };
                 if attr.ptr.is_null() {
                     return Err(format!("library op has no attribute '{source_attr}'"));
                 }

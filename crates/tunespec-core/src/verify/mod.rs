@@ -80,12 +80,16 @@ pub struct SpecFacts {
 pub struct Verified<'c> {
     /// The parsed module when MLIR could parse it (it may still have problems).
     pub module: Option<OwnedOp<'c>>,
+    /// The plain-data snapshot the rules ran on, when it could be taken.
     pub snapshot: Option<ir::Module>,
+    /// What the rules learned about the spec (entry point, matchers), when it is one.
     pub facts: Option<SpecFacts>,
+    /// Every problem found, in [`sort_problems`] order.
     pub problems: Vec<Problem>,
 }
 
 impl Verified<'_> {
+    /// Whether any problem is an error.
     pub fn has_errors(&self) -> bool {
         self.problems.iter().any(Problem::is_error)
     }

@@ -5,12 +5,17 @@ use super::*;
 /// The kind of a transform value, from its type: what a matcher yields and an action takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HandleKind {
+    /// An op handle (`!transform.any_op`, `!transform.op<...>`).
     Op,
+    /// A value handle (`!transform.any_value`).
     Value,
+    /// A parameter (`!transform.any_param`, `!transform.param<...>`).
     Param,
+    /// Any other type.
     Other,
 }
 
+/// The kind of a transform type, printed.
 pub fn handle_kind(ty: &str) -> HandleKind {
     if ty == "!transform.any_op" || ty.starts_with("!transform.op<") {
         HandleKind::Op
@@ -84,15 +89,20 @@ pub(super) fn split_top_level(text: &str) -> Vec<String> {
 /// A named sequence's signature and argument effects, read from the snapshot.
 #[derive(Clone, Debug)]
 pub struct Sequence<'a> {
+    /// The `transform.named_sequence` op.
     pub op: &'a Op,
+    /// Its symbol name.
     pub name: &'a str,
+    /// Its argument types, printed.
     pub inputs: Vec<String>,
+    /// Its result types, printed.
     pub results: Vec<String>,
     /// Per argument: `Some(true)` consumed, `Some(false)` readonly, `None` unmarked.
     pub arg_effects: Vec<Option<bool>>,
 }
 
 impl<'a> Sequence<'a> {
+    /// The sequence `op` is, or `None` when it is not a named sequence with a name.
     pub fn from_op(op: &'a Op) -> Option<Self> {
         if op.name != names::NAMED_SEQUENCE {
             return None;

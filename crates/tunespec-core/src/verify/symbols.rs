@@ -9,6 +9,7 @@ pub struct SymbolTable<'a> {
 }
 
 impl<'a> SymbolTable<'a> {
+    /// The symbols of the module `root`.
     pub fn new(root: &'a Op) -> Self {
         let top = root
             .body()
@@ -31,10 +32,12 @@ impl<'a> SymbolTable<'a> {
         Some(current)
     }
 
+    /// The module's own (top-level) symbol names, sorted.
     pub fn names(&self) -> impl Iterator<Item = &&'a str> {
         self.top.keys()
     }
 
+    /// The module.
     pub fn root(&self) -> &'a Op {
         self.root
     }
