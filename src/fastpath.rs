@@ -469,56 +469,37 @@ fn compile_matcher(op: &Op) -> Option<CompiledMatcher> {
                 }
                 checks.push(Check::NoConfig);
             }
-            "transform.iree.match.contraction" => {
-                if !matches!(operand(0), Some(Value::Root)) || inner.result_types.len() != 4 {
+            "transform.iree.match.contraction" | "transform.iree.match.convolution" => {
+                let convolution = inner.name.ends_with("convolution");
+                let groups: u8 = if convolution { 8 } else { 4 };
+                if !matches!(operand(0), Some(Value::Root))
+                    || inner.result_types.len() != usize::from(groups)
+                {
                     return None;
                 }
-                let ty = |name: &str| match inner.attr(name) {
-                    Some(Attr::Type(text)) => Some(text.clone()),
-                    _ => None,
-                };
-                let maps = match inner.attr("indexing_maps") {
-                    None => None,
-                    Some(Attr::Array(maps)) => Some(printed_array(maps)?),
-                    Some(_) => return None,
-                };
-                checks.push(Check::Contraction {
-                    lhs: ty("lhs_type")?,
-                    rhs: ty("rhs_type")?,
-                    output: ty("output_type")?,
-                    maps,
+                let (lhs, rhs, output, maps) = linalg_operands(inner)?;
+                checks.push(if convolution {
+                    Check::Convolution {
+                        lhs,
+                        rhs,
+                        output,
+                        maps,
+                    }
+                } else {
+                    Check::Contraction {
+                        lhs,
+                        rhs,
+                        output,
+                        maps,
+                    }
                 });
-                for group in 0..4u8 {
-                    values.insert(
-                        result(u32::from(group)),
-                        Value::Param(Param::Contraction(group)),
-                    );
-                }
-            }
-            "transform.iree.match.convolution" => {
-                if !matches!(operand(0), Some(Value::Root)) || inner.result_types.len() != 8 {
-                    return None;
-                }
-                let ty = |name: &str| match inner.attr(name) {
-                    Some(Attr::Type(text)) => Some(text.clone()),
-                    _ => None,
-                };
-                let maps = match inner.attr("indexing_maps") {
-                    None => None,
-                    Some(Attr::Array(maps)) => Some(printed_array(maps)?),
-                    Some(_) => return None,
-                };
-                checks.push(Check::Convolution {
-                    lhs: ty("lhs_type")?,
-                    rhs: ty("rhs_type")?,
-                    output: ty("output_type")?,
-                    maps,
-                });
-                for group in 0..8u8 {
-                    values.insert(
-                        result(u32::from(group)),
-                        Value::Param(Param::Convolution(group)),
-                    );
+                for group in 0..groups {
+                    let param = if convolution {
+                        Param::Convolution(group)
+                    } else {
+                        Param::Contraction(group)
+                    };
+                    values.insert(result(u32::from(group)), Value::Param(param));
                 }
             }
             "transform.iree.match.attention" | "transform.iree.match.online_attention" => {
@@ -634,6 +615,21 @@ fn compile_matcher(op: &Op) -> Option<CompiledMatcher> {
         })
         .collect::<Option<Vec<u32>>>()?;
     Some((names_filter, checks, configs))
+}
+
+/// The element types (lhs, rhs, output) and optional indexing maps (printed) of IREE's
+/// contraction or convolution matcher.
+fn linalg_operands(op: &Op) -> Option<(String, String, String, Option<String>)> {
+    let ty = |name: &str| match op.attr(name) {
+        Some(Attr::Type(text)) => Some(text.clone()),
+        _ => None,
+    };
+    let maps = match op.attr("indexing_maps") {
+        None => None,
+        Some(Attr::Array(maps)) => Some(printed_array(maps)?),
+        Some(_) => return None,
+    };
+    Some((ty("lhs_type")?, ty("rhs_type")?, ty("output_type")?, maps))
 }
 
 /// An array of affine maps as MLIR prints the whole array attribute, from its elements as

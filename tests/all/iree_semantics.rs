@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
 use crate::iree_ops::configs_by_function;
 use crate::reference::{in_ci, iree_opt, repo_root};
@@ -51,6 +51,19 @@ fn generate(dir: &Path, seed: u64, tuner_form: bool) -> bool {
         }
         Err(error) => panic!("python3 is required when CI=true: {error}"),
     }
+}
+
+/// IREE's materialization of `spec` on `payload` (iree-opt's output, however it exits).
+fn iree_materialize(iree_opt: &Path, spec: &Path, payload: &Path) -> Output {
+    Command::new(iree_opt)
+        .args(["--allow-unregistered-dialect", "--mlir-print-local-scope"])
+        .arg(format!(
+            "--pass-pipeline=builtin.module(iree-codegen-materialize-tuning-specs{{tuning-spec-path={}}},iree-codegen-materialize-user-configs)",
+            spec.display()
+        ))
+        .arg(payload)
+        .output()
+        .unwrap()
 }
 
 /// Function name -> the name of its root op (the first op of the body other than a constant),
@@ -100,15 +113,7 @@ fn random_specs_configure_what_iree_materializes() {
             let spec = dir.path().join("spec.mlir");
             let payload = dir.path().join("payload.mlir");
             let case = format!("seed {seed}, tuner form {tuner_form}");
-            let theirs = Command::new(&iree_opt)
-                .args(["--allow-unregistered-dialect", "--mlir-print-local-scope"])
-                .arg(format!(
-                    "--pass-pipeline=builtin.module(iree-codegen-materialize-tuning-specs{{tuning-spec-path={}}},iree-codegen-materialize-user-configs)",
-                    spec.display()
-                ))
-                .arg(&payload)
-                .output()
-                .unwrap();
+            let theirs = iree_materialize(&iree_opt, &spec, &payload);
             assert!(
                 theirs.status.success(),
                 "{case}: iree-opt failed: {}",
@@ -207,15 +212,7 @@ fn entry_point_rules_match_iree() {
     let mut refused = 0;
     for spec in &specs {
         let name = spec.file_name().unwrap().to_string_lossy().to_string();
-        let theirs = Command::new(&iree_opt)
-            .args(["--allow-unregistered-dialect", "--mlir-print-local-scope"])
-            .arg(format!(
-                "--pass-pipeline=builtin.module(iree-codegen-materialize-tuning-specs{{tuning-spec-path={}}},iree-codegen-materialize-user-configs)",
-                spec.display()
-            ))
-            .arg(&payload)
-            .output()
-            .unwrap();
+        let theirs = iree_materialize(&iree_opt, spec, &payload);
         let ours = crate::support::tunespec_command()
             .args(["apply", "--no-default", "--spec"])
             .arg(spec)
