@@ -118,8 +118,8 @@ impl Resolution {
         self.chain.iter().map(|link| link.name.as_str()).collect()
     }
 
-    /// A key for caches: BLAKE3 over the target ID, the alias and every spec's name and hash,
-    /// in order. Equal keys mean equal link inputs.
+    /// A key for caches: BLAKE3 over the target ID, the alias and every spec's name, location
+    /// and hash, in order. Equal keys mean equal link inputs.
     pub fn fingerprint(&self) -> String {
         let mut hasher = blake3::Hasher::new();
         hasher.update(b"tunespec-resolution-1\n");
@@ -129,6 +129,12 @@ impl Resolution {
         for spec in &self.specs {
             hasher.update(b"\n");
             hasher.update(spec.name.as_bytes());
+            // The library's locations name the spec by `location`; only hashed when it differs
+            // from the name, so that fingerprints of plain resolutions stay what they were.
+            if spec.location != spec.name {
+                hasher.update(b"\x01");
+                hasher.update(spec.location.as_bytes());
+            }
             hasher.update(b"\0");
             hasher.update(spec.hash().as_bytes());
         }
