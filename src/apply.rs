@@ -23,10 +23,15 @@ const EXPLAIN_ATTR: &str = "tunespec.explain";
 
 /// Diagnostic codes of this stage.
 pub mod codes {
+    /// The payload cannot be used as given (it does not read, or it cannot be edited as asked).
     pub const PAYLOAD: &str = "tunespec::apply::payload";
+    /// The input is a spec or library, not a payload of functions.
     pub const NOT_A_PAYLOAD: &str = "tunespec::apply::not-a-payload";
+    /// The payload carries no library under the attribute (and no `--spec` gave one).
     pub const NO_LIBRARY: &str = "tunespec::apply::no-library";
+    /// The library the payload carries does not read or verify (not what tunespec wrote).
     pub const CORRUPT_LIBRARY: &str = "tunespec::apply::corrupt-library";
+    /// The transform interpreter (or the native matcher) failed on the payload.
     pub const INTERPRETER: &str = "tunespec::apply::interpreter";
 }
 
@@ -302,8 +307,11 @@ pub fn apply(
 /// One matcher -> action pair of a library, in priority order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PairInfo {
+    /// The matcher's symbol name in the library.
     pub matcher: String,
+    /// The action's symbol name in the library.
     pub action: String,
+    /// Where the matcher is written (the spec file the user gave, via the library's locations).
     pub matcher_loc: Option<Loc>,
     /// Where the matcher's config comes from (its `tunespec.provenance` attribute: the rule it
     /// was derived by, or the device and date it was measured on), when the spec says.
@@ -343,10 +351,13 @@ pub struct Outcome {
 pub struct ExplainRow {
     /// Pre-order id of the op in the payload as given.
     pub id: u32,
+    /// The op's name as written.
     pub op: String,
+    /// Where the op is in the payload.
     pub loc: Option<Loc>,
     /// Static loop ranges (None: not a linalg op; dynamic extents are `?`).
     pub loops: Option<Vec<i64>>,
+    /// Element types of its operands, printed (what IREE's matchers compare).
     pub element_types: Vec<String>,
     /// Index into [`Explanation::pairs`] of the pair whose action ran last on this op, in the
     /// explanation's [`View`].
@@ -361,10 +372,14 @@ pub struct ExplainRow {
     pub written: Option<Outcome>,
 }
 
+/// What `explain` found: which pair configured which candidate op, in one view of the payload.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Explanation {
+    /// The view the rows are of.
     pub view: View,
+    /// The library's matcher -> action pairs, in priority order.
     pub pairs: Vec<PairInfo>,
+    /// One row per candidate op (linalg ops and ops a pair configured), in payload order.
     pub rows: Vec<ExplainRow>,
     /// Pairs that could not be instrumented (their action's first argument is not an op).
     pub uninstrumented: Vec<usize>,

@@ -35,9 +35,6 @@
 // binary's), and its documentation is what a user of the API reads.
 #![warn(missing_docs)]
 
-// FIXME(docs): `apply` is being reworked; its 15 undocumented items (codes, `PairInfo`,
-// `ExplainRow`, `Explanation` fields) get doc comments with that change.
-#[allow(missing_docs)]
 pub mod apply;
 pub mod attach_check;
 pub mod cache;
