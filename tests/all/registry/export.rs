@@ -407,3 +407,82 @@ fn every_default_config_takes_effect_and_compiles_in_iree_for_every_member() {
         report["summary"]
     );
 }
+
+/// The README's CMake snippet, as written there, builds a program against the export: CMake
+/// runs `tunespec export` at build time, compiles it as a static library and links it.
+#[test]
+fn readme_cmake_snippet_builds_a_program_against_the_export() {
+    let cmake = PathBuf::from("/usr/bin/cmake");
+    if !cmake.is_file() {
+        assert!(
+            !in_ci(),
+            "cmake is required when CI=true (tools/setup.sh installs it)"
+        );
+        eprintln!("note: no cmake; the README's CMake snippet was not built");
+        return;
+    }
+    if c_compiler().is_none() {
+        return;
+    }
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let snippet = readme
+        .split("```cmake\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("README has a ```cmake block");
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("src");
+    std::fs::create_dir(&source).unwrap();
+    std::fs::write(
+        source.join("CMakeLists.txt"),
+        format!(
+            "cmake_minimum_required(VERSION 3.20)\nproject(uses_tunespec C)\n{snippet}\nadd_executable(main main.c)\ntarget_link_libraries(main PRIVATE tunespec_specs)\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(source.join("main.c"), C_PROGRAM).unwrap();
+    let build = dir.path().join("build");
+    let home = crate::support::private_home();
+    let step = |args: &[&std::ffi::OsStr]| {
+        let output = Process::new(&cmake)
+            .args(args)
+            .envs(crate::support::hermetic_env(&home))
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "cmake {args:?}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    let tunespec = format!("-DTUNESPEC={}", env!("CARGO_BIN_EXE_tunespec"));
+    step(&[
+        "-S".as_ref(),
+        source.as_os_str(),
+        "-B".as_ref(),
+        build.as_os_str(),
+        tunespec.as_ref(),
+    ]);
+    step(&["--build".as_ref(), build.as_os_str()]);
+    assert!(build.join("tunespec/tunespec_specs.h").is_file());
+    let run = Process::new(build.join("main"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    let specs: usize = registry::targets()
+        .iter()
+        .map(|target| target.specs().count())
+        .sum();
+    assert_eq!(
+        stdout
+            .lines()
+            .filter(|line| line.starts_with("S\t"))
+            .count(),
+        specs,
+        "{stdout}"
+    );
+    assert!(stdout.contains("F\tgfx942\tgfx942\n"), "{stdout}");
+}
