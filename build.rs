@@ -48,8 +48,16 @@ const FINGERPRINTED_TREES: &[&str] = &["src", "crates/tunespec-core/src", "crate
 /// the hash is the same on any machine and checkout path) into `TUNESPEC_SOURCE_FINGERPRINT`.
 fn source_fingerprint(manifest_dir: &Path) {
     let mut hasher = blake3::Hasher::new();
+    // A packaged crate (`cargo package`, crates.io) holds only its own tree: the dependencies'
+    // code is then pinned by their published versions, which the package version stands for.
+    hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
     for tree in FINGERPRINTED_TREES {
         let root = manifest_dir.join(tree);
+        if !root.is_dir() {
+            hasher.update(b"\0absent\0");
+            hasher.update(tree.as_bytes());
+            continue;
+        }
         println!("cargo:rerun-if-changed={}", root.display());
         let mut files: Vec<PathBuf> = walkdir::WalkDir::new(&root)
             .into_iter()
