@@ -24,6 +24,7 @@ pub mod help;
 pub mod import_iree;
 pub mod link;
 pub mod log;
+pub mod output;
 pub mod resolve;
 pub mod show;
 pub mod table;

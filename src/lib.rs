@@ -39,6 +39,9 @@ pub mod apply;
 pub mod attach_check;
 pub mod cache;
 pub mod config;
+/// Not API: the contained bytecode probe, public only because the `tunespec` binary starts it
+/// (`PROBE_COMMAND`, `run_probe`, `enable`) and checks files with it.
+#[doc(hidden)]
 pub mod contain;
 pub mod export;
 pub mod fastpath;
@@ -46,7 +49,6 @@ pub mod files;
 pub mod iree_bytecode;
 pub mod iree_import;
 pub mod link;
-pub mod output;
 pub mod registry;
 
 pub use registry::Registry;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::attach_check;
 use tunespec::mlir::{BlobForm, Mlir};
-use tunespec::output;
+use crate::cli::output;
 
 use super::common::{
     fail, load_payload, tool_error, write, DiagnosticFormat, ExitStatus, LibraryArgs,

@@ -7,7 +7,7 @@ use std::sync::{Mutex, OnceLock};
 use clap::ValueEnum;
 use tunespec::link::{LinkInput, LinkOptions};
 use tunespec::mlir::{Mlir, OwnedOp};
-use tunespec::output::write_output;
+use crate::cli::output::write_output;
 use tunespec::problem::Problem;
 use tunespec::{apply, registry};
 

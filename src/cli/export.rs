@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use super::common::{emit, tool_error, ExitStatus};
 use tunespec::export;
-use tunespec::output::write_outputs;
+use crate::cli::output::write_outputs;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {

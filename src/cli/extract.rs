@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::mlir::Mlir;
-use tunespec::output::Emit;
+use crate::cli::output::Emit;
 
 use super::common::{fail, load_payload, write, ExitStatus};
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use tunespec::link::LinkOptions;
 use tunespec::mlir::Mlir;
-use tunespec::output::{self, write_output, Emit};
+use crate::cli::output::{self, write_output, Emit};
 
 use tunespec::problem::Severity;
 

@@ -20,8 +20,8 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::files;
-use crate::link::{LinkInput, Role};
+use tunespec::files;
+use tunespec::link::{LinkInput, Role};
 
 /// Output form of a library.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
