@@ -47,7 +47,8 @@ pub struct Opts {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
-        let refused = crate::cli::output::check_not_an_input(&self.output, &self.library.specs, &[]);
+        let refused =
+            crate::cli::output::check_not_an_input(&self.output, &self.library.specs, &[]);
         if let Err(message) = refused {
             super::common::tool_error(message);
             return ExitStatus::Usage;

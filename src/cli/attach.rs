@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
+use crate::cli::output;
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::attach_check;
 use tunespec::mlir::{BlobForm, Mlir};
-use crate::cli::output;
 
 use super::common::{
     fail, load_payload, tool_error, write, DiagnosticFormat, ExitStatus, LibraryArgs,

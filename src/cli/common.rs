@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
+use crate::cli::output::write_output;
 use clap::ValueEnum;
 use tunespec::link::{LinkInput, LinkOptions};
 use tunespec::mlir::{Mlir, OwnedOp};
-use crate::cli::output::write_output;
 use tunespec::problem::Problem;
 use tunespec::{apply, registry};
 

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use super::common::{emit, tool_error, ExitStatus};
-use tunespec::export;
 use crate::cli::output::write_outputs;
+use tunespec::export;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {

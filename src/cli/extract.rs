@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
+use crate::cli::output::Emit;
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::mlir::Mlir;
-use crate::cli::output::Emit;
 
 use super::common::{fail, load_payload, write, ExitStatus};
 

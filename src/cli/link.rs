@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
+use crate::cli::output::{self, write_output, Emit};
 use tunespec::link::LinkOptions;
 use tunespec::mlir::Mlir;
-use crate::cli::output::{self, write_output, Emit};
 
 use tunespec::problem::Severity;
 
