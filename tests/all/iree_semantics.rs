@@ -195,7 +195,8 @@ fn random_specs_configure_what_iree_materializes() {
 
 /// IREE 3.13's entry-point rules on whole files (`tests/fixtures/iree/entry/`): specs nested in
 /// container modules (named or not, several, deeper), a nested spec before a top-level entry
-/// point, `func.func` inside a spec, two top-level modules, an entry point without IREE's marker. For each file,
+/// point, `func.func` inside a spec, two top-level modules, an entry point without IREE's marker,
+/// a broken spec after the one IREE runs (IREE's loader verifies the whole file). For each file,
 /// iree-opt's materialization and `tunespec apply` configure the same functions the same way,
 /// or both refuse the file.
 #[test]
@@ -247,5 +248,5 @@ fn entry_point_rules_match_iree() {
         let top_level_entry = name == "nested_first.mlir";
         assert_eq!(warned, nested && !top_level_entry, "{name}");
     }
-    assert!(refused >= 1, "{refused} refused");
+    assert!(refused >= 2, "{refused} refused");
 }

@@ -172,11 +172,14 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
     };
     let mut module = module;
     let mut snapshot = module.snapshot_structure();
+    // The file as written, when tunespec reads one nested spec of it: MLIR's verifier still
+    // checks all of it, as IREE's loader does before it runs the first spec.
+    let mut container = None;
     if let Some((nested, notes)) = nested_entry_point(&snapshot) {
         // IREE applies the nested spec alone: so does tunespec (verify, link, apply, explain).
         if let Some(spec) = module.clone_nested(nested) {
             problems.extend(notes);
-            module = spec;
+            container = Some(std::mem::replace(&mut module, spec));
             snapshot = module.snapshot_structure();
         }
     }
@@ -196,7 +199,7 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
     // invariants of every dialect). Skipped for inputs that are not transform libraries at all,
     // where it would only repeat "not a library" in MLIR's words.
     if !structural_error {
-        for problem in mlir.verify(&module) {
+        for problem in mlir.verify(container.as_ref().unwrap_or(&module)) {
             let problem = classify_mlir_problem(problem);
             if !problems.iter().any(|known| same_finding(known, &problem)) {
                 problems.push(problem);
