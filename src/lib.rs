@@ -39,8 +39,8 @@ pub mod apply;
 pub mod attach_check;
 pub mod cache;
 pub mod config;
-/// Not API: the contained bytecode probe, public only because the `tunespec` binary starts it
-/// (`PROBE_COMMAND`, `run_probe`, `enable`) and checks files with it.
+// Not API: the contained bytecode probe, public only because the `tunespec` binary starts it
+// (`PROBE_COMMAND`, `run_probe`, `enable`) and checks files with it.
 #[doc(hidden)]
 pub mod contain;
 pub mod export;

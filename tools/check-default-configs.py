@@ -360,9 +360,21 @@ def device_flags(target):
     return ["--iree-hal-target-device=hip", f"--iree-rocm-target={target}"]
 
 
+# A compile takes seconds; iree-compile has been seen to deadlock at start-up (all threads in a
+# futex, no CPU time). A run past this limit is killed and tried once more: a hang is the tool's
+# flake, never a verdict on the spec.
+COMPILE_TIMEOUT_S = 300
+
+
 def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    return r.returncode, r.stderr
+    for attempt in range(2):
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
+            return r.returncode, r.stderr
+        except subprocess.TimeoutExpired:
+            print(f"note: {cmd[0]} timed out after {COMPILE_TIMEOUT_S} s (attempt {attempt + 1}), "
+                  "killed", file=sys.stderr)
+    raise SystemExit(f"{' '.join(cmd)}: timed out twice after {COMPILE_TIMEOUT_S} s")
 
 
 def first_error(stderr):

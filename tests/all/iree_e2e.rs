@@ -191,7 +191,7 @@ fn try_compile_configs(
             spec.display()
         ));
     }
-    let output = command.output().expect("iree-compile runs");
+    let output = crate::reference::output_with_timeout(&mut command);
     if !output.status.success() {
         return Err(format!(
             "{command:?} failed: {}",
@@ -488,13 +488,13 @@ fn check_example(
     // library (gfx90a: IREE 3.13 picks a sparse MFMA for its own f16 GEMV configs, which only
     // gfx942+ has): then the failure is IREE's own, on ops tunespec left alone.
     let full = |input: &Path| {
-        let output = Command::new(compiler)
-            .args(flags)
-            .arg("--iree-global-opt-enable-warn-on-uninitialized-values=false")
-            .arg(input)
-            .args(["-o", "/dev/null"])
-            .output()
-            .expect("iree-compile runs");
+        let output = crate::reference::output_with_timeout(
+            Command::new(compiler)
+                .args(flags)
+                .arg("--iree-global-opt-enable-warn-on-uninitialized-values=false")
+                .arg(input)
+                .args(["-o", "/dev/null"]),
+        );
         (
             output.status.success(),
             first_errors(&String::from_utf8_lossy(&output.stderr)),

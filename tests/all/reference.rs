@@ -56,3 +56,54 @@ pub fn iree_compile() -> Option<PathBuf> {
 pub fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
+
+/// How long one run of a reference compiler may take. A compile takes seconds; iree-compile has
+/// been seen to deadlock at start-up (every thread in a futex, no CPU time used), which must not
+/// hang the suite.
+const REFERENCE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Runs a reference tool like `Command::output`, killing a run past [`REFERENCE_TIMEOUT`] and
+/// trying once more (a hang is the tool's flake, never a result); panics after two hangs.
+pub fn output_with_timeout(command: &mut std::process::Command) -> std::process::Output {
+    use std::io::Read;
+    use std::process::Stdio;
+    for attempt in 1..=2 {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|error| panic!("{command:?} does not start: {error}"));
+        // Both pipes are drained while the tool runs, so a large output never blocks it.
+        let drain = |mut pipe: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = pipe.read_to_end(&mut bytes);
+                bytes
+            })
+        };
+        let stdout = drain(Box::new(child.stdout.take().expect("piped")));
+        let stderr = drain(Box::new(child.stderr.take().expect("piped")));
+        let status = tunespec::child::wait_or_kill(&mut child, REFERENCE_TIMEOUT)
+            .unwrap_or_else(|error| panic!("{command:?}: {error}"));
+        let stdout = stdout.join().expect("stdout reader");
+        let stderr = stderr.join().expect("stderr reader");
+        match status {
+            Some(status) => {
+                return std::process::Output {
+                    status,
+                    stdout,
+                    stderr,
+                }
+            }
+            None => eprintln!(
+                "note: {command:?} hung past {} s (attempt {attempt}); killed",
+                REFERENCE_TIMEOUT.as_secs()
+            ),
+        }
+    }
+    panic!(
+        "{command:?} hung twice past {} s",
+        REFERENCE_TIMEOUT.as_secs()
+    )
+}
