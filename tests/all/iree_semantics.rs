@@ -53,17 +53,18 @@ fn generate(dir: &Path, seed: u64, tuner_form: bool) -> bool {
     }
 }
 
-/// IREE's materialization of `spec` on `payload` (iree-opt's output, however it exits).
+/// IREE's materialization of `spec` on `payload` (iree-opt's output, however it exits; a hung
+/// run is killed and tried again, see `reference::output_with_timeout`).
 fn iree_materialize(iree_opt: &Path, spec: &Path, payload: &Path) -> Output {
-    Command::new(iree_opt)
-        .args(["--allow-unregistered-dialect", "--mlir-print-local-scope"])
-        .arg(format!(
-            "--pass-pipeline=builtin.module(iree-codegen-materialize-tuning-specs{{tuning-spec-path={}}},iree-codegen-materialize-user-configs)",
-            spec.display()
-        ))
-        .arg(payload)
-        .output()
-        .unwrap()
+    crate::reference::output_with_timeout(
+        Command::new(iree_opt)
+            .args(["--allow-unregistered-dialect", "--mlir-print-local-scope"])
+            .arg(format!(
+                "--pass-pipeline=builtin.module(iree-codegen-materialize-tuning-specs{{tuning-spec-path={}}},iree-codegen-materialize-user-configs)",
+                spec.display()
+            ))
+            .arg(payload),
+    )
 }
 
 /// Function name -> the name of its root op (the first op of the body other than a constant),
