@@ -801,6 +801,8 @@ fn evaluate(param: &Param, op: &OpFeatures) -> Option<Vec<i64>> {
     }
 }
 
+/// The result of a check this evaluator always decides (every check but the three-valued ones
+/// of [`check_result`], its only caller).
 fn check_holds(check: &Check, op: &OpFeatures) -> bool {
     match check {
         Check::Structured => op.loops.is_some(),
@@ -863,9 +865,9 @@ fn check_holds(check: &Check, op: &OpFeatures) -> bool {
                 && op.indexing_maps.as_ref() == Some(maps)
         }),
         Check::NoConfig => !op.has_config,
-        // Three-valued: see `check_result`; undecided counts as no match here.
+        // Three-valued checks: `check_result` decides them and never calls this for them.
         Check::CastCompatible(..) | Check::DimMultipleOf(..) => {
-            check_result(check, op) == Some(true)
+            unreachable!("three-valued checks are decided by check_result")
         }
         Check::DimsEqual(param, expected) => evaluate(param, op).is_some_and(|actual| {
             actual.len() == expected.len()
