@@ -4,8 +4,8 @@ use clap::Parser;
 mod cli;
 mod diagnostics;
 
-/// Rust's allocations go to mimalloc too (with the `mimalloc` feature, which also replaces
-/// malloc for MLIR's C++: see Cargo.toml).
+/// Rust's allocations go to mimalloc (the `mimalloc` feature; MLIR's C++ keeps glibc's malloc,
+/// see Cargo.toml).
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
