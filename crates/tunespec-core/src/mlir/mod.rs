@@ -35,6 +35,7 @@ mod snapshot;
 pub use context::{Mlir, MLIR_STACK_BYTES};
 pub use edit::BlobForm;
 pub use parse::{expansion_budget, Parsed, BYTECODE_VERSION, MAX_IR_DEPTH};
+pub use payload::Features;
 
 /// An owned top-level operation, destroyed on drop.
 pub struct OwnedOp<'c> {
