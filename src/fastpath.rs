@@ -33,8 +33,9 @@ use std::collections::HashMap;
 use crate::ir::{self, names, Attr, Op, OpFeatures, ValueRef};
 use crate::mlir::Features;
 
-/// A parameter computed from the payload op or a constant.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// A parameter computed from the payload op or a constant. (Ordered only so that an index key's
+/// parameters have one canonical order.)
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Param {
     Const(i64),
     Rank,
@@ -285,7 +286,9 @@ fn index(pairs: Vec<Pair>) -> NativeLibrary {
             scanned.push(position);
             continue;
         }
-        keys.sort_by(|a, b| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)));
+        // One canonical order of the constrained parameters: pairs constraining the same ones
+        // share a group whichever order their matchers state them in.
+        keys.sort_by(|a, b| a.0.cmp(&b.0));
         let signature: Vec<Param> = keys.iter().map(|(param, _)| param.clone()).collect();
         let values: Vec<Vec<i64>> = keys.into_iter().map(|(_, values)| values).collect();
         let group = groups.entry(signature.clone()).or_insert_with(|| {
