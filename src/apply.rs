@@ -255,7 +255,7 @@ pub fn apply(
     };
     // The native matcher may leave some op undecided (a dynamic size IREE would bound through
     // value bounds): then the interpreter decides everything.
-    let native = native.map(|native| native.edits(&payload.op_features()));
+    let native = native.map(|native| native.edits(&payload.op_features_of(native.features())));
     if engine == Engine::Native && matches!(native, Some(None)) {
         return Err(vec![Problem::error(
             codes::INTERPRETER,
@@ -569,7 +569,9 @@ fn explain_one(
         Engine::Interpreter => None,
         Engine::Auto | Engine::Native => crate::fastpath::compile(&library_snapshot),
     };
-    if let Some(edits) = native.and_then(|native| native.edits(&payload.op_features())) {
+    if let Some(edits) =
+        native.and_then(|native| native.edits(&payload.op_features_of(native.features())))
+    {
         let plain: Vec<_> = edits.iter().map(|(edit, _)| edit.clone()).collect();
         payload
             .annotate_from(&library, &plain)

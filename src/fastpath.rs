@@ -31,9 +31,11 @@
 use std::collections::HashMap;
 
 use crate::ir::{self, names, Attr, Op, OpFeatures, ValueRef};
+use crate::mlir::Features;
 
-/// A parameter computed from the payload op or a constant.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// A parameter computed from the payload op or a constant. (Ordered only so that an index key's
+/// parameters have one canonical order.)
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Param {
     Const(i64),
     Rank,
@@ -284,7 +286,9 @@ fn index(pairs: Vec<Pair>) -> NativeLibrary {
             scanned.push(position);
             continue;
         }
-        keys.sort_by(|a, b| format!("{:?}", a.0).cmp(&format!("{:?}", b.0)));
+        // One canonical order of the constrained parameters: pairs constraining the same ones
+        // share a group whichever order their matchers state them in.
+        keys.sort_by(|a, b| a.0.cmp(&b.0));
         let signature: Vec<Param> = keys.iter().map(|(param, _)| param.clone()).collect();
         let values: Vec<Vec<i64>> = keys.into_iter().map(|(_, values)| values).collect();
         let group = groups.entry(signature.clone()).or_insert_with(|| {
@@ -990,7 +994,58 @@ fn pair_matches(pair: &Pair, op: &OpFeatures) -> Option<bool> {
     Some(true)
 }
 
+/// Adds to `features` what evaluating `param` reads.
+fn param_features(param: &Param, features: &mut Features) {
+    match param {
+        Param::Const(_)
+        | Param::Rank
+        | Param::Dims(_)
+        | Param::InputBitwidth(_)
+        | Param::InitBitwidth(_) => {}
+        Param::Merge(parts) => {
+            for part in parts {
+                param_features(part, features);
+            }
+        }
+        Param::Contraction(_) => features.contraction = true,
+        Param::Convolution(_) => features.convolution = true,
+        Param::Attention(_) => features.attention = true,
+    }
+}
+
+/// Adds to `features` what deciding `check` reads (exhaustive: a new check must say).
+fn check_features(check: &Check, features: &mut Features) {
+    match check {
+        Check::Structured
+        | Check::DimsExist(_)
+        | Check::InputExists(_)
+        | Check::InitExists(_)
+        | Check::NoConfig => {}
+        Check::Cmp(_, lhs, rhs) => {
+            param_features(lhs, features);
+            param_features(rhs, features);
+        }
+        Check::Contraction { .. } => features.contraction = true,
+        Check::Convolution { .. } => features.convolution = true,
+        Check::Attention { .. } => features.attention = true,
+        Check::CastCompatible(..) | Check::DimMultipleOf(..) => features.operand_types = true,
+        Check::DimsEqual(param, _) => param_features(param, features),
+    }
+}
+
 impl NativeLibrary {
+    /// The costly payload features its matchers read: a payload walk that computes only these
+    /// ([`crate::mlir::OwnedOp::op_features_of`]) gives the same matches as a full one.
+    pub fn features(&self) -> Features {
+        let mut features = Features::NONE;
+        for pair in &self.pairs {
+            for check in &pair.checks {
+                check_features(check, &mut features);
+            }
+        }
+        features
+    }
+
     /// The first pair (index) whose matcher succeeds on `op`; the outer None when a pair before
     /// it cannot be decided natively.
     pub fn first_match(&self, op: &OpFeatures) -> Option<Option<usize>> {

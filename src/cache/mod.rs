@@ -172,6 +172,19 @@ pub struct CachedLibrary {
     pub key: Key,
 }
 
+/// A linked library as [`Cache::link_live`] hands it over, next to its module.
+#[derive(Clone, Debug)]
+pub struct LiveLibrary {
+    /// Its bytecode, when the cache has it (always, unless the cache is off).
+    pub bytecode: Option<Vec<u8>>,
+    /// Whether this request did not link (memory, disk, or another thread's concurrent link).
+    pub hit: bool,
+    /// The link's warnings and notes (stored with the entry, so a hit reports them too).
+    pub problems: Vec<Problem>,
+    /// The key it was linked (or found) under.
+    pub key: Key,
+}
+
 /// What a link produces for the cache.
 #[derive(Clone, Debug)]
 pub struct Artifact {
@@ -386,6 +399,70 @@ impl Cache {
             if let Some(module) = parse_library(mlir, &library.bytecode) {
                 return Ok((module, library));
             }
+        }
+        Err(vec![Problem::error(
+            link::codes::INTERNAL,
+            "the linked library's bytecode does not parse (a tunespec bug: please report it with the inputs)",
+            None,
+        )])
+    }
+
+    /// [`Cache::link_module`] without the bytecode round trip on a miss: the module this process
+    /// just linked is handed back as it is (its bytecode is still what the cache stores, unless
+    /// the cache is off: then no bytecode is written at all, and [`LiveLibrary::bytecode`] is
+    /// `None`). A hit parses the stored bytecode, as [`Cache::link_module`] does, and an entry
+    /// MLIR does not parse is dropped and relinked.
+    pub fn link_live<'c>(
+        &self,
+        mlir: &'c Mlir,
+        target: &str,
+        inputs: &[LinkInput],
+        options: LinkOptions,
+    ) -> Result<(OwnedOp<'c>, LiveLibrary), Vec<Problem>> {
+        let key = KeyParts::new(target, inputs, options).key();
+        if self.settings.mode == Mode::Off {
+            self.counters.links.fetch_add(1, Ordering::Relaxed);
+            let linked = link::link(mlir, inputs, options)?;
+            return Ok((
+                linked.module,
+                LiveLibrary {
+                    bytecode: None,
+                    hit: false,
+                    problems: linked.problems,
+                    key,
+                },
+            ));
+        }
+        for attempt in 0..2 {
+            let mut linked_here = None;
+            let library = self.get_or_insert_with(&key, || {
+                let linked = link::link(mlir, inputs, options)?;
+                let bytecode = linked.module.to_bytecode().map_err(|message| {
+                    vec![Problem::error(link::codes::INTERNAL, message, None)]
+                })?;
+                linked_here = Some(linked.module);
+                Ok(Artifact {
+                    bytecode,
+                    problems: linked.problems,
+                })
+            })?;
+            let live = |library: CachedLibrary| LiveLibrary {
+                bytecode: Some(library.bytecode),
+                hit: library.hit,
+                problems: library.problems,
+                key: library.key,
+            };
+            if let Some(module) = linked_here {
+                return Ok((module, live(library)));
+            }
+            if let Some(module) = parse_library(mlir, &library.bytecode) {
+                return Ok((module, live(library)));
+            }
+            if attempt == 0 && library.hit {
+                self.invalidate(&library.key);
+                continue;
+            }
+            break;
         }
         Err(vec![Problem::error(
             link::codes::INTERNAL,

@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 use tunespec::apply::{self, ATTR_NAME};
-use tunespec::mlir::Mlir;
+use tunespec::ir::names;
+use tunespec::link::LinkOptions;
+use tunespec::mlir::{Mlir, OwnedOp};
 use tunespec::problem::Problem;
 
 use super::common::{
@@ -58,27 +60,42 @@ impl Opts {
             Ok(loaded) => loaded,
             Err(status) => return status,
         };
-        // The payload and the library are each parsed once; the library is verified only if it
-        // has to go through the interpreter (see `apply::apply`).
-        let (library_bytes, library_name, trusted) = if self.library.given() {
-            match self.library.link(&mlir) {
-                Ok(bytes) => (bytes, "<linked library>".to_string(), true),
+        // The payload and the library are each parsed once (a library linked here is applied
+        // as linked, never written to bytecode and read back); the library is verified only if
+        // it has to go through the interpreter (see `apply::apply`).
+        let (library, library_bytes) = if self.library.given() {
+            match link_library(&mlir, &self.library) {
+                Ok(linked) => linked,
                 Err(status) => return status,
             }
         } else {
-            match apply::attached_bytes(&payload, &self.attr, &name) {
-                Ok(bytes) => (bytes, format!("{name}[{}]", self.attr), false),
+            let (bytes, library_name) = match apply::attached_bytes(&payload, &self.attr, &name) {
+                Ok(bytes) => (bytes, format!("{name}[{}]", self.attr)),
+                Err(problems) => return fail(problems, &payload_bytes),
+            };
+            let loaded = {
+                let _phase =
+                    tracing::info_span!("apply.load-library", bytes = bytes.len()).entered();
+                apply::load_library(&mlir, &bytes, &library_name, false)
+            };
+            match loaded {
+                Ok(library) => (library, Some(bytes)),
                 Err(problems) => return fail(problems, &payload_bytes),
             }
         };
-        let loaded = {
-            let _phase =
-                tracing::info_span!("apply.load-library", bytes = library_bytes.len()).entered();
-            apply::load_library(&mlir, &library_bytes, &library_name, trusted)
-        };
-        let library = match loaded {
-            Ok(library) => library,
-            Err(problems) => return fail(problems, &payload_bytes),
+        // `--explain` reads the library from bytecode (it instruments a copy of it).
+        let library_bytes = match library_bytes {
+            Some(bytes) => bytes,
+            None if self.explain => match library.to_bytecode() {
+                Ok(bytes) => bytes,
+                Err(message) => {
+                    return fail(
+                        vec![Problem::error(apply::codes::INTERPRETER, message, None)],
+                        &payload_bytes,
+                    )
+                }
+            },
+            None => Vec::new(),
         };
         if self.as_dispatch {
             payload.tag_ops();
@@ -133,6 +150,55 @@ impl Opts {
                 Err(problems) => return fail(problems, &payload_bytes),
             }
         }
+        // The process exits next: the system takes the memory back at once, where MLIR's
+        // destructors would walk and free every op of both modules and then the context (a few
+        // percent of a cold `apply`; compilers skip that teardown the same way, e.g. clang's
+        // `-disable-free`). Nothing is left to flush: the output is written and closed.
+        std::mem::forget(library);
+        std::mem::forget(payload);
+        std::mem::forget(mlir);
         ExitStatus::Ok
+    }
+}
+
+/// Links the library of `args` for this process (as `LibraryArgs::link` does: through the cache,
+/// its locations naming the user's files as given, warnings printed) and hands over the linked
+/// module itself, with its bytecode when the cache holds it.
+fn link_library<'c>(
+    mlir: &'c Mlir,
+    args: &LibraryArgs,
+) -> Result<(OwnedOp<'c>, Option<Vec<u8>>), ExitStatus> {
+    let mut inputs = args
+        .inputs()
+        .map_err(|error| super::resolve::report_error(&error))?;
+    for input in &mut inputs {
+        input.location.clone_from(&input.name);
+    }
+    let cache = super::cache::open().ok_or(ExitStatus::Usage)?;
+    let target = args.cache_target();
+    let _phase = tracing::info_span!("link", inputs = inputs.len()).entered();
+    let result = cache.link_live(mlir, &target, &inputs, LinkOptions::default());
+    report(&cache.take_warnings(), None);
+    match result {
+        Ok((module, library)) => {
+            report(&library.problems, None);
+            // What `apply::load_library` checks of any library (a link always makes one).
+            if !module.snapshot_root_has_attr(names::WITH_NAMED_SEQUENCE) {
+                report(
+                    &[Problem::error(
+                        apply::codes::CORRUPT_LIBRARY,
+                        "<linked library> is not a transform library",
+                        None,
+                    )],
+                    None,
+                );
+                return Err(ExitStatus::Problems);
+            }
+            Ok((module, library.bytecode))
+        }
+        Err(problems) => {
+            report(&problems, None);
+            Err(ExitStatus::Problems)
+        }
     }
 }

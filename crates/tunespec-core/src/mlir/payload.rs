@@ -69,7 +69,7 @@ impl OwnedOp<'_> {
 
     /// Static loop ranges of every linalg op, by snapshot op id (pre-order index).
     pub fn linalg_loop_ranges(&self) -> HashMap<u32, Vec<i64>> {
-        self.op_features()
+        self.op_features_of(Features::NONE)
             .into_iter()
             .filter_map(|features| Some((features.id, features.loops?)))
             .collect()
@@ -77,115 +77,21 @@ impl OwnedOp<'_> {
 
     /// Features of every op, in pre-order (ids as in [`OwnedOp::snapshot`]).
     pub fn op_features(&self) -> Vec<crate::ir::OpFeatures> {
-        fn bitwidth(ty: MlirType) -> Option<u32> {
-            // SAFETY: `ty` is a type of a live op's operand (uniqued in the context); only queried.
-            unsafe {
-                if !mlirTypeIsAShaped(ty) {
-                    return None;
-                }
-                let element = mlirShapedTypeGetElementType(ty);
-                if mlirTypeIsAInteger(element) {
-                    Some(mlirIntegerTypeGetWidth(element))
-                } else if mlirTypeIsAFloat(element) {
-                    Some(mlirFloatTypeGetWidth(element))
-                } else {
-                    None
-                }
-            }
-        }
-        fn walk(
-            op: MlirOperation,
-            in_function: bool,
-            next: &mut u32,
-            out: &mut Vec<crate::ir::OpFeatures>,
-        ) {
-            // SAFETY: `op` is a live op under `self.raw` (reached from the root); it is only read,
-            // and the shim writes at most the capacity it is given.
-            unsafe {
-                let id = *next;
-                *next += 1;
-                let name = read_string(mlirIdentifierStr(mlirOperationGetName(op)));
-                let has_body = mlirOperationGetNumRegions(op) > 0
-                    && !mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))
-                        .ptr
-                        .is_null();
-                let is_function = name.ends_with(".func") && has_body;
-                let loops = loop_ranges(op);
-                let inputs = tunespec_mlir_shim::tunespecLinalgNumDpsInputs(op);
-                let operand_bitwidths = (0..mlirOperationGetNumOperands(op))
-                    .map(|index| bitwidth(mlirValueGetType(mlirOperationGetOperand(op, index))))
-                    .collect();
-                // Printed types are the costly part of a payload walk, and only ops with loops
-                // (linalg) are ever compared by element type: others get none.
-                let attention = if name == "iree_linalg_ext.attention" {
-                    match_groups(op, 1, 5).map(|groups| (false, groups))
-                } else if name == "iree_linalg_ext.online_attention" {
-                    match_groups(op, 2, 5).map(|groups| (true, groups))
-                } else {
-                    None
-                };
-                let typed_operands = if loops.is_some() || attention.is_some() {
-                    mlirOperationGetNumOperands(op)
-                } else {
-                    0
-                };
-                let (element_types, operand_types): (Vec<String>, Vec<String>) = (0
-                    ..typed_operands)
-                    .map(|index| {
-                        let ty = mlirValueGetType(mlirOperationGetOperand(op, index));
-                        let printed =
-                            print_with(|callback, data| mlirTypePrint(ty, callback, data));
-                        if !mlirTypeIsAShaped(ty) {
-                            return (printed.clone(), printed);
-                        }
-                        let element = mlirShapedTypeGetElementType(ty);
-                        let element =
-                            print_with(|callback, data| mlirTypePrint(element, callback, data));
-                        (element, printed)
-                    })
-                    .unzip();
-                let indexing_maps = if loops.is_some() || attention.is_some() {
-                    let maps = tunespec_mlir_shim::tunespecLinalgIndexingMaps(op);
-                    (!maps.ptr.is_null()).then(|| {
-                        print_with(|callback, data| mlirAttributePrint(maps, callback, data))
-                    })
-                } else {
-                    None
-                };
-                let (contraction, convolution) = if loops.is_some() {
-                    (contraction_dims(op), match_groups(op, 0, 8))
-                } else {
-                    (None, None)
-                };
-                let has_config = ["lowering_config", "compilation_info"].iter().any(|name| {
-                    !mlirOperationGetAttributeByName(op, string_ref(name.as_bytes()))
-                        .ptr
-                        .is_null()
-                });
-                out.push(crate::ir::OpFeatures {
-                    id,
-                    name,
-                    loops,
-                    num_inputs: (inputs >= 0).then_some(inputs as usize),
-                    operand_bitwidths,
-                    in_function,
-                    element_types,
-                    operand_types,
-                    contraction,
-                    convolution,
-                    attention,
-                    indexing_maps,
-                    has_config,
-                });
-                for child in children(op) {
-                    walk(child, in_function || is_function, next, out);
-                }
-            }
-        }
-        let mut out = Vec::new();
-        let mut next = 0;
-        walk(self.raw, false, &mut next, &mut out);
-        out
+        self.op_features_of(Features::ALL)
+    }
+
+    /// Features of every op, in pre-order, computing only the costly ones `wanted` asks for
+    /// (the others are left empty / None, as for an op that does not have them).
+    pub fn op_features_of(&self, wanted: Features) -> Vec<crate::ir::OpFeatures> {
+        let mut walk = FeatureWalk {
+            wanted,
+            next: 0,
+            out: Vec::new(),
+            printed_types: HashMap::new(),
+            printed_attrs: HashMap::new(),
+        };
+        walk.op(self.raw, false);
+        walk.out
     }
 
     /// Sets, on payload op `payload_id`, attribute `name` to the attribute `source_attr` of
@@ -230,6 +136,193 @@ impl OwnedOp<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Which of the costly op features a payload walk computes ([`OwnedOp::op_features_of`]). The
+/// cheap ones (name, loop ranges, DPS input count, operand bit widths, whether a config is set)
+/// are always computed; element types and printed indexing maps come with any of `contraction`,
+/// `convolution` and `attention` (the checks that compare them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// Each operand's printed type (`cast_compatible_type`, `dim_is_multiple_of`).
+    pub operand_types: bool,
+    /// The contraction dims of linalg ops (`transform.iree.match.contraction`).
+    pub contraction: bool,
+    /// The convolution dims of linalg ops (`transform.iree.match.convolution`).
+    pub convolution: bool,
+    /// The attention dims of IREE's attention ops (`transform.iree.match.attention`).
+    pub attention: bool,
+}
+
+impl Features {
+    /// Every feature.
+    pub const ALL: Features = Features {
+        operand_types: true,
+        contraction: true,
+        convolution: true,
+        attention: true,
+    };
+    /// Only the cheap features.
+    pub const NONE: Features = Features {
+        operand_types: false,
+        contraction: false,
+        convolution: false,
+        attention: false,
+    };
+}
+
+/// A pre-order walk collecting [`crate::ir::OpFeatures`]. Printing a type or an attribute builds
+/// an `AsmState` each time (it sorts the context's dialects), the costly part of a walk; types
+/// and attributes are uniqued in the context, so each distinct one is printed once.
+struct FeatureWalk {
+    wanted: Features,
+    next: u32,
+    out: Vec<crate::ir::OpFeatures>,
+    printed_types: HashMap<*const std::ffi::c_void, String>,
+    printed_attrs: HashMap<*const std::ffi::c_void, String>,
+}
+
+impl FeatureWalk {
+    fn print_type(&mut self, ty: MlirType) -> String {
+        self.printed_types
+            .entry(ty.ptr)
+            .or_insert_with(|| {
+                // SAFETY: `ty` is a live type of the walked payload's context (uniqued there, so
+                // the same pointer always denotes the same type); only printed.
+                print_with(|callback, data| unsafe { mlirTypePrint(ty, callback, data) })
+            })
+            .clone()
+    }
+
+    fn print_attr(&mut self, attr: MlirAttribute) -> String {
+        self.printed_attrs
+            .entry(attr.ptr)
+            .or_insert_with(|| {
+                // SAFETY: `attr` is a live attribute of the walked payload's context (uniqued
+                // there); only printed.
+                print_with(|callback, data| unsafe { mlirAttributePrint(attr, callback, data) })
+            })
+            .clone()
+    }
+
+    fn op(&mut self, op: MlirOperation, in_function: bool) {
+        fn bitwidth(ty: MlirType) -> Option<u32> {
+            // SAFETY: `ty` is a type of a live op's operand (uniqued in the context); only queried.
+            unsafe {
+                if !mlirTypeIsAShaped(ty) {
+                    return None;
+                }
+                let element = mlirShapedTypeGetElementType(ty);
+                if mlirTypeIsAInteger(element) {
+                    Some(mlirIntegerTypeGetWidth(element))
+                } else if mlirTypeIsAFloat(element) {
+                    Some(mlirFloatTypeGetWidth(element))
+                } else {
+                    None
+                }
+            }
+        }
+        let wanted = self.wanted;
+        let id = self.next;
+        self.next += 1;
+        // SAFETY: `op` is a live op under the walked root (reached from it); it is only read,
+        // and the shim writes at most the capacity it is given.
+        let (name, is_function, loops, inputs, operand_types_raw) = unsafe {
+            let name = read_string(mlirIdentifierStr(mlirOperationGetName(op)));
+            let has_body = mlirOperationGetNumRegions(op) > 0
+                && !mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))
+                    .ptr
+                    .is_null();
+            let is_function = name.ends_with(".func") && has_body;
+            let loops = loop_ranges(op);
+            let inputs = tunespec_mlir_shim::tunespecLinalgNumDpsInputs(op);
+            let types: Vec<MlirType> = (0..mlirOperationGetNumOperands(op))
+                .map(|index| mlirValueGetType(mlirOperationGetOperand(op, index)))
+                .collect();
+            (name, is_function, loops, inputs, types)
+        };
+        let operand_bitwidths = operand_types_raw.iter().map(|&ty| bitwidth(ty)).collect();
+        let attention = if !wanted.attention {
+            None
+        } else if name == "iree_linalg_ext.attention" {
+            match_groups(op, 1, 5).map(|groups| (false, groups))
+        } else if name == "iree_linalg_ext.online_attention" {
+            match_groups(op, 2, 5).map(|groups| (true, groups))
+        } else {
+            None
+        };
+        // Printed types are the costly part of a payload walk, and only ops with loops (linalg)
+        // or attention ops are ever compared by element type: others get none.
+        let typed = (loops.is_some() || attention.is_some())
+            && (wanted.contraction || wanted.convolution || wanted.attention);
+        let element_types = if typed {
+            operand_types_raw
+                .iter()
+                .map(|&ty| {
+                    // SAFETY: `ty` is a live type of the payload's context; only queried.
+                    let element = unsafe {
+                        if mlirTypeIsAShaped(ty) {
+                            mlirShapedTypeGetElementType(ty)
+                        } else {
+                            ty
+                        }
+                    };
+                    self.print_type(element)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let operand_types = if (loops.is_some() || attention.is_some()) && wanted.operand_types {
+            operand_types_raw
+                .iter()
+                .map(|&ty| self.print_type(ty))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let indexing_maps = if typed {
+            // SAFETY: `op` is live; the shim returns its indexing maps attribute or null.
+            let maps = unsafe { tunespec_mlir_shim::tunespecLinalgIndexingMaps(op) };
+            (!maps.ptr.is_null()).then(|| self.print_attr(maps))
+        } else {
+            None
+        };
+        let contraction = if loops.is_some() && wanted.contraction {
+            contraction_dims(op)
+        } else {
+            None
+        };
+        let convolution = if loops.is_some() && wanted.convolution {
+            match_groups(op, 0, 8)
+        } else {
+            None
+        };
+        let has_config = ["lowering_config", "compilation_info"].iter().any(|name| {
+            // SAFETY: `op` is live; the attribute is only looked up.
+            !unsafe { mlirOperationGetAttributeByName(op, string_ref(name.as_bytes())) }
+                .ptr
+                .is_null()
+        });
+        self.out.push(crate::ir::OpFeatures {
+            id,
+            name,
+            loops,
+            num_inputs: (inputs >= 0).then_some(inputs as usize),
+            operand_bitwidths,
+            in_function,
+            element_types,
+            operand_types,
+            contraction,
+            convolution,
+            attention,
+            indexing_maps,
+            has_config,
+        });
+        for child in children(op) {
+            self.op(child, in_function || is_function);
+        }
     }
 }
 
