@@ -18,7 +18,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::ir::{self, names, Attr, Loc, Op, ValueRef};
-use crate::mlir::{Mlir, OwnedOp};
+use crate::mlir::{Mlir, OwnedOp, SendOp, Worker};
 use crate::problem::Problem;
 use crate::verify::{self, SpecFacts};
 
@@ -84,6 +84,9 @@ impl LinkInput {
 pub struct LinkOptions {
     /// Drop pairs whose matcher can never fire.
     pub dedupe: bool,
+    /// Threads that parse and check the inputs (`None`: one per available core, for inputs of
+    /// a megabyte or more). Never changes the result, only how fast it comes.
+    pub threads: Option<usize>,
 }
 
 /// One matcher -> action pair of the linked `foreach_match`, with where it came from.
@@ -157,7 +160,7 @@ pub fn link<'c>(
 ) -> Result<Linked<'c>, Vec<Problem>> {
     let mut problems = Vec::new();
     let prepared = tracing::info_span!("link.prepare", inputs = inputs.len())
-        .in_scope(|| prepare(mlir, inputs, &mut problems));
+        .in_scope(|| prepare(mlir, inputs, options.threads, &mut problems));
     let Some(mut prepared) = prepared else {
         return Err(name_user_files(problems, inputs));
     };
@@ -264,19 +267,40 @@ fn name_user_files(mut problems: Vec<Problem>, inputs: &[LinkInput]) -> Vec<Prob
     problems
 }
 
+/// Inputs smaller than this in all are checked on the calling thread: sharing the context
+/// first loads every MLIR dialect (a few milliseconds), more than small inputs gain.
+const PARALLEL_MIN_BYTES: usize = 1 << 20;
+
 /// Checks, verifies and summarizes every input (duplicates linked once); `None` when any input
-/// has errors (all of them are in `problems`).
+/// has errors (all of them are in `problems`). Large inputs are parsed and checked on several
+/// threads sharing `mlir` (parsing is most of a link); problems and modules come back in input
+/// order, so the result does not depend on the threads.
 fn prepare<'c>(
     mlir: &'c Mlir,
     inputs: &[LinkInput],
+    threads: Option<usize>,
     problems: &mut Vec<Problem>,
 ) -> Option<Vec<Prepared<'c>>> {
-    let mut prepared: Vec<Prepared<'c>> = Vec::new();
-    let mut seen_hashes: HashMap<blake3::Hash, usize> = HashMap::new();
-    let mut failed = false;
+    // Duplicates by content: inputs are hashed only when another has the same length (hashing
+    // every byte of every input was 1.5% of a large link).
+    let mut by_length: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut hashes: Vec<Option<blake3::Hash>> = vec![None; inputs.len()];
+    let mut unique = Vec::new();
     for (index, input) in inputs.iter().enumerate() {
-        let hash = blake3::hash(&input.bytes);
-        if let Some(&first) = seen_hashes.get(&hash) {
+        let same_length = by_length.entry(input.bytes.len()).or_default();
+        let mut first_copy = None;
+        if !same_length.is_empty() {
+            let hash = *hashes[index].get_or_insert_with(|| blake3::hash(&input.bytes));
+            for &other in same_length.iter() {
+                let other_hash =
+                    *hashes[other].get_or_insert_with(|| blake3::hash(&inputs[other].bytes));
+                if other_hash == hash {
+                    first_copy = Some(other);
+                    break;
+                }
+            }
+        }
+        if let Some(first) = first_copy {
             problems.push(
                 Problem::warning(
                     codes::DUPLICATE_INPUT,
@@ -290,33 +314,30 @@ fn prepare<'c>(
             );
             continue;
         }
-        seen_hashes.insert(hash, index);
-        // Embedded default specs were verified when tunespec was built; files are untrusted.
-        let checked = match input.role {
-            Role::User => crate::contain::check(&input.bytes, &input.name),
-            Role::Default { .. } => Ok(()),
-        };
-        if let Err(problem) = checked {
-            failed = true;
-            problems.push(*problem);
-            continue;
+        same_length.push(index);
+        unique.push(index);
+    }
+    let bytes: usize = unique.iter().map(|&index| inputs[index].bytes.len()).sum();
+    let threads = match threads {
+        Some(threads) => threads.max(1),
+        None if bytes >= PARALLEL_MIN_BYTES => {
+            std::thread::available_parallelism().map_or(1, usize::from)
         }
-        // Parsed under its location name: that is what the library's locations carry (the
-        // problems are mapped back to `name` when `link` returns).
-        let verified = verify::verify_bytes(mlir, &input.bytes, &input.location);
-        failed |= verified.has_errors();
-        problems.extend(verified.problems.iter().cloned());
-        if let (Some(module), Some(snapshot), Some(facts)) =
-            (verified.module, verified.snapshot, verified.facts)
-        {
-            if verified.problems.iter().any(Problem::is_error) {
-                continue;
-            }
-            let summary = summarize(&snapshot, &facts, index);
-            drop(snapshot);
+        None => 1,
+    };
+    let checked = mlir.parallel(unique.len(), threads, |worker, slot| {
+        let index = unique[slot];
+        check_input(worker, &inputs[index], index)
+    });
+    let mut prepared: Vec<Prepared<'c>> = Vec::new();
+    let mut failed = false;
+    for (index, outcome) in unique.into_iter().zip(checked) {
+        failed |= outcome.failed;
+        problems.extend(outcome.problems);
+        if let Some((module, facts, summary)) = outcome.spec {
             prepared.push(Prepared {
                 index,
-                module,
+                module: module.into_op(),
                 facts,
                 top_symbols: summary.top_symbols,
                 entry_pairs: summary.entry_pairs,
@@ -330,6 +351,46 @@ fn prepare<'c>(
         }
     }
     (!failed).then_some(prepared)
+}
+
+/// One input, checked on a worker of [`prepare`].
+struct Checked<'c> {
+    failed: bool,
+    problems: Vec<Problem>,
+    /// The module and what the linker needs of it, when it has no error.
+    spec: Option<(SendOp<'c>, SpecFacts, Summary)>,
+}
+
+/// Contains (untrusted bytecode), verifies and summarizes one input.
+fn check_input<'c>(worker: &Worker<'c>, input: &LinkInput, index: usize) -> Checked<'c> {
+    // Embedded default specs were verified when tunespec was built; files are untrusted.
+    let contained = match input.role {
+        Role::User => crate::contain::check(&input.bytes, &input.name),
+        Role::Default { .. } => Ok(()),
+    };
+    if let Err(problem) = contained {
+        return Checked {
+            failed: true,
+            problems: vec![*problem],
+            spec: None,
+        };
+    }
+    // Parsed under its location name: that is what the library's locations carry (the
+    // problems are mapped back to `name` when `link` returns).
+    let verified = verify::verify_bytes(worker.mlir(), &input.bytes, &input.location);
+    let failed = verified.has_errors();
+    let spec = match (verified.module, verified.snapshot, verified.facts) {
+        (Some(module), Some(snapshot), Some(facts)) if !failed => {
+            let summary = summarize(&snapshot, &facts, index);
+            Some((worker.send(module), facts, summary))
+        }
+        _ => None,
+    };
+    Checked {
+        failed,
+        problems: verified.problems,
+        spec,
+    }
 }
 
 /// The linked entry point's plan, in priority order: runs of merged pairs (shadowed matchers

@@ -4,6 +4,12 @@ use clap::Parser;
 mod cli;
 mod diagnostics;
 
+/// Rust's allocations go to mimalloc (the `mimalloc` feature; MLIR's C++ keeps glibc's malloc,
+/// see Cargo.toml).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     // The bytecode probe (see `contain.rs`) is this binary re-executed; it has no clap command.
     if std::env::args_os()

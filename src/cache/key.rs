@@ -63,7 +63,8 @@ impl KeyParts {
     /// The key parts of linking `inputs` (highest priority first) for `target` with `options`.
     pub fn new(target: &str, inputs: &[LinkInput], options: LinkOptions) -> Self {
         // Destructured on purpose: a new option must be added to the key before this compiles.
-        let LinkOptions { dedupe } = options;
+        // `threads` never changes the linked library, so it is not part of the key.
+        let LinkOptions { dedupe, threads: _ } = options;
         KeyParts {
             schema: SCHEMA,
             tunespec_version: env!("CARGO_PKG_VERSION").to_string(),

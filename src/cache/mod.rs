@@ -374,7 +374,7 @@ impl Cache {
         self.get_or_insert_with(&key, || {
             let linked = link::link(mlir(), inputs, options)?;
             Ok(Artifact {
-                bytecode: linked.module.print_file().into_bytes(),
+                bytecode: linked.module.print_file_bytes(),
                 problems: linked.problems,
             })
         })

@@ -38,7 +38,7 @@ impl Opts {
         let bytes = match self.emit {
             Emit::Mlirbc => library,
             Emit::Mlir => match mlir.parse(&library, "<library>").module {
-                Some(module) => module.print_file().into_bytes(),
+                Some(module) => module.print_file_bytes(),
                 None => return fail(vec![], &payload_bytes),
             },
         };

@@ -27,6 +27,10 @@ pub struct Opts {
     /// Drop matchers that can never fire (a structurally identical matcher precedes them)
     #[arg(long)]
     pub dedupe: bool,
+    /// Threads that parse and check the inputs (default: one per core for inputs of 1 MiB or
+    /// more; the output is the same for any number)
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// How diagnostics are printed (on stderr; stdout may carry the library)
     #[arg(long, value_enum, default_value_t)]
     pub format: DiagnosticFormat,
@@ -57,6 +61,7 @@ impl Opts {
         let target = self.library.cache_target();
         let options = LinkOptions {
             dedupe: self.dedupe,
+            threads: self.jobs.map(usize::from),
         };
         let phase = tracing::info_span!("link", inputs = inputs.len(), emit = ?self.emit).entered();
         let result = match self.emit {

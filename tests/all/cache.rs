@@ -291,8 +291,22 @@ fn key_depends_on_entry_point() {
 #[test]
 fn key_depends_on_every_link_option() {
     let inputs = gfx942_inputs();
-    let plain = KeyParts::new("gfx942", &inputs, LinkOptions { dedupe: false });
-    let dedupe = KeyParts::new("gfx942", &inputs, LinkOptions { dedupe: true });
+    let plain = KeyParts::new(
+        "gfx942",
+        &inputs,
+        LinkOptions {
+            dedupe: false,
+            ..LinkOptions::default()
+        },
+    );
+    let dedupe = KeyParts::new(
+        "gfx942",
+        &inputs,
+        LinkOptions {
+            dedupe: true,
+            ..LinkOptions::default()
+        },
+    );
     assert_ne!(plain.key(), dedupe.key());
     assert_key_depends_on(|parts| parts.dedupe = !parts.dedupe);
 }

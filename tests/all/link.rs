@@ -405,7 +405,10 @@ fn relinking_a_linked_library_gives_the_same_annotations() {
     // Relinking the result with its own inputs adds nothing that can fire.
     let (again, problems) = link_texts(
         &[("ab.mlir", &ab), ("a.mlir", &spec_a())],
-        LinkOptions { dedupe: true },
+        LinkOptions {
+            dedupe: true,
+            ..LinkOptions::default()
+        },
     );
     assert!(problems
         .iter()

@@ -20,6 +20,7 @@ mod iree_semantics;
 mod iree_verify;
 mod link;
 mod mutation_fuzz;
+mod parallel;
 mod portable;
 mod reference;
 mod registry;

@@ -1,9 +1,10 @@
 //! The MLIR context: every dialect registered (and IREE's matcher ops through the shim),
 //! unregistered dialects allowed, and MLIR's diagnostics captured as [`Problem`]s.
 
-use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ffi::c_void;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::ThreadId;
 
 use mlir_sys::*;
 
@@ -13,10 +14,40 @@ use crate::ir::Loc;
 use crate::problem::{codes, Problem, Severity};
 
 /// An MLIR context with all dialects registered, unregistered dialects allowed (so IREE's
-/// attributes parse as opaque attributes), threading off, and diagnostics captured.
+/// attributes parse as opaque attributes), MLIR's threading off unless asked for
+/// ([`Mlir::new_threaded`]), and diagnostics captured.
 pub struct Mlir {
     context: melior::Context,
-    diagnostics: Rc<RefCell<Vec<Problem>>>,
+    diagnostics: Arc<Mutex<Sink>>,
+    /// Whether MLIR's threading is on (the context may then be shared by worker threads, see
+    /// [`Mlir::parallel`]).
+    threading: bool,
+}
+
+/// Where MLIR's diagnostics go: one list while one thread uses the context; one list per
+/// worker thread while [`Mlir::parallel`] runs, so that every input's diagnostics stay its own.
+/// MLIR's own pool threads need no routing: its parallel loops (the verifier's) collect their
+/// diagnostics and emit them again, in order, on the thread that started the loop
+/// (`ParallelDiagnosticHandler`).
+#[derive(Default)]
+pub(super) struct Sink {
+    pub(super) shared: Vec<Problem>,
+    /// Present while workers share the context: each worker's diagnostics.
+    pub(super) per_thread: Option<HashMap<ThreadId, Vec<Problem>>>,
+}
+
+impl Sink {
+    /// The list a diagnostic emitted on the current thread belongs to.
+    fn list(&mut self) -> &mut Vec<Problem> {
+        let Some(per_thread) = self.per_thread.as_mut() else {
+            return &mut self.shared;
+        };
+        match per_thread.get_mut(&std::thread::current().id()) {
+            Some(list) => list,
+            // Not a worker (none emits while workers run; kept, not lost, if one did).
+            None => &mut self.shared,
+        }
+    }
 }
 
 impl Default for Mlir {
@@ -57,7 +88,7 @@ impl Mlir {
         unsafe {
             tunespec_mlir_shim::tunespecContextSetPrintOpOnDiagnostic(context.to_raw(), false)
         };
-        let diagnostics: Rc<RefCell<Vec<Problem>>> = Rc::default();
+        let diagnostics: Arc<Mutex<Sink>> = Arc::default();
         let sink = Box::into_raw(Box::new(diagnostics.clone()));
         // SAFETY: `sink` is owned by the handler and freed by `drop_sink` when the context goes.
         unsafe {
@@ -71,6 +102,7 @@ impl Mlir {
         Mlir {
             context,
             diagnostics,
+            threading,
         }
     }
 
@@ -79,7 +111,20 @@ impl Mlir {
     }
 
     pub(crate) fn take_diagnostics(&self) -> Vec<Problem> {
-        std::mem::take(&mut *self.diagnostics.borrow_mut())
+        std::mem::take(self.sink().list())
+    }
+
+    /// The diagnostics sink; a poisoned lock (a panic while it was held, which only pushes to
+    /// vectors) still holds consistent lists.
+    pub(super) fn sink(&self) -> MutexGuard<'_, Sink> {
+        self.diagnostics
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Whether MLIR's threading is on for this context.
+    pub fn is_threaded(&self) -> bool {
+        self.threading
     }
 }
 
@@ -90,17 +135,18 @@ unsafe extern "C" fn collect_diagnostic(
     diagnostic: MlirDiagnostic,
     user_data: *mut c_void,
 ) -> MlirLogicalResult {
-    // SAFETY: `user_data` is the `Box<Rc<..>>` registered with this handler in `with_threading`; it
-    // lives until `drop_sink`, which MLIR calls only when the context is destroyed, after the last
-    // diagnostic.
-    let sink = unsafe { &*(user_data as *const Rc<RefCell<Vec<Problem>>>) };
+    // SAFETY: `user_data` is the `Box<Arc<..>>` registered with this handler in `with_threading`;
+    // it lives until `drop_sink`, which MLIR calls only when the context is destroyed, after the
+    // last diagnostic. The sink is a mutex: MLIR may call the handler from several threads.
+    let sink = unsafe { &*(user_data as *const Arc<Mutex<Sink>>) };
     // SAFETY: `diagnostic` is valid for the duration of this callback (MLIR owns it); nothing keeps
     // it afterwards.
     let problem = unsafe { convert_diagnostic(diagnostic) };
-    let mut sink = sink.borrow_mut();
+    let mut sink = sink.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let list = sink.list();
     // MLIR emits some warnings twice; keep one.
-    if !sink.contains(&problem) {
-        sink.push(problem);
+    if !list.contains(&problem) {
+        list.push(problem);
     }
     // Handled: MLIR must not print it to stderr.
     MlirLogicalResult { value: 1 }
@@ -109,7 +155,7 @@ unsafe extern "C" fn collect_diagnostic(
 unsafe extern "C" fn drop_sink(user_data: *mut c_void) {
     // SAFETY: MLIR calls this once, when the context that owns the handler goes; `user_data` is the
     // pointer `Box::into_raw` made in `with_threading`, not used again.
-    drop(unsafe { Box::from_raw(user_data as *mut Rc<RefCell<Vec<Problem>>>) });
+    drop(unsafe { Box::from_raw(user_data as *mut Arc<Mutex<Sink>>) });
 }
 
 /// Finds the first file:line:col inside a location, looking through name, call-site and fused

@@ -13,13 +13,15 @@
 //! - `edit`: editing modules (symbol renaming and moving for the linker, blob attributes);
 //! - `payload`: applying libraries to payloads, op features for the native matcher, IREE's
 //!   dispatch view;
+//! - `parallel`: worker threads sharing one context (the linker's inputs);
 //! - `ffi`: small helpers at the C API boundary (string refs, print callbacks, op children).
 //!
 //! Ownership rule for every `unsafe` block here: an `MlirOperation` handle is only used while the
 //! [`OwnedOp`] it was reached from (its root) is alive and borrowed, and every handle belongs to
 //! the context of the [`Mlir`] that the `OwnedOp` borrows; no handle escapes this module.
 //!
-//! Contexts are not `Send`: create one [`Mlir`] per thread.
+//! Contexts are not `Send`: create one [`Mlir`] per thread, or share a threaded one with
+//! [`Mlir::parallel`].
 
 use std::marker::PhantomData;
 
@@ -28,12 +30,14 @@ use mlir_sys::*;
 mod context;
 mod edit;
 mod ffi;
+mod parallel;
 mod parse;
 mod payload;
 mod snapshot;
 
 pub use context::{Mlir, MLIR_STACK_BYTES};
 pub use edit::BlobForm;
+pub use parallel::{SendOp, Worker};
 pub use parse::{expansion_budget, Parsed, BYTECODE_VERSION, MAX_IR_DEPTH};
 pub use payload::Features;
 

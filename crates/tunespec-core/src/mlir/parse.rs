@@ -197,6 +197,15 @@ impl OwnedOp<'_> {
         text
     }
 
+    /// [`OwnedOp::print_file`] as bytes, for output files: no UTF-8 check and no copy (a
+    /// large library prints tens of megabytes; MLIR escapes every non-printable byte in the
+    /// strings it prints, so the text is UTF-8 whenever the input was).
+    pub fn print_file_bytes(&self) -> Vec<u8> {
+        let mut bytes = self.print_bytes();
+        bytes.push(b'\n');
+        bytes
+    }
+
     /// Writes MLIR bytecode at the pinned [`BYTECODE_VERSION`].
     pub fn to_bytecode(&self) -> Result<Vec<u8>, String> {
         let mut out: Vec<u8> = Vec::new();
@@ -225,6 +234,14 @@ impl OwnedOp<'_> {
     /// tunespec prints was verified (inputs at parse, linked libraries before output, payloads
     /// after parse), so the printer is told so instead of verifying the whole module again.
     pub fn print(&self) -> String {
+        match String::from_utf8(self.print_bytes()) {
+            Ok(text) => text,
+            Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
+        }
+    }
+
+    /// What [`OwnedOp::print`] prints, as MLIR wrote it.
+    fn print_bytes(&self) -> Vec<u8> {
         let mut out: Vec<u8> = Vec::new();
         // SAFETY: `self.raw` is live and was verified (see the doc comment); the flags are created
         // and destroyed here; the callback gets `&mut out`, alive for the call.
@@ -239,7 +256,7 @@ impl OwnedOp<'_> {
             );
             mlirOpPrintingFlagsDestroy(flags);
         }
-        String::from_utf8_lossy(&out).into_owned()
+        out
     }
 }
 
