@@ -181,8 +181,8 @@ pub struct LiveLibrary {
     pub hit: bool,
     /// The link's warnings and notes (stored with the entry, so a hit reports them too).
     pub problems: Vec<Problem>,
-    /// The key it was linked (or found) under.
-    pub key: Key,
+    /// The key it was linked (or found) under; `None` when the cache is off (no key is computed).
+    pub key: Option<Key>,
 }
 
 /// What a link produces for the cache.
@@ -419,7 +419,6 @@ impl Cache {
         inputs: &[LinkInput],
         options: LinkOptions,
     ) -> Result<(OwnedOp<'c>, LiveLibrary), Vec<Problem>> {
-        let key = KeyParts::new(target, inputs, options).key();
         if self.settings.mode == Mode::Off {
             self.counters.links.fetch_add(1, Ordering::Relaxed);
             let linked = link::link(mlir, inputs, options)?;
@@ -429,10 +428,11 @@ impl Cache {
                     bytecode: None,
                     hit: false,
                     problems: linked.problems,
-                    key,
+                    key: None,
                 },
             ));
         }
+        let key = KeyParts::new(target, inputs, options).key();
         for attempt in 0..2 {
             let mut linked_here = None;
             let library = self.get_or_insert_with(&key, || {
@@ -450,7 +450,7 @@ impl Cache {
                 bytecode: Some(library.bytecode),
                 hit: library.hit,
                 problems: library.problems,
-                key: library.key,
+                key: Some(library.key),
             };
             if let Some(module) = linked_here {
                 return Ok((module, live(library)));

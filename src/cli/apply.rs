@@ -124,7 +124,7 @@ impl Opts {
         if self.as_dispatch {
             payload.untag_ops();
         }
-        let written = write(&self.output, payload.print_file().as_bytes());
+        let written = write(&self.output, &payload.print_file_bytes());
         if written != ExitStatus::Ok {
             return written;
         }

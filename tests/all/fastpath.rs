@@ -353,11 +353,9 @@ fn default_specs_are_applied_natively_and_identically() {
     }
 }
 
-/// IREE's tuner form with `indexing_maps` (the form of the default specs) is applied natively:
-/// `apply` compiles the library from a structure-only snapshot, which must keep affine maps
-/// printed for the matcher's maps to be compared with the payload's.
-#[test]
-fn tuner_form_with_indexing_maps_is_applied_natively() {
+/// A tuner-form library of two matchers with `indexing_maps` and a payload that each matches
+/// once: (directory, library, payload).
+fn tuner_case() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let maps = |b: &str| {
         format!("[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> {b}>, affine_map<(d0, d1, d2) -> (d0, d1)>]")
     };
@@ -394,6 +392,15 @@ fn tuner_form_with_indexing_maps_is_applied_natively() {
     std::fs::write(&lib, library).unwrap();
     let payload_path = dir.path().join("payload.mlir");
     std::fs::write(&payload_path, payload).unwrap();
+    (dir, lib, payload_path)
+}
+
+/// IREE's tuner form with `indexing_maps` (the form of the default specs) is applied natively:
+/// `apply` compiles the library from a structure-only snapshot, which must keep affine maps
+/// printed for the matcher's maps to be compared with the payload's.
+#[test]
+fn tuner_form_with_indexing_maps_is_applied_natively() {
+    let (_dir, lib, payload_path) = tuner_case();
     let apply = |engine: &str| {
         tunespec()
             .args(["apply", "--no-default", "--engine", engine, "--spec"])
@@ -416,4 +423,50 @@ fn tuner_form_with_indexing_maps_is_applied_natively() {
     );
     let text = String::from_utf8(native.stdout).unwrap();
     assert_eq!(tags(&text), ["ab_f16", "abt_bf16"]);
+}
+
+/// `apply --spec` applies the module it links as it is when the cache is off (no bytecode is
+/// written), and the bytecode it stores or finds when the cache is on: the payloads and
+/// explanations are the same byte for byte.
+#[test]
+fn apply_gives_the_same_payload_with_the_cache_off_missed_and_hit() {
+    let (dir, lib, payload_path) = tuner_case();
+    let cache = dir.path().join("cache");
+    let apply = |mode: &str, explain: bool| {
+        let mut command = tunespec();
+        command
+            .env("TUNESPEC_CACHE", mode)
+            .env("TUNESPEC_CACHE_DIR", &cache)
+            .args(["apply", "--no-default", "--format", "json", "--spec"])
+            .arg(&lib)
+            .arg(&payload_path);
+        if explain {
+            command.arg("--explain");
+        }
+        let output = command.output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    };
+    let off = apply("off", true);
+    assert!(!cache.exists(), "the cache was touched while off");
+    let missed = apply("on", true);
+    assert!(cache.join("entries").read_dir().unwrap().count() > 0);
+    let hit = apply("on", true);
+    let text = String::from_utf8(off.stdout.clone()).unwrap();
+    assert_eq!(tags(&text), ["ab_f16", "abt_bf16"]);
+    assert!(
+        missed.stdout == off.stdout,
+        "a cache miss applies differently"
+    );
+    assert!(hit.stdout == off.stdout, "a cache hit applies differently");
+    let explanation = String::from_utf8(off.stderr.clone()).unwrap();
+    assert!(explanation.contains("match_ab"), "{explanation}");
+    assert_eq!(missed.stderr, off.stderr);
+    assert_eq!(hit.stderr, off.stderr);
+    let plain = apply("off", false);
+    assert!(plain.stdout == off.stdout);
 }
