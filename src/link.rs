@@ -271,6 +271,10 @@ fn name_user_files(mut problems: Vec<Problem>, inputs: &[LinkInput]) -> Vec<Prob
 /// first loads every MLIR dialect (a few milliseconds), more than small inputs gain.
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
 
+/// Most threads a link starts by itself: parsing shares MLIR's uniquers (locked tables), so
+/// more threads gain less each.
+const MAX_AUTO_THREADS: usize = 8;
+
 /// Checks, verifies and summarizes every input (duplicates linked once); `None` when any input
 /// has errors (all of them are in `problems`). Large inputs are parsed and checked on several
 /// threads sharing `mlir` (parsing is most of a link); problems and modules come back in input
@@ -320,9 +324,9 @@ fn prepare<'c>(
     let bytes: usize = unique.iter().map(|&index| inputs[index].bytes.len()).sum();
     let threads = match threads {
         Some(threads) => threads.max(1),
-        None if bytes >= PARALLEL_MIN_BYTES => {
-            std::thread::available_parallelism().map_or(1, usize::from)
-        }
+        None if bytes >= PARALLEL_MIN_BYTES => std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(MAX_AUTO_THREADS),
         None => 1,
     };
     let checked = mlir.parallel(unique.len(), threads, |worker, slot| {

@@ -63,8 +63,8 @@ impl Mlir {
     /// Runs `work(worker, i)` for every `i` in `0..count` on up to `threads` threads sharing
     /// this context, and returns the results in index order (the same whatever the threads and
     /// their timing). Diagnostics MLIR emits during one call of `work` are that call's (as with
-    /// one thread). A context without threading, one thread, or one item: everything runs on
-    /// the calling thread.
+    /// one thread). A context without threading, one thread, one item, or a call from inside a
+    /// worker: everything runs on the calling thread.
     ///
     /// A panic in a worker is raised again on the calling thread once every worker has stopped.
     pub fn parallel<'c, R: Send>(
@@ -78,7 +78,9 @@ impl Mlir {
             mlir: self,
             _here: PhantomData,
         };
-        if !self.is_threaded() || threads <= 1 {
+        // Inside a worker (a nested call) the context is shared already: run here.
+        let nested = self.sink().per_thread.is_some();
+        if !self.is_threaded() || threads <= 1 || nested {
             return (0..count).map(|index| work(&worker, index)).collect();
         }
         tracing::info_span!("mlir.load_all_dialects").in_scope(|| {
