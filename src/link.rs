@@ -84,8 +84,8 @@ impl LinkInput {
 pub struct LinkOptions {
     /// Drop pairs whose matcher can never fire.
     pub dedupe: bool,
-    /// Threads that parse and check the inputs (`None`: one per available core, for inputs of
-    /// a megabyte or more). Never changes the result, only how fast it comes.
+    /// Threads that parse and check the inputs (`None`: one per available core, at most 8, for
+    /// inputs of a megabyte or more in all). Never changes the result, only how fast it comes.
     pub threads: Option<usize>,
 }
 
