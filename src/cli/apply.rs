@@ -168,13 +168,7 @@ fn link_library<'c>(
     mlir: &'c Mlir,
     args: &LibraryArgs,
 ) -> Result<(OwnedOp<'c>, Option<Vec<u8>>), ExitStatus> {
-    let mut inputs = args
-        .inputs()
-        .map_err(|error| super::resolve::report_error(&error))?;
-    for input in &mut inputs {
-        input.location.clone_from(&input.name);
-    }
-    let cache = super::cache::open().ok_or(ExitStatus::Usage)?;
+    let (inputs, cache) = args.inputs_and_cache(false)?;
     let target = args.cache_target();
     let _phase = tracing::info_span!("link", inputs = inputs.len()).entered();
     let result = cache.link_live(mlir, &target, &inputs, LinkOptions::default());

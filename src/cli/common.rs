@@ -284,7 +284,13 @@ impl LibraryArgs {
         self.link_located(mlir, true)
     }
 
-    fn link_located(&self, mlir: &Mlir, portable: bool) -> Result<Vec<u8>, ExitStatus> {
+    /// The inputs to link, their locations naming the user's files as given (or, `portable`,
+    /// relative to each spec's root), and the cache of linked libraries to link them through
+    /// (like `link`: a compile after the first only pays for copying the bytes).
+    pub fn inputs_and_cache(
+        &self,
+        portable: bool,
+    ) -> Result<(Vec<LinkInput>, tunespec::cache::Cache), ExitStatus> {
         // A config with located errors is a problem in the inputs (exit 1), as in `resolve`.
         let mut inputs = self
             .inputs()
@@ -294,9 +300,12 @@ impl LibraryArgs {
                 input.location.clone_from(&input.name);
             }
         }
-        // Through the cache of linked libraries, like `link`: a compile after the first only
-        // pays for copying the bytes.
         let cache = super::cache::open().ok_or(ExitStatus::Usage)?;
+        Ok((inputs, cache))
+    }
+
+    fn link_located(&self, mlir: &Mlir, portable: bool) -> Result<Vec<u8>, ExitStatus> {
+        let (inputs, cache) = self.inputs_and_cache(portable)?;
         let target = self.cache_target();
         let _phase = tracing::info_span!("link", inputs = inputs.len()).entered();
         let result = cache.link(mlir, &target, &inputs, LinkOptions::default());
