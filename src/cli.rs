@@ -17,6 +17,7 @@ pub mod cache;
 pub mod common;
 pub mod coverage;
 pub mod docs;
+pub mod doctor;
 pub mod explain;
 pub mod export;
 pub mod extract;
@@ -24,6 +25,7 @@ pub mod help;
 pub mod import_iree;
 pub mod link;
 pub mod log;
+pub mod model;
 pub mod output;
 pub mod resolve;
 pub mod show;
@@ -61,6 +63,11 @@ pub struct Cli {
     /// Print only problems and outputs: no progress bars, no summaries
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// IREE's compiler to read models and write libraries with: libIREECompiler.so, a venv or a
+    /// directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of
+    /// iree-compile on PATH, python3's iree.compiler; `tunespec doctor` says which)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub iree: Option<std::path::PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -100,6 +107,9 @@ pub enum Command {
     Show(show::Opts),
     /// The cache of linked libraries: stats, clean, path
     Cache(cache::Opts),
+    /// What tunespec found on this machine (IREE's compiler, iree-opt, mlir-opt) and what works
+    /// without it
+    Doctor(doctor::Opts),
     /// Write IREE's built-in default tuning specs (from an installed compiler) as a spec library
     ImportIree(import_iree::Opts),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
@@ -130,6 +140,7 @@ impl Command {
             | Command::Completions(_)
             | Command::Man(_)
             | Command::ImportIree(_) => (DiagnosticFormat::Human, false),
+            Command::Doctor(opts) => (opts.format.into(), false),
         }
     }
 }
@@ -148,6 +159,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         common::finish();
         return ExitStatus::Usage;
     }
+    tunespec::iree::configure(cli.iree.clone());
     let status = match cli.command {
         Command::Verify(opts) => opts.run(),
         Command::Link(opts) => opts.run(),
@@ -164,6 +176,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Completions(opts) => opts.run(),
         Command::Man(opts) => opts.run(),
         Command::ImportIree(opts) => opts.run(),
+        Command::Doctor(opts) => opts.run(),
     };
     // Configs that were ignored, and why: warnings in the run's format.
     for notice in tunespec::config::take_notices() {
@@ -189,6 +202,14 @@ pub fn usage_error(error: &clap::Error) -> ExitStatus {
         )
     {
         let _ = error.print();
+        // `--version -v`: also the IREE tunespec would use.
+        if error.kind() == ErrorKind::DisplayVersion
+            && args
+                .iter()
+                .any(|arg| arg == "-v" || arg == "--verbose" || arg == "-vv")
+        {
+            println!("{}", doctor::iree_line());
+        }
         return if error.use_stderr() {
             ExitStatus::Usage
         } else {

@@ -46,6 +46,7 @@ pub mod contain;
 pub mod export;
 pub mod fastpath;
 pub mod files;
+pub mod iree;
 pub mod iree_bytecode;
 pub mod iree_import;
 pub mod link;

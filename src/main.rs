@@ -18,6 +18,14 @@ fn main() -> std::process::ExitCode {
     {
         return tunespec::contain::run_probe();
     }
+    // So is IREE's worker (see `iree/worker.rs`).
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args
+        .get(1)
+        .is_some_and(|arg| arg == tunespec::iree::worker::WORKER_COMMAND)
+    {
+        return tunespec::iree::worker::run(&args[2..]);
+    }
     // A file-size limit (`ulimit -f`) must make writes fail with EFBIG, which tunespec reports
     // (leaving no partial output), instead of killing the process with SIGXFSZ.
     #[cfg(unix)]

@@ -49,6 +49,25 @@ impl Opts {
             Err(status) => return status,
         };
         let name = input_name(&self.payload);
+        let payload_bytes = match super::model::read(
+            &payload_bytes,
+            &name,
+            self.library.target.as_deref(),
+        ) {
+            Ok(super::model::Read::Own) => payload_bytes,
+            Ok(super::model::Read::Dispatches { bytes, .. }) => {
+                if !self.library.given() {
+                    super::common::tool_error_with(
+                        super::model::NEEDED,
+                        format!("{name} is read through IREE's dispatches, which carry no attached library: give --target or --spec"),
+                        None,
+                    );
+                    return ExitStatus::Usage;
+                }
+                bytes
+            }
+            Err(status) => return status,
+        };
         let library_bytes =
             match library_for(&mlir, &self.library, &payload_bytes, &name, &self.attr) {
                 Ok(bytes) => bytes,

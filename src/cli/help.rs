@@ -18,7 +18,10 @@ macro_rules! env_bytecode {
     () => {
         "  TUNESPEC_TRUST_BYTECODE   1: parse bytecode in process without the child-process probe
   TUNESPEC_IREE_OPT         iree-opt, to read bytecode written by IREE's newer MLIR
-  TUNESPEC_IREE_VENV        a Python venv with IREE's compiler (its bin/iree-opt)
+  TUNESPEC_IREE_VENV        a Python venv with IREE's compiler (its bin/iree-opt and libIREECompiler.so)
+  TUNESPEC_IREE_LIB         IREE's compiler library (libIREECompiler.so), to read models and write
+                            libraries as that IREE does (else: the venv, iree-compile on PATH, python3)
+  TUNESPEC_IREE_TIMEOUT_SECS  time limit of one IREE request (default 600)
 "
     };
 }
@@ -167,6 +170,21 @@ Environment:
     env_specs!(),
     env_cache!(),
     exit_plain!()
+);
+
+pub const DOCTOR: &str = concat!(
+    "Examples:
+  tunespec doctor
+  tunespec doctor --iree ~/venvs/iree-3.12 --format json
+  tunespec --version -v                  the version line, and the IREE tunespec would use
+
+Environment:
+",
+    env_bytecode!(),
+    "
+Exit status:
+  0  success (whatever was found)
+  2  the IREE named by --iree or TUNESPEC_IREE_LIB does not load"
 );
 
 pub const COVERAGE: &str = concat!(

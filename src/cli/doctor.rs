@@ -1,0 +1,122 @@
+//! `tunespec doctor`: what tunespec found on this machine and what works without it.
+//!
+//! Why: which IREE a command reads models and writes libraries with decides what it prints and
+//! what IREE will accept; a user must be able to see which one, found where, without reading
+//! the lookup rules.
+
+use serde_json::json;
+
+use super::common::{emit, ExitStatus};
+use crate::cli::DiagnosticFormat;
+
+/// `doctor --format`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum DoctorFormat {
+    /// Lines for people
+    #[default]
+    Human,
+    /// One JSON document
+    Json,
+}
+
+impl From<DoctorFormat> for DiagnosticFormat {
+    fn from(format: DoctorFormat) -> Self {
+        match format {
+            DoctorFormat::Human => DiagnosticFormat::Human,
+            DoctorFormat::Json => DiagnosticFormat::Json,
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::help::DOCTOR)]
+pub struct Opts {
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: DoctorFormat,
+}
+
+/// What works without IREE's compiler library, and what needs it.
+const WITHOUT_IREE: &str = "verify, link, attach, apply, explain and coverage of linalg-level payloads (MLIR 22, IREE's dispatch view predicted)";
+const NEEDS_IREE: &str = "models in torch, StableHLO, TOSA or IREE's dialects (explain, coverage, attach, apply --as-dispatch), libraries written and checked by the consumer's IREE";
+
+/// One line on the IREE found, for `--version -v`.
+pub fn iree_line() -> String {
+    match tunespec::iree::shared() {
+        Ok(iree) => format!(
+            "IREE {} (API {}) from {}: {}",
+            iree.revision,
+            iree.api_version,
+            iree.found.origin,
+            iree.found.library.display()
+        ),
+        Err(message) => format!("IREE: not found ({message})"),
+    }
+}
+
+impl Opts {
+    pub fn run(self) -> ExitStatus {
+        let iree = tunespec::iree::shared();
+        let iree_opt = tunespec::iree_attrs::find_iree_opt(None);
+        let mlir_opt = std::path::Path::new("/usr/lib/llvm-22/bin/mlir-opt");
+        match self.format {
+            DoctorFormat::Json => {
+                let iree_json = match iree {
+                    Ok(iree) => json!({
+                        "found": true,
+                        "library": iree.found.library,
+                        "origin": iree.found.origin.to_string(),
+                        "revision": iree.revision,
+                        "api_version": iree.api_version,
+                        "release": tunespec::iree::release(&iree.revision),
+                    }),
+                    Err(message) => json!({"found": false, "error": message}),
+                };
+                let document = json!({
+                    "version": 1,
+                    "tunespec": super::VERSION,
+                    "iree": iree_json,
+                    "iree_opt": iree_opt.as_ref().ok(),
+                    "mlir_opt": mlir_opt.is_file().then_some(mlir_opt),
+                    "without_iree": WITHOUT_IREE,
+                    "needs_iree": NEEDS_IREE,
+                });
+                emit(&format!("{document:#}\n"));
+            }
+            DoctorFormat::Human => {
+                let mut text = format!("tunespec {}\n", super::VERSION);
+                match iree {
+                    Ok(iree) => {
+                        text.push_str(&format!(
+                            "IREE compiler: {} (API {})\n  library: {}\n  found by: {}\n",
+                            iree.revision,
+                            iree.api_version,
+                            iree.found.library.display(),
+                            iree.found.origin
+                        ));
+                    }
+                    Err(message) => {
+                        text.push_str(&format!("IREE compiler: not found\n  {message}\n"))
+                    }
+                }
+                match &iree_opt {
+                    Ok(path) => text.push_str(&format!("iree-opt: {}\n", path.display())),
+                    Err(message) => text.push_str(&format!("iree-opt: not found ({message})\n")),
+                }
+                if mlir_opt.is_file() {
+                    text.push_str(&format!("mlir-opt 22: {}\n", mlir_opt.display()));
+                } else {
+                    text.push_str("mlir-opt 22: not found (tests only)\n");
+                }
+                text.push_str(&format!("works without IREE: {WITHOUT_IREE}\n"));
+                text.push_str(&format!("needs IREE: {NEEDS_IREE}\n"));
+                emit(&text);
+            }
+        }
+        // A library that was named but does not load is a broken setup: exit 2.
+        if iree.is_err() && tunespec::iree::explicitly_configured() {
+            return ExitStatus::Usage;
+        }
+        ExitStatus::Ok
+    }
+}

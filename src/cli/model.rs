@@ -1,0 +1,133 @@
+//! Payloads only IREE reads (models in torch, StableHLO, TOSA; IREE's own `util`/`flow`/`hal`
+//! IR, dispatch dumps, the tuner's benchmark files): their dispatches, formed by the user's IREE.
+//!
+//! Why here and not in `apply`: the commands (`explain`, `coverage`, `apply --as-dispatch`)
+//! then run unchanged on what IREE gives back, generic IR of every `hal.executable` with the
+//! user's source locations, which tunespec's MLIR reads with unregistered dialects allowed.
+
+use tunespec::ir::Loc;
+use tunespec::iree::{self, Failure};
+use tunespec::problem::Problem;
+
+use super::common::{fail, tool_error_with, ExitStatus};
+
+/// The code of IREE's refusal of an input.
+pub const REJECTED: &str = "tunespec::iree::rejected";
+/// The code of a command that needs IREE and found none (or a broken one).
+pub const NEEDED: &str = "tunespec::iree::needed";
+/// The phase whose IR holds each dispatch as IREE's codegen receives it.
+pub const SOURCES_PHASE: &str = "executable-sources";
+
+/// What a payload is read as.
+pub enum Read {
+    /// tunespec reads it itself.
+    Own,
+    /// IREE's dispatches of it (the dialect that made IREE necessary).
+    Dispatches { bytes: Vec<u8>, dialect: String },
+}
+
+/// IREE's session flags for `--target`, with a usage error when there is none or it is not an
+/// architecture IREE compiles for.
+pub fn flags_for(target: Option<&str>, why: &str) -> Result<Vec<String>, ExitStatus> {
+    let Some(target) = target else {
+        tool_error_with(
+            NEEDED,
+            format!("{why}: IREE forms dispatches for a target; give --target (e.g. gfx942)"),
+            None,
+        );
+        return Err(ExitStatus::Usage);
+    };
+    let canonical = tunespec::Registry::discover()
+        .ok()
+        .and_then(|registry| registry.find(target).map(|found| found.name.clone()))
+        .unwrap_or_else(|| target.to_string());
+    iree::target_flags(&canonical).ok_or_else(|| {
+        tool_error_with(
+            NEEDED,
+            format!(
+                "{why}: target '{target}' ({canonical}) is a family, not an architecture IREE compiles for; give one such as gfx942 or sm_80"
+            ),
+            None,
+        );
+        ExitStatus::Usage
+    })
+}
+
+/// The loaded IREE, or a usage error saying why a command needs it.
+pub fn iree_for(why: &str) -> Result<&'static iree::Iree, ExitStatus> {
+    iree::shared().as_ref().map_err(|message| {
+        tool_error_with(
+            NEEDED,
+            format!("{why}, which needs IREE's compiler: {message}"),
+            None,
+        );
+        ExitStatus::Usage
+    })
+}
+
+/// Reads `bytes` as tunespec can, or through IREE when they hold ops only IREE reads.
+pub fn read(bytes: &[u8], name: &str, target: Option<&str>) -> Result<Read, ExitStatus> {
+    let Some(dialect) = iree::foreign_dialect(bytes) else {
+        return Ok(Read::Own);
+    };
+    let why = format!("{name} holds {dialect} ops, which only IREE reads");
+    let iree = iree_for(&why)?;
+    let flags = flags_for(target, &why)?;
+    let _phase = tracing::info_span!("iree.dispatches", dialect = %dialect).entered();
+    match iree.executables(bytes, name, &flags, SOURCES_PHASE) {
+        Ok((dispatches, _)) => Ok(Read::Dispatches {
+            bytes: dispatches,
+            dialect,
+        }),
+        Err(failure) => Err(report(failure, bytes)),
+    }
+}
+
+/// Reports a failed IREE request: its diagnostics as problems (exit 1), or a tool error (2).
+pub fn report(failure: Failure, source: &[u8]) -> ExitStatus {
+    match failure {
+        Failure::Rejected(diagnostics) => fail(problems(&diagnostics), source),
+        Failure::Tool(message) => {
+            tool_error_with(NEEDED, message, None);
+            ExitStatus::Usage
+        }
+    }
+}
+
+/// IREE's diagnostics as problems, located where IREE's message says (`file:line:col: ...`).
+pub fn problems(diagnostics: &[iree::protocol::Diagnostic]) -> Vec<Problem> {
+    let mut problems: Vec<Problem> = diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.severity == "error")
+        .map(|diagnostic| {
+            let (loc, message) = split_location(&diagnostic.message);
+            Problem::error(REJECTED, format!("IREE: {message}"), loc)
+        })
+        .collect();
+    if problems.is_empty() {
+        problems.push(Problem::error(REJECTED, "IREE refused the input", None));
+    }
+    problems
+}
+
+/// `file:line:col: message` (as IREE prints a located diagnostic) into its parts.
+fn split_location(message: &str) -> (Option<Loc>, String) {
+    let mut fields = message.splitn(4, ':');
+    if let (Some(file), Some(line), Some(col), Some(rest)) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
+    {
+        if let (Ok(line), Ok(col)) = (line.trim().parse::<u32>(), col.trim().parse::<u32>()) {
+            let rest = rest.trim_start();
+            let rest = rest.strip_prefix("error: ").unwrap_or(rest);
+            return (
+                Some(Loc {
+                    file: file.to_string(),
+                    line,
+                    col,
+                }),
+                rest.to_string(),
+            );
+        }
+    }
+    (None, message.to_string())
+}

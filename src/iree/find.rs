@@ -1,0 +1,200 @@
+//! Finding the user's IREE compiler library, as `iree-opt` is found, and saying where from.
+//!
+//! Order (the first that names something wins; a setting that names nothing usable is an
+//! error, not a silent fall-through, so that a typo never switches IREE versions):
+//! 1. `--iree PATH` (the library, a venv, or any directory holding `libIREECompiler.so`);
+//! 2. `TUNESPEC_IREE_LIB` (the library);
+//! 3. `TUNESPEC_IREE_VENV` (a venv with `iree-base-compiler`);
+//! 4. `iree-compile` on `PATH`: the venv or install it belongs to;
+//! 5. `python3` on `PATH`: where `iree.compiler._mlir_libs` imports from.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// The library's file name in every `iree-base-compiler` wheel.
+pub const LIBRARY: &str = "libIREECompiler.so";
+/// The environment variable naming the library.
+pub const ENV_LIB: &str = "TUNESPEC_IREE_LIB";
+/// The environment variable naming a venv (shared with iree-opt's lookup).
+pub const ENV_VENV: &str = tunespec_core::iree_attrs::ENV_IREE_VENV;
+
+/// Where the library was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// `--iree`.
+    Flag,
+    /// `TUNESPEC_IREE_LIB`.
+    EnvLib,
+    /// `TUNESPEC_IREE_VENV`.
+    EnvVenv,
+    /// Next to `iree-compile` on `PATH` (the path of that `iree-compile`).
+    PathCompile(PathBuf),
+    /// Python's site-packages (`python3` on `PATH`).
+    Python,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Flag => write!(f, "--iree"),
+            Origin::EnvLib => write!(f, "{ENV_LIB}"),
+            Origin::EnvVenv => write!(f, "{ENV_VENV}"),
+            Origin::PathCompile(compile) => {
+                write!(
+                    f,
+                    "the install of iree-compile on PATH ({})",
+                    compile.display()
+                )
+            }
+            Origin::Python => write!(f, "python3's site-packages (iree.compiler)"),
+        }
+    }
+}
+
+/// A found library.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// The library file.
+    pub library: PathBuf,
+    /// How it was found.
+    pub origin: Origin,
+}
+
+/// The library under `path`: the file itself, or in a venv, a site-packages, an `iree` package
+/// or its `_mlir_libs` directory.
+pub fn library_under(path: &Path) -> Option<PathBuf> {
+    if path.is_file() {
+        return Some(path.to_path_buf());
+    }
+    let direct = [
+        path.join(LIBRARY),
+        path.join("_mlir_libs").join(LIBRARY),
+        path.join("compiler/_mlir_libs").join(LIBRARY),
+        path.join("iree/compiler/_mlir_libs").join(LIBRARY),
+    ];
+    if let Some(found) = direct.into_iter().find(|candidate| candidate.is_file()) {
+        return Some(found);
+    }
+    // A venv or prefix: lib/pythonX.Y/site-packages/iree/compiler/_mlir_libs (sorted, so the
+    // choice does not depend on the directory's order).
+    for lib in ["lib", "lib64"] {
+        let Ok(entries) = std::fs::read_dir(path.join(lib)) else {
+            continue;
+        };
+        let mut pythons: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|dir| {
+                dir.file_name()
+                    .and_then(|name| name.to_str())
+                    .is_some_and(|name| name.starts_with("python"))
+            })
+            .collect();
+        pythons.sort();
+        for python in pythons {
+            let candidate = python
+                .join("site-packages/iree/compiler/_mlir_libs")
+                .join(LIBRARY);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+    }
+    None
+}
+
+/// Finds the library; `Err` says what was tried or which setting names nothing.
+pub fn find(explicit: Option<&Path>) -> Result<Found, String> {
+    let install_hint = "install IREE's compiler (`pip install iree-base-compiler`, or tools/iree-venv.sh) and activate its venv, or pass --iree PATH";
+    if let Some(path) = explicit {
+        return library_under(path)
+            .map(|library| Found {
+                library,
+                origin: Origin::Flag,
+            })
+            .ok_or_else(|| {
+                format!(
+                    "--iree {}: no {LIBRARY} there (give the library, a venv or a directory holding it)",
+                    path.display()
+                )
+            });
+    }
+    if let Some(value) = std::env::var_os(ENV_LIB).filter(|value| !value.is_empty()) {
+        let path = PathBuf::from(value);
+        return if path.is_file() {
+            Ok(Found {
+                library: path,
+                origin: Origin::EnvLib,
+            })
+        } else {
+            Err(format!("{ENV_LIB}={} is not a file", path.display()))
+        };
+    }
+    if let Some(value) = std::env::var_os(ENV_VENV).filter(|value| !value.is_empty()) {
+        let path = PathBuf::from(value);
+        return library_under(&path)
+            .map(|library| Found {
+                library,
+                origin: Origin::EnvVenv,
+            })
+            .ok_or_else(|| format!("{ENV_VENV}={}: no {LIBRARY} in it", path.display()));
+    }
+    if let Some(compile) = on_path("iree-compile") {
+        // A venv's bin/iree-compile, or a symlink into one.
+        let resolved = std::fs::canonicalize(&compile).unwrap_or_else(|_| compile.clone());
+        for candidate in [compile.clone(), resolved] {
+            if let Some(prefix) = candidate.parent().and_then(Path::parent) {
+                if let Some(library) = library_under(prefix) {
+                    return Ok(Found {
+                        library,
+                        origin: Origin::PathCompile(compile.clone()),
+                    });
+                }
+            }
+        }
+    }
+    if let Some(library) = from_python() {
+        return Ok(Found {
+            library,
+            origin: Origin::Python,
+        });
+    }
+    Err(format!(
+        "IREE's compiler library ({LIBRARY}) was not found (--iree, {ENV_LIB}, {ENV_VENV}, iree-compile on PATH, python3's iree.compiler); {install_hint}"
+    ))
+}
+
+fn on_path(program: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Asks `python3` where `iree.compiler._mlir_libs` is, under a time limit.
+fn from_python() -> Option<PathBuf> {
+    let python = on_path("python3")?;
+    let mut child = Command::new(python)
+        .args([
+            "-I",
+            "-c",
+            // `iree` is a namespace package: finding it imports nothing of IREE's.
+            "import importlib.util as u; s = u.find_spec('iree'); print('\\n'.join(s.submodule_search_locations or []) if s else '')",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let status = tunespec_core::child::wait_or_kill(&mut child, Duration::from_secs(10)).ok()??;
+    if !status.success() {
+        return None;
+    }
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
+    out.lines()
+        .map(str::trim)
+        .filter(|dir| !dir.is_empty())
+        .find_map(|dir| library_under(Path::new(dir)))
+}

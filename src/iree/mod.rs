@@ -1,0 +1,448 @@
+//! The user's IREE compiler (`libIREECompiler.so` of `iree-base-compiler`): the one module that
+//! knows it exists.
+//!
+//! Why: tunespec's own MLIR is 22; IREE 3.13 runs MLIR 24 and moves every release. What IREE
+//! reads (torch, StableHLO, TOSA models; `util`/`flow`/`hal` IR; its own syntax and bytecode) is
+//! only ever read exactly by that IREE. So tunespec asks the user's IREE, through its embedding
+//! C API, to (a) form the dispatches of a model for a target ([`Iree::executables`]), (b) read
+//! and write a library or payload in its own syntax and bytecode ([`Iree::reprint`],
+//! [`Iree::attach`]). Its MLIR handles never leave the worker child ([`worker`]); the parent
+//! sees bytes and diagnostics only.
+
+mod ffi;
+pub mod find;
+pub mod protocol;
+pub mod worker;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+pub use find::{Found, Origin};
+use protocol::{Diagnostic, Op, Request, Response};
+
+/// How long one request may take (a whole model's dispatch formation): 600 s, or
+/// `TUNESPEC_IREE_TIMEOUT_SECS`.
+fn timeout() -> Duration {
+    std::env::var("TUNESPEC_IREE_TIMEOUT_SECS")
+        .ok()
+        .and_then(|value| value.trim().parse::<u64>().ok())
+        .filter(|&seconds| seconds > 0)
+        .map_or(Duration::from_secs(600), Duration::from_secs)
+}
+
+/// A found IREE, with its revision once asked.
+#[derive(Clone, Debug)]
+pub struct Iree {
+    /// Where the library is and how it was found.
+    pub found: Found,
+    /// `ireeCompilerGetRevision()`, e.g. `3.13.0rc20261016 @ 89ece87b...`.
+    pub revision: String,
+    /// `ireeCompilerGetAPIVersion()`, `major.minor`.
+    pub api_version: String,
+}
+
+/// Why a request failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// IREE refused the input (its diagnostics): a problem in the input, exit 1.
+    Rejected(Vec<Diagnostic>),
+    /// IREE or the worker could not do it at all (crash, time limit, bad library): exit 2.
+    Tool(String),
+}
+
+impl Failure {
+    /// One line for reports.
+    pub fn summary(&self) -> String {
+        match self {
+            Failure::Rejected(diagnostics) => diagnostics
+                .iter()
+                .find(|diagnostic| diagnostic.severity == "error")
+                .or(diagnostics.first())
+                .map_or_else(
+                    || "IREE refused the input".to_string(),
+                    |diagnostic| diagnostic.message.clone(),
+                ),
+            Failure::Tool(message) => message.clone(),
+        }
+    }
+}
+
+/// The IREE version's major.minor from its revision (`3.13.0rc2026... @ hash` -> `3.13`).
+pub fn release(revision: &str) -> &str {
+    let version = revision.split_whitespace().next().unwrap_or(revision);
+    let mut dots = version.match_indices('.').map(|(index, _)| index);
+    match (dots.next(), dots.next()) {
+        (Some(_), Some(second)) => &version[..second],
+        _ => version,
+    }
+}
+
+impl Iree {
+    /// Finds IREE (see [`find::find`]) and asks it its revision: `Err` when none was found or
+    /// the library does not load.
+    pub fn load(explicit: Option<&Path>) -> Result<Iree, String> {
+        let found = find::find(explicit)?;
+        let mut iree = Iree {
+            found,
+            revision: String::new(),
+            api_version: String::new(),
+        };
+        let (response, _) = iree
+            .request(Op::Info, "", &[], b"", b"")
+            .map_err(|failure| failure.summary())?;
+        iree.revision = response.revision;
+        iree.api_version = response.api_version;
+        Ok(iree)
+    }
+
+    /// IREE's dispatches of the source for `flags` at `phase`, as generic IR MLIR 22 reads.
+    pub fn executables(
+        &self,
+        source: &[u8],
+        name: &str,
+        flags: &[String],
+        phase: &str,
+    ) -> Result<(Vec<u8>, Vec<Diagnostic>), Failure> {
+        let (response, output) = self.request(
+            Op::Executables {
+                phase: phase.to_string(),
+            },
+            name,
+            flags,
+            source,
+            b"",
+        )?;
+        Ok((quote_memory_spaces(&output), response.diagnostics))
+    }
+
+    /// The source parsed by IREE and written back by it (text or bytecode).
+    pub fn reprint(&self, source: &[u8], name: &str, bytecode: bool) -> Result<Vec<u8>, Failure> {
+        self.request(Op::Reprint { bytecode }, name, &[], source, b"")
+            .map(|(_, output)| output)
+    }
+
+    /// The payload with `library` (bytes) attached as `attr`, written by IREE.
+    pub fn attach(
+        &self,
+        payload: &[u8],
+        name: &str,
+        attr: &str,
+        library: &[u8],
+        bytecode: bool,
+    ) -> Result<Vec<u8>, Failure> {
+        self.request(
+            Op::Attach {
+                attr: attr.to_string(),
+                bytecode,
+            },
+            name,
+            &[],
+            payload,
+            library,
+        )
+        .map(|(_, output)| output)
+    }
+
+    /// Runs one request in a worker child.
+    fn request(
+        &self,
+        op: Op,
+        name: &str,
+        flags: &[String],
+        source: &[u8],
+        extra: &[u8],
+    ) -> Result<(Response, Vec<u8>), Failure> {
+        let _phase = tracing::info_span!("iree.request", op = op_name(&op)).entered();
+        let header = Request {
+            op,
+            name: name.to_string(),
+            flags: flags.to_vec(),
+            source_len: source.len() as u64,
+            extra_len: extra.len() as u64,
+        };
+        let exe = worker_program().map_err(|error| {
+            Failure::Tool(format!(
+                "cannot start IREE's worker (tunespec re-executes itself): {error}"
+            ))
+        })?;
+        let mut child = Command::new(exe)
+            .arg(worker::WORKER_COMMAND)
+            .arg(&self.found.library)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|error| Failure::Tool(format!("cannot start IREE's worker: {error}")))?;
+        let mut input = serde_json::to_vec(&header).expect("a request serializes");
+        input.push(b'\n');
+        input.extend_from_slice(source);
+        input.extend_from_slice(extra);
+        let mut stdin = child.stdin.take().expect("piped stdin");
+        // Written and read from threads: a child that fills a pipe before reading all its
+        // input must not deadlock with us.
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+        let mut stdout = child.stdout.take().expect("piped stdout");
+        let reader = std::thread::spawn(move || {
+            let mut out = Vec::new();
+            let _ = stdout.read_to_end(&mut out);
+            out
+        });
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let err_reader = std::thread::spawn(move || {
+            let mut out = Vec::new();
+            let _ = stderr.read_to_end(&mut out);
+            out
+        });
+        let status = tunespec_core::child::wait_or_kill(&mut child, timeout())
+            .map_err(|error| Failure::Tool(format!("waiting for IREE's worker: {error}")))?;
+        let _ = writer.join();
+        let out = reader.join().unwrap_or_default();
+        let err = err_reader.join().unwrap_or_default();
+        let library = self.found.library.display();
+        let Some(status) = status else {
+            return Err(Failure::Tool(format!(
+                "IREE ({library}) did not finish within {} s (TUNESPEC_IREE_TIMEOUT_SECS)",
+                timeout().as_secs()
+            )));
+        };
+        if !status.success() {
+            let last = String::from_utf8_lossy(&err);
+            let last = last.lines().rev().find(|line| !line.trim().is_empty());
+            return Err(Failure::Tool(format!(
+                "IREE's compiler ({library}) {}{}",
+                describe(&status),
+                last.map(|line| format!(": {line}")).unwrap_or_default()
+            )));
+        }
+        let newline = out.iter().position(|&byte| byte == b'\n');
+        let parsed = newline.and_then(|at| {
+            serde_json::from_slice::<Response>(&out[..at])
+                .ok()
+                .map(|response| (response, out[at + 1..].to_vec()))
+        });
+        let Some((response, output)) = parsed else {
+            return Err(Failure::Tool(format!(
+                "IREE's worker ({library}) gave no answer"
+            )));
+        };
+        if output.len() as u64 != response.output_len {
+            return Err(Failure::Tool(format!(
+                "IREE's worker ({library}) gave a truncated answer"
+            )));
+        }
+        if !response.ok {
+            return Err(match response.failure {
+                Some(message) if response.diagnostics.is_empty() => Failure::Tool(message),
+                _ => Failure::Rejected(response.diagnostics),
+            });
+        }
+        Ok((response, output))
+    }
+}
+
+fn op_name(op: &Op) -> &'static str {
+    match op {
+        Op::Info => "info",
+        Op::Executables { .. } => "executables",
+        Op::Reprint { .. } => "reprint",
+        Op::Attach { .. } => "attach",
+    }
+}
+
+#[cfg(unix)]
+fn describe(status: &std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (_, Some(6)) => "aborted".to_string(),
+        (_, Some(signal)) => format!("crashed (signal {signal})"),
+        (Some(code), _) => format!("failed (exit {code})"),
+        _ => "failed".to_string(),
+    }
+}
+
+#[cfg(not(unix))]
+fn describe(_status: &std::process::ExitStatus) -> String {
+    "failed".to_string()
+}
+
+/// This binary (the worker is a hidden subcommand of it).
+fn worker_program() -> std::io::Result<PathBuf> {
+    std::env::current_exe()
+}
+
+static EXPLICIT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+static SHARED: std::sync::OnceLock<Result<Iree, String>> = std::sync::OnceLock::new();
+
+/// Sets `--iree` for this process (the CLI does, once, before any command runs).
+pub fn configure(explicit: Option<PathBuf>) {
+    let _ = EXPLICIT.set(explicit);
+}
+
+/// This process's IREE: found and asked its revision once, on first use.
+pub fn shared() -> &'static Result<Iree, String> {
+    SHARED.get_or_init(|| {
+        let explicit = EXPLICIT.get().cloned().flatten();
+        Iree::load(explicit.as_deref())
+    })
+}
+
+/// Whether IREE was configured explicitly (`--iree`, `TUNESPEC_IREE_LIB`): a failure to load it
+/// is then an error even where IREE is optional.
+pub fn explicitly_configured() -> bool {
+    EXPLICIT.get().is_some_and(Option::is_some)
+        || std::env::var_os(find::ENV_LIB).is_some_and(|value| !value.is_empty())
+}
+
+/// The session flags of IREE's compile for a registry target's architecture (`gfx942`:
+/// HIP/ROCm, `sm_80`: CUDA); `None` for a family or a name that is not an architecture.
+pub fn target_flags(architecture: &str) -> Option<Vec<String>> {
+    let digits = |rest: &str| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric());
+    if let Some(rest) = architecture.strip_prefix("gfx") {
+        if digits(rest)
+            && rest.chars().next().is_some_and(|c| c.is_ascii_digit())
+            && rest.len() >= 3
+        {
+            return Some(vec![
+                "--iree-hal-target-device=hip".to_string(),
+                format!("--iree-rocm-target={architecture}"),
+            ]);
+        }
+    }
+    if let Some(rest) = architecture.strip_prefix("sm_") {
+        if digits(rest) && rest.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            return Some(vec![
+                "--iree-hal-target-device=cuda".to_string(),
+                format!("--iree-cuda-target={architecture}"),
+            ]);
+        }
+    }
+    None
+}
+
+/// Dialects whose attributes and ops tunespec's MLIR 22 does not register; their ops mean a
+/// payload is read through IREE, their memory spaces are quoted (see [`quote_memory_spaces`]).
+const FOREIGN: &[&str] = &[
+    "torch",
+    "util",
+    "flow",
+    "hal",
+    "stream",
+    "stablehlo",
+    "chlo",
+    "mhlo",
+    "tosa",
+    "ml_program",
+    "iree_linalg_ext",
+    "iree_tensor_ext",
+    "iree_encoding",
+    "iree_input",
+    "iree_codegen",
+    "iree_gpu",
+    "iree_vector_ext",
+];
+
+/// `memref<..., #hal.descriptor_type<storage_buffer>>` with the memory space as a string
+/// attribute (`"#hal.descriptor_type<storage_buffer>"`). Why: MLIR 22 refuses a memory space
+/// that is an attribute of a dialect it does not have ("unsupported memory space Attribute"),
+/// and IREE's bufferized dispatches (the tuner's benchmark files) are full of them. A string
+/// memory space is accepted, keeps the types of different spaces distinct, and matchers read
+/// shapes, element types and maps, never the space.
+pub fn quote_memory_spaces(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut at = 0;
+    while let Some(found) = find(&text[at..], b"memref<") {
+        let start = at + found + b"memref<".len();
+        out.extend_from_slice(&text[at..start]);
+        // The type's top-level components, up to its closing '>'.
+        let mut depth = 0usize;
+        let mut last_comma = None;
+        let mut end = None;
+        let mut index = start;
+        while index < text.len() {
+            match text[index] {
+                // `->` of an affine map in a layout.
+                b'>' if index > 0 && text[index - 1] == b'-' => {}
+                b'<' | b'(' | b'[' | b'{' => depth += 1,
+                b'>' | b')' | b']' | b'}' if depth == 0 => {
+                    end = Some(index);
+                    break;
+                }
+                b'>' | b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                b',' if depth == 0 => last_comma = Some(index),
+                b'\n' => break,
+                _ => {}
+            }
+            index += 1;
+        }
+        let (Some(end), Some(comma)) = (end, last_comma) else {
+            at = start;
+            continue;
+        };
+        let space = String::from_utf8_lossy(&text[comma + 1..end]);
+        let trimmed = space.trim();
+        let foreign = trimmed
+            .strip_prefix('#')
+            .and_then(|rest| rest.split_once('.'))
+            .is_some_and(|(dialect, _)| FOREIGN.contains(&dialect));
+        if foreign {
+            out.extend_from_slice(&text[start..comma + 1]);
+            out.extend_from_slice(b" \"");
+            out.extend_from_slice(
+                trimmed
+                    .replace('\\', "\\\\")
+                    .replace('"', "\\\"")
+                    .as_bytes(),
+            );
+            out.push(b'"');
+        } else {
+            out.extend_from_slice(&text[start..end]);
+        }
+        at = end;
+    }
+    out.extend_from_slice(&text[at..]);
+    out
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
+}
+
+/// The first dialect of `text`'s ops that only IREE reads (a front end's, or IREE's own), e.g.
+/// `torch` for `torch.aten.mm`: such a payload is read through IREE. Looks at each line's op
+/// name (after `%x = `, quoted in generic form), so attribute names never count.
+pub fn foreign_dialect(bytes: &[u8]) -> Option<String> {
+    if bytes.starts_with(tunespec_core::verify::BYTECODE_MAGIC) {
+        return None;
+    }
+    let text = String::from_utf8_lossy(bytes);
+    for line in text.lines() {
+        let mut rest = line.trim_start();
+        if rest.starts_with("//") {
+            continue;
+        }
+        if rest.starts_with('%') {
+            match rest.find(" = ") {
+                Some(at) => rest = &rest[at + 3..],
+                None => continue,
+            }
+        }
+        let rest = rest.strip_prefix('"').unwrap_or(rest);
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.')
+            .collect();
+        let Some((dialect, _)) = name.split_once('.') else {
+            continue;
+        };
+        if FOREIGN.contains(&dialect) {
+            return Some(dialect.to_string());
+        }
+    }
+    None
+}
