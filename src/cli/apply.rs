@@ -48,6 +48,30 @@ pub struct Opts {
 }
 
 impl Opts {
+    /// The payload, or for a model (ops only IREE reads) IREE's dispatches of it, which only
+    /// `--as-dispatch` applies to.
+    fn load<'c>(
+        &self,
+        mlir: &'c Mlir,
+    ) -> Result<(Vec<u8>, String, tunespec::mlir::OwnedOp<'c>), ExitStatus> {
+        let bytes = super::common::read(&self.payload)?;
+        let name = super::common::input_name(&self.payload);
+        match super::model::read(&bytes, &name, self.library.target.as_deref())? {
+            super::model::Read::Own => load_payload(mlir, &self.payload, Some(bytes)),
+            super::model::Read::Dispatches { bytes, dialect } => {
+                if !self.as_dispatch || !self.library.given() {
+                    super::common::tool_error_with(
+                        super::model::NEEDED,
+                        format!("{name} holds {dialect} ops: tunespec configures a model on IREE's dispatches of it; use --as-dispatch with --target or --spec (or `tunespec attach` to hand the library to iree-compile)"),
+                        None,
+                    );
+                    return Err(ExitStatus::Usage);
+                }
+                load_payload(mlir, &self.payload, Some(bytes))
+            }
+        }
+    }
+
     pub fn run(self) -> ExitStatus {
         let refused =
             crate::cli::output::check_not_an_input(&self.output, &self.library.specs, &[]);
@@ -56,7 +80,7 @@ impl Opts {
             return ExitStatus::Usage;
         }
         let mlir = Mlir::new_threaded();
-        let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload) {
+        let (payload_bytes, name, payload) = match self.load(&mlir) {
             Ok(loaded) => loaded,
             Err(status) => return status,
         };

@@ -55,7 +55,15 @@ impl Opts {
             return usage(message);
         }
         let mlir = Mlir::new_threaded();
-        let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload) {
+        let raw = match super::common::read(&self.payload) {
+            Ok(bytes) => bytes,
+            Err(status) => return status,
+        };
+        let raw_name = super::common::input_name(&self.payload);
+        if let Some(dialect) = tunespec::iree::foreign_dialect(&raw) {
+            return self.attach_model(&mlir, &raw, &raw_name, &dialect);
+        }
+        let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload, Some(raw)) {
             Ok(loaded) => loaded,
             Err(status) => return status,
         };
@@ -69,6 +77,19 @@ impl Opts {
         let form = match self.blob {
             Blob::Dense => BlobForm::Dense,
             Blob::Resource => BlobForm::Resource,
+        };
+        // With IREE at hand, the library is IREE's own bytecode: the consumer reads it whatever
+        // its MLIR version (MLIR 22's bytecode of some ops is not readable by IREE 3.13).
+        let library = match tunespec::iree::shared() {
+            Ok(iree) => match library_for_iree(&mlir, iree, &library) {
+                Ok(bytes) => bytes,
+                Err(status) => return status,
+            },
+            Err(message) if tunespec::iree::explicitly_configured() => {
+                super::common::tool_error_with(super::model::NEEDED, message.clone(), None);
+                return ExitStatus::Usage;
+            }
+            Err(_) => library,
         };
         let phase = tracing::info_span!("attach", bytes = library.len()).entered();
         if let Err(problems) = apply::attach(&payload, &library, &self.attr, form) {
@@ -84,5 +105,49 @@ impl Opts {
             return fail(problems, &[]);
         }
         write(&self.output, text.as_bytes())
+    }
+}
+
+/// The linked library (MLIR 22 bytecode) as `iree`'s bytecode: printed as text by tunespec,
+/// parsed, verified and written by IREE. IREE's refusal is a problem in the specs (exit 1):
+/// tunespec never writes a library the consumer cannot read.
+pub fn library_for_iree(
+    mlir: &Mlir,
+    iree: &tunespec::iree::Iree,
+    library: &[u8],
+) -> Result<Vec<u8>, ExitStatus> {
+    let _phase = tracing::info_span!("iree.library").entered();
+    let Some(module) = mlir.parse(library, "<library>").module else {
+        tool_error("the linked library does not parse (a tunespec bug: please report it)");
+        return Err(ExitStatus::Usage);
+    };
+    let text = module.print_file();
+    iree.reprint(text.as_bytes(), "<linked library>", true)
+        .map_err(|failure| super::model::report(failure, text.as_bytes()))
+}
+
+impl Opts {
+    /// A model (ops only IREE reads): IREE parses it, sets the attribute and writes it, as text
+    /// or, for a bytecode input, as IREE's bytecode.
+    fn attach_model(&self, mlir: &Mlir, raw: &[u8], name: &str, dialect: &str) -> ExitStatus {
+        let why = format!("{name} holds {dialect} ops, which only IREE reads");
+        let iree = match super::model::iree_for(&why) {
+            Ok(iree) => iree,
+            Err(status) => return status,
+        };
+        let library = match self.library.link_portable(mlir) {
+            Ok(library) => library,
+            Err(status) => return status,
+        };
+        let library = match library_for_iree(mlir, iree, &library) {
+            Ok(bytes) => bytes,
+            Err(status) => return status,
+        };
+        let bytecode = raw.starts_with(tunespec::verify::BYTECODE_MAGIC);
+        let _phase = tracing::info_span!("iree.attach", bytes = library.len()).entered();
+        match iree.attach(raw, name, &self.attr, &library, bytecode) {
+            Ok(written) => write(&self.output, &written),
+            Err(failure) => super::model::report(failure, raw),
+        }
     }
 }

@@ -437,8 +437,12 @@ pub fn write(path: &Path, bytes: &[u8]) -> ExitStatus {
 pub fn load_payload<'c>(
     mlir: &'c Mlir,
     path: &Path,
+    bytes: Option<Vec<u8>>,
 ) -> Result<(Vec<u8>, String, OwnedOp<'c>), ExitStatus> {
-    let bytes = read(path)?;
+    let bytes = match bytes {
+        Some(bytes) => bytes,
+        None => read(path)?,
+    };
     let name = input_name(path);
     let _phase = tracing::info_span!("parse", file = %name).entered();
     match apply::parse_payload(mlir, &bytes, &name) {

@@ -46,6 +46,14 @@ impl Opts {
                 Ok(bytes) => bytes,
                 Err(status) => return status,
             };
+            // A model: IREE's dispatches of it.
+            let bytes =
+                match super::model::read(&bytes, &input_name(path), self.library.target.as_deref())
+                {
+                    Ok(super::model::Read::Own) => bytes,
+                    Ok(super::model::Read::Dispatches { bytes, .. }) => bytes,
+                    Err(status) => return status,
+                };
             match apply::explain(
                 &mlir,
                 &bytes,

@@ -27,7 +27,7 @@ pub struct Opts {
 impl Opts {
     pub fn run(self) -> ExitStatus {
         let mlir = Mlir::new_threaded();
-        let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload) {
+        let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload, None) {
             Ok(loaded) => loaded,
             Err(status) => return status,
         };

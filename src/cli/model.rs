@@ -23,7 +23,12 @@ pub enum Read {
     /// tunespec reads it itself.
     Own,
     /// IREE's dispatches of it (the dialect that made IREE necessary).
-    Dispatches { bytes: Vec<u8>, dialect: String },
+    Dispatches {
+        /// Generic IR of every `hal.executable`.
+        bytes: Vec<u8>,
+        /// Why IREE read it: the first dialect tunespec does not read.
+        dialect: String,
+    },
 }
 
 /// IREE's session flags for `--target`, with a usage error when there is none or it is not an
