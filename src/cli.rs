@@ -18,6 +18,7 @@ pub mod common;
 pub mod coverage;
 pub mod docs;
 pub mod doctor;
+pub mod exact;
 pub mod explain;
 pub mod export;
 pub mod extract;

@@ -22,6 +22,9 @@ pub enum ExitStatus {
     Problems = 1,
     /// Usage or I/O error: bad flags, missing or unreadable files, unknown target.
     Usage = 2,
+    /// `explain --exact`: IREE's compile set a config other than tunespec predicts (a tunespec
+    /// bug).
+    Mismatch = 3,
 }
 
 /// Output format of the commands that print a report (`apply`, `explain`, `coverage`,

@@ -39,6 +39,11 @@ pub struct Opts {
     /// differs from matching the op as written), or as written
     #[arg(long, value_enum, default_value_t)]
     pub view: apply::View,
+    /// Also run IREE's configuration phase (the user's IREE, found as `tunespec doctor` says)
+    /// with the library attached, and check each predicted config against the one IREE set
+    /// (exit 3 on a difference)
+    #[arg(long)]
+    pub exact: bool,
 }
 
 impl Opts {
@@ -49,6 +54,7 @@ impl Opts {
             Err(status) => return status,
         };
         let name = input_name(&self.payload);
+        let raw = payload_bytes.clone();
         let payload_bytes = match super::model::read(
             &payload_bytes,
             &name,
@@ -94,6 +100,20 @@ impl Opts {
                     self.format,
                     table::stdout_width(),
                 ));
+                if self.exact {
+                    return super::exact::run(
+                        &super::exact::Exact {
+                            mlir: &mlir,
+                            raw: &raw,
+                            name: &name,
+                            target: self.library.target.as_deref(),
+                            library: &library_bytes,
+                            attr: &self.attr,
+                            format: self.format,
+                        },
+                        &explanation,
+                    );
+                }
                 ExitStatus::Ok
             }
             Err(problems) => fail(problems, &payload_bytes),

@@ -79,7 +79,7 @@ pub fn read(bytes: &[u8], name: &str, target: Option<&str>) -> Result<Read, Exit
     let iree = iree_for(&why)?;
     let flags = flags_for(target, &why)?;
     let _phase = tracing::info_span!("iree.dispatches", dialect = %dialect).entered();
-    match iree.executables(bytes, name, &flags, SOURCES_PHASE) {
+    match iree.executables(bytes, name, &flags, SOURCES_PHASE, None) {
         Ok((dispatches, _)) => Ok(Read::Dispatches {
             bytes: dispatches,
             dialect,

@@ -9,6 +9,7 @@
 //! [`Iree::attach`]). Its MLIR handles never leave the worker child ([`worker`]); the parent
 //! sees bytes and diagnostics only.
 
+pub mod configs;
 mod ffi;
 pub mod find;
 pub mod protocol;
@@ -97,22 +98,25 @@ impl Iree {
         Ok(iree)
     }
 
-    /// IREE's dispatches of the source for `flags` at `phase`, as generic IR MLIR 22 reads.
+    /// IREE's dispatches of the source for `flags` at `phase`, as generic IR MLIR 22 reads;
+    /// `library` (attribute, IREE bytecode) is attached to the source first.
     pub fn executables(
         &self,
         source: &[u8],
         name: &str,
         flags: &[String],
         phase: &str,
+        library: Option<(&str, &[u8])>,
     ) -> Result<(Vec<u8>, Vec<Diagnostic>), Failure> {
         let (response, output) = self.request(
             Op::Executables {
                 phase: phase.to_string(),
+                attach: library.map(|(attr, _)| attr.to_string()),
             },
             name,
             flags,
             source,
-            b"",
+            library.map_or(&b""[..], |(_, bytes)| bytes),
         )?;
         Ok((quote_memory_spaces(&output), response.diagnostics))
     }

@@ -19,6 +19,10 @@ pub enum Op {
     Executables {
         /// The phase (`--compile-to`) to stop after.
         phase: String,
+        /// When set, the extra bytes (a library, IREE's bytecode) are attached to the source's
+        /// module under this attribute before the compile: how a library reaches IREE on every
+        /// backend (CUDA ignores `--iree-codegen-tuning-spec-path`).
+        attach: Option<String>,
     },
     /// Parse (IREE verifies what it parses) and write it back: text, or bytecode.
     Reprint {

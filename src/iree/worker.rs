@@ -247,34 +247,13 @@ unsafe fn run_op(
             Op::Info => Ok(Vec::new()),
             Op::Reprint { bytecode } => output_ir(api, invocation, *bytecode),
             Op::Attach { attr, bytecode } => {
-                let module = (api.ireeCompilerInvocationExportStealModule)(invocation);
-                if module.ptr.is_null() {
-                    return Err("IREE gave no module".to_string());
-                }
-                let context = (api.ireeCompilerSessionBorrowContext)(session);
-                let mut text = String::with_capacity(extra.len() * 2 + 40);
-                text.push_str("dense<\"0x");
-                for byte in extra {
-                    use std::fmt::Write as _;
-                    let _ = write!(text, "{byte:02X}");
-                }
-                text.push_str(&format!("\"> : vector<{}xi8>", extra.len()));
-                let value = (api.mlirAttributeParseGet)(context, MlirStringRef::new(&text));
-                if value.ptr.is_null() {
-                    (api.mlirOperationDestroy)(module);
-                    return Err("IREE could not build the library attribute".to_string());
-                }
-                (api.mlirOperationSetDiscardableAttributeByName)(
-                    module,
-                    MlirStringRef::new(attr),
-                    value,
-                );
-                if !(api.ireeCompilerInvocationImportStealModule)(invocation, module) {
-                    return Err("IREE did not take the module back".to_string());
-                }
+                set_library(api, session, invocation, attr, extra)?;
                 output_ir(api, invocation, *bytecode)
             }
-            Op::Executables { phase } => {
+            Op::Executables { phase, attach } => {
+                if let Some(attr) = attach {
+                    set_library(api, session, invocation, attr, extra)?;
+                }
                 let phase = CString::new(phase.as_str()).map_err(|_| "bad phase".to_string())?;
                 (api.ireeCompilerInvocationSetCompileToPhase)(invocation, phase.as_ptr());
                 if !(api.ireeCompilerInvocationPipeline)(invocation, ffi::PIPELINE_STD) {
@@ -289,6 +268,45 @@ unsafe fn run_op(
                 Ok(text)
             }
         }
+    }
+}
+
+/// Sets `attr` on the invocation's module to `library` as `dense<"0x..."> : vector<Nxi8>`
+/// (IREE's form of an attached tuning library).
+///
+/// # Safety
+/// `session` and `invocation` are live and belong to `api`; the invocation holds a module.
+unsafe fn set_library(
+    api: &Api,
+    session: *mut ffi::Session,
+    invocation: *mut ffi::Invocation,
+    attr: &str,
+    library: &[u8],
+) -> Result<(), String> {
+    // SAFETY: per the contract; the module is handed back to the invocation (or destroyed).
+    unsafe {
+        let module = (api.ireeCompilerInvocationExportStealModule)(invocation);
+        if module.ptr.is_null() {
+            return Err("IREE gave no module".to_string());
+        }
+        let context = (api.ireeCompilerSessionBorrowContext)(session);
+        let mut text = String::with_capacity(library.len() * 2 + 40);
+        text.push_str("dense<\"0x");
+        for byte in library {
+            use std::fmt::Write as _;
+            let _ = write!(text, "{byte:02X}");
+        }
+        text.push_str(&format!("\"> : vector<{}xi8>", library.len()));
+        let value = (api.mlirAttributeParseGet)(context, MlirStringRef::new(&text));
+        if value.ptr.is_null() {
+            (api.mlirOperationDestroy)(module);
+            return Err("IREE could not build the library attribute".to_string());
+        }
+        (api.mlirOperationSetDiscardableAttributeByName)(module, MlirStringRef::new(attr), value);
+        if !(api.ireeCompilerInvocationImportStealModule)(invocation, module) {
+            return Err("IREE did not take the module back".to_string());
+        }
+        Ok(())
     }
 }
 

@@ -1,0 +1,181 @@
+//! `explain --exact`: IREE's own configuration phase, in the user's IREE, with the linked
+//! library attached, beside tunespec's prediction.
+//!
+//! Why: tunespec predicts on MLIR 22 what IREE (another MLIR, another release) will do. The
+//! prediction is only worth something if it is checked where it matters: each op the library
+//! configures in tunespec's explanation must carry exactly that `lowering_config` and
+//! `translation_info` in IREE's compile. A difference is tunespec's bug, reported as such
+//! (exit 3), never smoothed over.
+
+use tunespec::apply::{self, Explanation};
+use tunespec::iree::configs::{self, Configured};
+use tunespec::mlir::Mlir;
+use tunespec::problem::Problem;
+
+use super::common::{emit, report, ExitStatus, Format};
+
+/// The code of a difference between tunespec's prediction and IREE's compile.
+pub const MISMATCH: &str = "tunespec::explain::exact-mismatch";
+/// The phase after which each dispatch carries its configs.
+const CONFIG_PHASE: &str = "executable-configurations";
+
+/// What `--exact` needs from `explain`.
+pub struct Exact<'a> {
+    pub mlir: &'a Mlir,
+    /// The payload as the user gave it (a model or linalg IR).
+    pub raw: &'a [u8],
+    pub name: &'a str,
+    pub target: Option<&'a str>,
+    /// The linked library (tunespec's bytecode).
+    pub library: &'a [u8],
+    pub attr: &'a str,
+    pub format: Format,
+}
+
+/// Runs IREE's configuration phase and compares; prints the comparison.
+pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
+    let why = format!("explain --exact of {}", exact.name);
+    let iree = match super::model::iree_for(&why) {
+        Ok(iree) => iree,
+        Err(status) => return status,
+    };
+    let flags = match super::model::flags_for(exact.target, &why) {
+        Ok(flags) => flags,
+        Err(status) => return status,
+    };
+    let library = match super::attach::library_for_iree(exact.mlir, iree, exact.library) {
+        Ok(library) => library,
+        Err(status) => return status,
+    };
+    let compiled = {
+        let _phase = tracing::info_span!("iree.configure").entered();
+        iree.executables(
+            exact.raw,
+            exact.name,
+            &flags,
+            CONFIG_PHASE,
+            Some((exact.attr, &library)),
+        )
+    };
+    let text = match compiled {
+        Ok((text, _)) => text,
+        Err(failure) => return super::model::report(failure, exact.raw),
+    };
+    let configured = configs::read_configured(&String::from_utf8_lossy(&text));
+    let mut lines = Vec::new();
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for row in &explanation.rows {
+        let Some((_, info)) = row
+            .config
+            .iter()
+            .find(|(name, _)| name == "compilation_info")
+        else {
+            continue;
+        };
+        let (Some(lowering), Some(translation)) = (
+            configs::attribute_named(info, "lowering_config"),
+            configs::attribute_named(info, "translation_info"),
+        ) else {
+            continue;
+        };
+        checked += 1;
+        let (lowering, translation) = (configs::squash(&lowering), configs::squash(&translation));
+        let at = |op: &&Configured| {
+            row.loc
+                .as_ref()
+                .is_some_and(|loc| loc.line == op.line && loc.col == op.col && loc.file == op.file)
+        };
+        let mut here: Vec<&Configured> = configured.iter().filter(at).collect();
+        // iree-compile keeps one executable of identical dispatches (the k and v projections
+        // of a layer), located at one of the ops: an op without a dispatch of its own is
+        // checked against its twin's.
+        let mut twin_note = String::new();
+        if here.is_empty() {
+            let twin = explanation.rows.iter().find(|other| {
+                other.id != row.id
+                    && other.op == row.op
+                    && other.loops == row.loops
+                    && other.element_types == row.element_types
+                    && other.config == row.config
+                    && configured.iter().any(|op| {
+                        other.loc.as_ref().is_some_and(|loc| {
+                            loc.line == op.line && loc.col == op.col && loc.file == op.file
+                        })
+                    })
+            });
+            if let Some(twin) = twin {
+                here = configured
+                    .iter()
+                    .filter(|op| {
+                        twin.loc.as_ref().is_some_and(|loc| {
+                            loc.line == op.line && loc.col == op.col && loc.file == op.file
+                        })
+                    })
+                    .collect();
+                twin_note = format!(
+                    " (one dispatch with its twin at {})",
+                    super::explain::loc_text(&twin.loc)
+                );
+            }
+        }
+        let same = here.iter().find(|op| {
+            op.lowering_config == lowering && op.translation_info.as_deref() == Some(&translation)
+        });
+        let matcher = row
+            .pair
+            .and_then(|pair| explanation.pairs.get(pair))
+            .map_or_else(|| "-".to_string(), |pair| format!("@{}", pair.matcher));
+        let location = super::explain::loc_text(&row.loc);
+        match same {
+            Some(op) => lines.push(format!(
+                "{location}: {} in {}{twin_note}: as predicted ({matcher}: {})",
+                op.op,
+                op.function,
+                apply::short_config(info)
+            )),
+            None => {
+                let got = here.first().map_or_else(
+                    || "no configured op there".to_string(),
+                    |op| format!("lowering_config = {}", op.lowering_config),
+                );
+                lines.push(format!(
+                    "{location}: DIFFERS: predicted {matcher}; IREE: {got}"
+                ));
+                problems.push(Problem::error(
+                    MISMATCH,
+                    format!(
+                        "IREE {} set a different config than tunespec predicts ({matcher}, {}): {got}",
+                        tunespec::iree::release(&iree.revision),
+                        apply::short_config(info)
+                    ),
+                    row.loc.clone(),
+                )
+                .with_help("this is a tunespec bug (its prediction differs from IREE's compile): please report it with the payload and specs"));
+            }
+        }
+    }
+    let summary = format!(
+        "exact: IREE {} configured {} op(s) in its compile; {} of {checked} predicted config(s) checked equal, {} differ",
+        iree.revision,
+        configured.len(),
+        checked - problems.len(),
+        problems.len()
+    );
+    if matches!(exact.format, Format::Human | Format::Short | Format::Github) {
+        let mut text = String::new();
+        for line in &lines {
+            text.push_str(line);
+            text.push('\n');
+        }
+        text.push_str(&summary);
+        text.push('\n');
+        emit(&text);
+    }
+    if problems.is_empty() {
+        ExitStatus::Ok
+    } else {
+        report(&problems, None);
+        ExitStatus::Mismatch
+    }
+}

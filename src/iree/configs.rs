@@ -1,0 +1,163 @@
+//! Reading the configs IREE set: the ops with a `lowering_config` in the generic IR of IREE's
+//! `executable-configurations` phase (as [`super::Iree::executables`] prints it), with their
+//! dispatch function, location and the function's `translation_info`.
+//!
+//! Why text and not tunespec's MLIR: the configs are attributes of IREE's dialects, opaque to
+//! MLIR 22 and kept as text there anyway; comparing them as text without whitespace is what a
+//! spec's author and IREE's printer agree on (IREE prints the spec's attribute back unchanged
+//! but for spacing).
+
+/// One op IREE configured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Configured {
+    /// The dispatch function (`sym_name` of the `func.func` in the executable).
+    pub function: String,
+    /// The op's name.
+    pub op: String,
+    /// The first `"file":line:col` of the op's location.
+    pub file: String,
+    /// Its line.
+    pub line: u32,
+    /// Its column.
+    pub col: u32,
+    /// The `lowering_config` attribute, without whitespace.
+    pub lowering_config: String,
+    /// The function's `translation_info`, without whitespace.
+    pub translation_info: Option<String>,
+}
+
+/// The text of the attribute that starts at `text[start..]`, up to its matching bracket,
+/// brackets inside strings ignored; `None` when unbalanced.
+pub fn attribute_at(text: &str, start: usize) -> Option<String> {
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut previous = ' ';
+    for (offset, c) in text[start..].char_indices() {
+        if in_string {
+            if c == '"' && previous != '\\' {
+                in_string = false;
+            }
+        } else {
+            match c {
+                '"' => in_string = true,
+                '>' if previous == '-' => {}
+                '<' | '[' | '{' | '(' => depth += 1,
+                '>' | ']' | '}' | ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(text[start..start + offset + 1].to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        previous = c;
+    }
+    None
+}
+
+/// The value of `name = ...` in `text`.
+pub fn attribute_named(text: &str, name: &str) -> Option<String> {
+    let key = format!("{name} = ");
+    let mut from = 0;
+    while let Some(found) = text[from..].find(&key) {
+        let at = from + found;
+        // A whole key, not the tail of a longer one.
+        let boundary = at == 0
+            || !text[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+        if boundary {
+            return attribute_at(text, at + key.len());
+        }
+        from = at + key.len();
+    }
+    None
+}
+
+/// `text` without whitespace.
+pub fn squash(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// The first `"file":line:col` of a line's trailing `loc(...)`.
+fn location(line: &str) -> Option<(String, u32, u32)> {
+    let loc = &line[line.rfind(" loc(")? + 5..];
+    let open = loc.find('"')?;
+    let close = open + 1 + loc[open + 1..].find("\":")?;
+    let file = loc[open + 1..close].to_string();
+    let mut numbers = loc[close + 2..]
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|part| !part.is_empty())
+        .filter_map(|part| part.parse::<u32>().ok());
+    Some((file, numbers.next()?, numbers.next()?))
+}
+
+/// The op name a generic-form line starts with (`%0 = "linalg.generic"(...`).
+fn op_name(line: &str) -> Option<String> {
+    let rest = if line.starts_with('%') {
+        &line[line.find(" = ")? + 3..]
+    } else {
+        line
+    };
+    let rest = rest.strip_prefix('"')?;
+    Some(rest[..rest.find('"')?].to_string())
+}
+
+/// Every configured op of generic `executable-configurations` IR.
+pub fn read_configured(text: &str) -> Vec<Configured> {
+    let mut configured = Vec::new();
+    let mut function: Option<(String, usize)> = None;
+    // Ops whose regions are open: a region op's attributes come on its closing line.
+    let mut open: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let name_here = op_name(trimmed);
+        let closing = trimmed.starts_with("})");
+        let closed_name = if closing { open.pop() } else { None };
+        if trimmed.ends_with("({") {
+            open.push(name_here.clone().unwrap_or_default());
+        }
+        if trimmed.starts_with("\"func.func\"()") {
+            let name = trimmed
+                .split_once("sym_name = \"")
+                .and_then(|(_, rest)| rest.split_once('"'))
+                .map(|(name, _)| name.to_string())
+                .unwrap_or_default();
+            function = Some((name, configured.len()));
+            continue;
+        }
+        let Some((name, first)) = function.as_ref() else {
+            continue;
+        };
+        if let Some(config) = attribute_named(trimmed, "lowering_config") {
+            if let Some((file, line_number, col)) = location(trimmed) {
+                let op = if closing {
+                    closed_name.clone().unwrap_or_default()
+                } else {
+                    name_here.clone().unwrap_or_default()
+                };
+                configured.push(Configured {
+                    function: name.clone(),
+                    op,
+                    file,
+                    line: line_number,
+                    col,
+                    lowering_config: squash(&config),
+                    translation_info: None,
+                });
+            }
+        }
+        if trimmed.starts_with("})") && trimmed.contains(": () -> ()") {
+            // The end of the function: its attributes hold the translation_info.
+            let translation =
+                attribute_named(trimmed, "translation_info").map(|text| squash(&text));
+            for op in &mut configured[*first..] {
+                op.translation_info.clone_from(&translation);
+            }
+            function = None;
+        }
+    }
+    configured
+}
