@@ -15,6 +15,7 @@ mod fastpath;
 mod hardening;
 mod iree_default_spec;
 mod iree_e2e;
+mod iree_library;
 mod iree_ops;
 mod iree_semantics;
 mod iree_verify;

@@ -1,0 +1,245 @@
+//! The user's IREE compiler library (issue 24): models read through IREE's dispatches,
+//! `explain --exact` against IREE's own configuration phase, attach of a model read back by
+//! iree-compile, `doctor`, and the behaviour without IREE.
+//!
+//! Every model here is the tests' own (tests/fixtures/models/); the dispatch dump is made by
+//! the installed iree-compile at test time.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::reference::{iree_compile, output_with_timeout, repo_root};
+use crate::support::tunespec_command;
+
+const GFX942: &[&str] = &["--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"];
+
+/// The reference venv (the one iree-compile belongs to), or `None` outside CI without it.
+fn venv() -> Option<PathBuf> {
+    let compile = iree_compile()?;
+    Some(compile.parent()?.parent()?.to_path_buf())
+}
+
+fn with_iree(venv: &Path) -> Command {
+    let mut command = tunespec_command();
+    command.env("TUNESPEC_IREE_VENV", venv);
+    command
+}
+
+fn model(name: &str) -> PathBuf {
+    repo_root().join("tests/fixtures/models").join(name)
+}
+
+/// `explain --exact`'s summary line and exit status, after checking that every predicted
+/// config was checked equal.
+fn exact(venv: &Path, payload: &Path) -> String {
+    let output = output_with_timeout(
+        with_iree(venv)
+            .args(["explain", "--exact", "-t", "gfx942", "--format", "short"])
+            .arg(payload),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "explain --exact {}: {stdout}\n{}",
+        payload.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary = stdout
+        .lines()
+        .find(|line| line.starts_with("exact: IREE 3."))
+        .unwrap_or_else(|| panic!("no exact summary in: {stdout}"))
+        .to_string();
+    assert!(summary.ends_with(", 0 differ"), "{summary}");
+    assert!(
+        !summary.contains(" 0 of "),
+        "no predicted config was checked: {summary}"
+    );
+    summary
+}
+
+#[test]
+fn a_torch_model_is_explained_exactly_through_iree() {
+    let Some(venv) = venv() else { return };
+    let payload = model("torch_mm_4096_f16.mlir");
+    exact(&venv, &payload);
+    // The row maps back to the model's own line (the torch.aten.mm).
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .args(["explain", "-t", "gfx942", "--format", "json"])
+            .arg(&payload),
+    );
+    assert!(output.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let configured: Vec<&serde_json::Value> = report["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|op| op["matcher"].is_string())
+        .collect();
+    assert_eq!(configured.len(), 1, "{report}");
+    assert!(
+        configured[0]["location"]
+            .as_str()
+            .unwrap()
+            .ends_with("torch_mm_4096_f16.mlir:4:14"),
+        "{}",
+        configured[0]
+    );
+}
+
+#[test]
+fn a_util_global_model_is_explained_exactly_through_iree() {
+    let Some(venv) = venv() else { return };
+    exact(&venv, &model("util_global_linear.mlir"));
+}
+
+#[test]
+fn iree_dispatch_dumps_are_explained_exactly() {
+    let Some(venv) = venv() else { return };
+    let compile = iree_compile().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("sources");
+    let output = output_with_timeout(
+        Command::new(&compile)
+            .args(GFX942)
+            .arg(model("torch_mm_4096_f16.mlir"))
+            .args(["-o", "/dev/null"])
+            .arg(format!(
+                "--iree-hal-dump-executable-sources-to={}",
+                dump.display()
+            )),
+    );
+    assert!(output.status.success(), "{output:?}");
+    let mut dumped: Vec<PathBuf> = std::fs::read_dir(&dump)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    dumped.sort();
+    assert_eq!(dumped.len(), 1, "{dumped:?}");
+    exact(&venv, &dumped[0]);
+}
+
+#[test]
+fn attach_of_a_torch_model_is_read_by_iree_compile_with_the_explained_config() {
+    let Some(venv) = venv() else { return };
+    let compile = iree_compile().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let attached = dir.path().join("attached.mlir");
+    let payload = model("torch_mm_4096_f16.mlir");
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .args(["attach", "-t", "gfx942", "-o"])
+            .arg(&attached)
+            .arg(&payload),
+    );
+    assert!(output.status.success(), "{output:?}");
+    let written = std::fs::read_to_string(&attached).unwrap();
+    assert!(written.contains("iree_codegen.tuning_spec_mlirbc"));
+    assert!(
+        written.contains("torch.aten.mm"),
+        "the model stays a torch model"
+    );
+    // What explain says the matmul gets...
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .args(["explain", "-t", "gfx942", "--format", "json"])
+            .arg(&payload),
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let info = report["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|op| op["config"].as_array().unwrap().iter())
+        .find(|entry| entry["name"] == "compilation_info")
+        .expect("explain configures the matmul")["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let squash = |text: &str| {
+        text.chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+    };
+    let lowering = tunespec::iree::configs::attribute_named(&info, "lowering_config").unwrap();
+    // ... is what iree-compile puts on the dispatch of the attached model, and not its own.
+    let configured = |input: &Path| {
+        let output = output_with_timeout(
+            Command::new(&compile)
+                .args(GFX942)
+                .args(["--compile-to=executable-configurations", "-o", "-"])
+                .arg(input),
+        );
+        assert!(output.status.success(), "{output:?}");
+        squash(&String::from_utf8_lossy(&output.stdout))
+    };
+    assert!(configured(&attached).contains(&squash(&lowering)));
+    assert!(!configured(&payload).contains(&squash(&lowering)));
+}
+
+#[test]
+fn without_iree_a_model_says_what_is_missing_and_how_to_install_it() {
+    let mut command = tunespec_command();
+    command
+        .env_remove("TUNESPEC_IREE_VENV")
+        .env_remove("TUNESPEC_IREE_LIB")
+        // No iree-compile, and a python3 without IREE (Debian's), if any.
+        .env("PATH", "/usr/bin:/bin")
+        .args(["explain", "-t", "gfx942"])
+        .arg(model("torch_mm_4096_f16.mlir"));
+    let output = output_with_timeout(&mut command);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("torch ops"), "{stderr}");
+    assert!(
+        stderr.contains("pip install iree-base-compiler"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("error").count(), 1, "said once: {stderr}");
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn doctor_names_the_iree_found_and_a_broken_one_is_an_error() {
+    if let Some(venv) = venv() {
+        let output = output_with_timeout(with_iree(&venv).args(["doctor", "--format", "json"]));
+        assert!(output.status.success(), "{output:?}");
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["iree"]["found"], true, "{report}");
+        assert_eq!(report["iree"]["origin"], "TUNESPEC_IREE_VENV");
+        assert!(report["iree"]["revision"]
+            .as_str()
+            .unwrap()
+            .starts_with("3."));
+        let version = output_with_timeout(with_iree(&venv).args(["--version", "-v"]));
+        assert!(String::from_utf8_lossy(&version.stdout).contains("IREE 3."));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("libIREECompiler.so");
+    std::fs::write(&fake, b"not a library").unwrap();
+    let output = output_with_timeout(
+        tunespec_command()
+            .env("TUNESPEC_IREE_LIB", &fake)
+            .args(["doctor"]),
+    );
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("IREE compiler: not found"), "{stdout}");
+    assert!(stdout.contains("cannot load"), "{stdout}");
+}
+
+#[test]
+fn memory_spaces_of_iree_dialects_are_quoted_for_mlir_22() {
+    let text = b"%0 = \"a.b\"() : () -> memref<4x4xf16, #hal.descriptor_type<storage_buffer>>\n%1 = \"a.c\"() : () -> memref<4xf16, strided<[1], offset: ?>, #gpu.address_space<workgroup>>\n";
+    let quoted = String::from_utf8(tunespec::iree::quote_memory_spaces(text)).unwrap();
+    assert!(
+        quoted.contains("memref<4x4xf16, \"#hal.descriptor_type<storage_buffer>\">"),
+        "{quoted}"
+    );
+    // A registered dialect's space stays as it is.
+    assert!(
+        quoted.contains("memref<4xf16, strided<[1], offset: ?>, #gpu.address_space<workgroup>>"),
+        "{quoted}"
+    );
+}
