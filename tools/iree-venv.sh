@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
-# Creates (idempotently) the Python venv that holds the reference tool iree-opt, from the PyPI
-# package iree-base-compiler, pinned. Tests and benchmarks find iree-opt at
-# $TUNESPEC_IREE_VENV/bin/iree-opt (default: target/iree-venv/bin/iree-opt).
+# Creates (idempotently) a Python venv holding IREE's compiler (iree-opt, iree-compile and
+# libIREECompiler.so) from the PyPI package iree-base-compiler, pinned. Prints the path of
+# iree-opt on success.
+#
+#   tools/iree-venv.sh            3.13.0 (the reference) in $TUNESPEC_IREE_VENV, default
+#                                 target/iree-venv; tests and benchmarks find it there
+#   tools/iree-venv.sh 3.12.0     another release, in target/iree-venv-3.12.0 (tests that judge
+#                                 tunespec against more than one IREE use it)
 #
 # Why a venv under target/: it is per checkout, removed by `cargo clean`, and never touches the
-# system Python. Prints the path of iree-opt on success.
+# system Python.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-venv=${TUNESPEC_IREE_VENV:-$here/target/iree-venv}
-version=3.13.0
+version=${1:-3.13.0}
+if [ "$#" -gt 0 ]; then
+  venv=$here/target/iree-venv-$version
+else
+  venv=${TUNESPEC_IREE_VENV:-$here/target/iree-venv}
+fi
 
 if [ -x "$venv/bin/iree-opt" ] && [ -f "$venv/.tunespec-iree-$version" ]; then
   echo "$venv/bin/iree-opt"

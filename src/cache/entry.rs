@@ -199,7 +199,9 @@ pub fn decode_entry_with(
     let payload = &bytes[problems_end..];
     let well_formed = match key.form {
         Form::Bytecode => payload.starts_with(b"ML\xEFR"),
-        Form::Text => !payload.starts_with(b"ML\xEFR") && std::str::from_utf8(payload).is_ok(),
+        Form::Text | Form::Dispatches => {
+            !payload.starts_with(b"ML\xEFR") && std::str::from_utf8(payload).is_ok()
+        }
     };
     if !well_formed {
         return Err(EntryError::Payload);

@@ -57,6 +57,48 @@ pub enum Form {
     Bytecode,
     /// The library printed as MLIR text (what `link --emit mlir` writes).
     Text,
+    /// Not a library: IREE's dispatches of a model (generic IR text), see [`dispatches_key`].
+    Dispatches,
+}
+
+/// The key of IREE's dispatches of a model at `phase`: everything that changes them, as
+/// compile caches learned to key: the model's exact bytes (BLAKE3 and length) and the name its
+/// locations carry, IREE's full revision (switching venvs never serves another IREE's
+/// dispatches), the session flags in order, the phase, tunespec's version and source
+/// fingerprint (what asks IREE and how), and the entry schema. A separate domain tag keeps
+/// these keys apart from every library key.
+pub fn dispatches_key(
+    model: &[u8],
+    name: &str,
+    revision: &str,
+    flags: &[String],
+    phase: &str,
+) -> Key {
+    fn field(out: &mut Vec<u8>, name: &str, value: &[u8]) {
+        out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&(value.len() as u64).to_le_bytes());
+        out.extend_from_slice(value);
+    }
+    let mut out = Vec::with_capacity(512);
+    field(&mut out, "tunespec-dispatches-key", b"");
+    field(&mut out, "schema", &SCHEMA.to_le_bytes());
+    field(&mut out, "tunespec", env!("CARGO_PKG_VERSION").as_bytes());
+    field(&mut out, "build", build_fingerprint().as_bytes());
+    field(&mut out, "iree-revision", revision.as_bytes());
+    field(&mut out, "flags", &(flags.len() as u64).to_le_bytes());
+    for flag in flags {
+        field(&mut out, "flag", flag.as_bytes());
+    }
+    field(&mut out, "phase", phase.as_bytes());
+    field(&mut out, "name", name.as_bytes());
+    field(&mut out, "len", &(model.len() as u64).to_le_bytes());
+    field(&mut out, "blake3", blake3::hash(model).as_bytes());
+    Key {
+        hash: *blake3::hash(&out).as_bytes(),
+        preimage: out,
+        form: Form::Dispatches,
+    }
 }
 
 impl KeyParts {
@@ -112,6 +154,7 @@ impl KeyParts {
         let form: &[u8] = match self.form {
             Form::Bytecode => b"mlirbc",
             Form::Text => b"mlir",
+            Form::Dispatches => b"dispatches",
         };
         field(&mut out, "form", form);
         field(

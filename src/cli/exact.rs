@@ -47,13 +47,19 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
         Ok(library) => library,
         Err(status) => return status,
     };
+    // From the dispatches IREE formed (cached per model, IREE and flags): only the
+    // configuration phase runs for each edit of the specs.
+    let sources = match super::model::sources(iree, exact.raw, exact.name, &flags) {
+        Ok(sources) => sources,
+        Err(status) => return status,
+    };
     let compiled = {
         let _phase = tracing::info_span!("iree.configure").entered();
         iree.executables(
-            exact.raw,
+            &sources,
             exact.name,
             &flags,
-            CONFIG_PHASE,
+            (Some(super::model::SOURCES_PHASE), CONFIG_PHASE),
             Some((exact.attr, &library)),
         )
     };

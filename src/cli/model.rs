@@ -79,12 +79,44 @@ pub fn read(bytes: &[u8], name: &str, target: Option<&str>) -> Result<Read, Exit
     let iree = iree_for(&why)?;
     let flags = flags_for(target, &why)?;
     let _phase = tracing::info_span!("iree.dispatches", dialect = %dialect).entered();
-    match iree.executables(bytes, name, &flags, SOURCES_PHASE, None) {
-        Ok((dispatches, _)) => Ok(Read::Dispatches {
-            bytes: dispatches,
-            dialect,
-        }),
-        Err(failure) => Err(report(failure, bytes)),
+    let sources = sources(iree, bytes, name, &flags)?;
+    Ok(Read::Dispatches {
+        bytes: iree::quote_memory_spaces(&sources),
+        dialect,
+    })
+}
+
+/// IREE's dispatches of a model at `executable-sources`, as IREE printed them, through the
+/// cache of linked libraries (key: [`tunespec::cache::dispatches_key`]): tuning is a loop of
+/// spec edits against the same model, and a warm `explain` then asks IREE nothing, a warm
+/// `--exact` only its configuration phase.
+pub fn sources(
+    iree: &iree::Iree,
+    bytes: &[u8],
+    name: &str,
+    flags: &[String],
+) -> Result<Vec<u8>, ExitStatus> {
+    let key = tunespec::cache::dispatches_key(bytes, name, &iree.revision, flags, SOURCES_PHASE);
+    let cache = tunespec::cache::Cache::global();
+    let mut failure = None;
+    let found = cache.get_or_insert_with(&key, || {
+        match iree.executables(bytes, name, flags, (None, SOURCES_PHASE), None) {
+            Ok((text, _)) => Ok(tunespec::cache::Artifact {
+                bytecode: text,
+                problems: Vec::new(),
+            }),
+            Err(error) => {
+                failure = Some(error);
+                Err(Vec::new())
+            }
+        }
+    });
+    match found {
+        Ok(found) => Ok(found.bytecode),
+        Err(_) => Err(report(
+            failure.unwrap_or_else(|| Failure::Tool("IREE's dispatches could not be made".into())),
+            bytes,
+        )),
     }
 }
 

@@ -132,6 +132,7 @@ api! {
         fn(*mut Invocation, c_int, DiagnosticCallback, *mut c_void);
     ireeCompilerInvocationParseSource: fn(*mut Invocation, *mut Source) -> bool;
     ireeCompilerInvocationSetCompileToPhase: fn(*mut Invocation, *const c_char);
+    ireeCompilerInvocationSetCompileFromPhase: fn(*mut Invocation, *const c_char);
     ireeCompilerInvocationPipeline: fn(*mut Invocation, c_int) -> bool;
     ireeCompilerInvocationOutputIR: fn(*mut Invocation, *mut Output) -> *mut Error;
     ireeCompilerInvocationOutputIRBytecode: fn(*mut Invocation, *mut Output, c_int) -> *mut Error;

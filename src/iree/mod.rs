@@ -98,19 +98,22 @@ impl Iree {
         Ok(iree)
     }
 
-    /// IREE's dispatches of the source for `flags` at `phase`, as generic IR MLIR 22 reads;
+    /// IREE's dispatches (every `hal.executable`, generic form with locations) of the source
+    /// for `flags` at `phase`, as IREE prints them: [`quote_memory_spaces`] makes them readable
+    /// by MLIR 22, and IREE reads them back as they are (`from` = `executable-sources`).
     /// `library` (attribute, IREE bytecode) is attached to the source first.
     pub fn executables(
         &self,
         source: &[u8],
         name: &str,
         flags: &[String],
-        phase: &str,
+        (from, phase): (Option<&str>, &str),
         library: Option<(&str, &[u8])>,
     ) -> Result<(Vec<u8>, Vec<Diagnostic>), Failure> {
         let (response, output) = self.request(
             Op::Executables {
                 phase: phase.to_string(),
+                from: from.map(str::to_string),
                 attach: library.map(|(attr, _)| attr.to_string()),
             },
             name,
@@ -118,7 +121,7 @@ impl Iree {
             source,
             library.map_or(&b""[..], |(_, bytes)| bytes),
         )?;
-        Ok((quote_memory_spaces(&output), response.diagnostics))
+        Ok((output, response.diagnostics))
     }
 
     /// The source parsed by IREE and written back by it (text or bytecode).

@@ -19,6 +19,9 @@ pub enum Op {
     Executables {
         /// The phase (`--compile-to`) to stop after.
         phase: String,
+        /// The phase the source is already at (`--compile-from`), e.g. `executable-sources`
+        /// for the dispatches a previous request printed.
+        from: Option<String>,
         /// When set, the extra bytes (a library, IREE's bytecode) are attached to the source's
         /// module under this attribute before the compile: how a library reaches IREE on every
         /// backend (CUDA ignores `--iree-codegen-tuning-spec-path`).

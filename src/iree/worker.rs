@@ -250,9 +250,22 @@ unsafe fn run_op(
                 set_library(api, session, invocation, attr, extra)?;
                 output_ir(api, invocation, *bytecode)
             }
-            Op::Executables { phase, attach } => {
+            Op::Executables {
+                phase,
+                from,
+                attach,
+            } => {
                 if let Some(attr) = attach {
                     set_library(api, session, invocation, attr, extra)?;
+                }
+                let from = match from {
+                    Some(from) => {
+                        Some(CString::new(from.as_str()).map_err(|_| "bad phase".to_string())?)
+                    }
+                    None => None,
+                };
+                if let Some(from) = &from {
+                    (api.ireeCompilerInvocationSetCompileFromPhase)(invocation, from.as_ptr());
                 }
                 let phase = CString::new(phase.as_str()).map_err(|_| "bad phase".to_string())?;
                 (api.ireeCompilerInvocationSetCompileToPhase)(invocation, phase.as_ptr());
