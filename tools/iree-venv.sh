@@ -5,8 +5,9 @@
 #
 #   tools/iree-venv.sh            3.13.0 (the reference) in $TUNESPEC_IREE_VENV, default
 #                                 target/iree-venv; tests and benchmarks find it there
-#   tools/iree-venv.sh 3.12.0     another release, in target/iree-venv-3.12.0 (tests that judge
-#                                 tunespec against more than one IREE use it)
+#   tools/iree-venv.sh 3.12.0     another release, in target/iree-venv-3.12.0; without arguments
+#                                 the script also makes the releases in $IREE_OTHER_VERSIONS
+#                                 (default 3.12.0), which the tests judge tunespec against too
 #
 # Why a venv under target/: it is per checkout, removed by `cargo clean`, and never touches the
 # system Python.
@@ -17,6 +18,12 @@ if [ "$#" -gt 0 ]; then
   venv=$here/target/iree-venv-$version
 else
   venv=${TUNESPEC_IREE_VENV:-$here/target/iree-venv}
+fi
+
+if [ "$#" -eq 0 ]; then
+  for other in ${IREE_OTHER_VERSIONS-3.12.0}; do
+    "$0" "$other" >/dev/null
+  done
 fi
 
 if [ -x "$venv/bin/iree-opt" ] && [ -f "$venv/.tunespec-iree-$version" ]; then

@@ -80,16 +80,16 @@ impl Opts {
         };
         // With IREE at hand, the library is IREE's own bytecode: the consumer reads it whatever
         // its MLIR version (MLIR 22's bytecode of some ops is not readable by IREE 3.13).
-        let library = match tunespec::iree::shared() {
-            Ok(iree) => match library_for_iree(&mlir, iree, &library) {
+        let library = match tunespec::iree::optional() {
+            Some(Ok(iree)) => match library_for_iree(&mlir, iree, &library) {
                 Ok(bytes) => bytes,
                 Err(status) => return status,
             },
-            Err(message) if tunespec::iree::explicitly_configured() => {
+            Some(Err(message)) => {
                 super::common::tool_error_with(super::model::NEEDED, message.clone(), None);
                 return ExitStatus::Usage;
             }
-            Err(_) => library,
+            None => library,
         };
         let phase = tracing::info_span!("attach", bytes = library.len()).entered();
         if let Err(problems) = apply::attach(&payload, &library, &self.attr, form) {

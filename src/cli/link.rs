@@ -37,6 +37,10 @@ pub struct Opts {
     /// Treat warnings (e.g. shadowed matchers) as errors: report them and write nothing
     #[arg(long)]
     pub deny_warnings: bool,
+    /// Do not check the library with IREE's compiler when one is found (the check: IREE parses
+    /// and verifies the text written; `--emit mlirbc` is IREE's own bytecode)
+    #[arg(long)]
+    pub no_iree_check: bool,
 }
 
 impl Opts {
@@ -102,6 +106,10 @@ impl Opts {
                 return ExitStatus::Problems;
             }
         };
+        let bytes = match self.through_iree(bytes) {
+            Ok(bytes) => bytes,
+            Err(status) => return status,
+        };
         match write_output(&self.output, &bytes) {
             Ok(()) => ExitStatus::Ok,
             Err(message) => {
@@ -110,4 +118,83 @@ impl Opts {
             }
         }
     }
+}
+
+impl Opts {
+    /// With IREE found (cheaply: not through python3), what IREE reads: the text is parsed and
+    /// verified by IREE (its refusal: exit 1, nothing written), the bytecode is IREE's own.
+    fn through_iree(&self, bytes: Vec<u8>) -> Result<Vec<u8>, ExitStatus> {
+        if self.no_iree_check {
+            return Ok(bytes);
+        }
+        let iree = match tunespec::iree::optional() {
+            None => return Ok(bytes),
+            Some(Ok(iree)) => iree,
+            Some(Err(message)) => {
+                super::common::tool_error_with(super::model::NEEDED, message.clone(), None);
+                return Err(ExitStatus::Usage);
+            }
+        };
+        let _phase = tracing::info_span!("iree.check").entered();
+        // Through the cache: the same library and the same IREE were checked before.
+        let what = match self.emit {
+            Emit::Mlir => "iree-text-check",
+            Emit::Mlirbc => "iree-bytecode",
+        };
+        let key = tunespec::cache::dispatches_key(&bytes, what, &iree.revision, &[], what);
+        let mut status = None;
+        let checked = tunespec::cache::Cache::global().get_or_insert_with(&key, || {
+            let result = match self.emit {
+                // Cached as the hex of the input's hash: any text; the entry only records that
+                // this IREE read these bytes.
+                Emit::Mlir => iree
+                    .reprint(&bytes, "<linked library>", false)
+                    .map(|_| blake3::hash(&bytes).to_hex().to_string().into_bytes())
+                    .map_err(|failure| super::model::report(failure, &bytes)),
+                Emit::Mlirbc => {
+                    super::attach::library_for_iree(&Mlir::new_threaded(), iree, &bytes)
+                        .map(|bytecode| hex_of(&bytecode).into_bytes())
+                }
+            };
+            match result {
+                Ok(payload) => Ok(tunespec::cache::Artifact {
+                    bytecode: payload,
+                    problems: Vec::new(),
+                }),
+                Err(failed) => {
+                    status = Some(failed);
+                    Err(Vec::new())
+                }
+            }
+        });
+        match (checked, self.emit) {
+            (Ok(_), Emit::Mlir) => Ok(bytes),
+            (Ok(entry), Emit::Mlirbc) => from_hex(&entry.bytecode).ok_or_else(|| {
+                tool_error(
+                    "a cached IREE bytecode entry is malformed; `tunespec cache clean` removes it",
+                );
+                ExitStatus::Usage
+            }),
+            (Err(_), _) => Err(status.unwrap_or(ExitStatus::Problems)),
+        }
+    }
+}
+
+/// Bytes as hex text: the cache's entries of this form are text.
+fn hex_of(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        let _ = write!(text, "{byte:02x}");
+    }
+    text
+}
+
+fn from_hex(text: &[u8]) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    text.chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect()
 }

@@ -106,6 +106,13 @@ pub fn library_under(path: &Path) -> Option<PathBuf> {
 
 /// Finds the library; `Err` says what was tried or which setting names nothing.
 pub fn find(explicit: Option<&Path>) -> Result<Found, String> {
+    find_with(explicit, true)
+}
+
+/// [`find`], asking python3 only when `python` (it costs a Python start, up to half a second
+/// behind a version manager's shim: paid by commands that need IREE, not by those for which it
+/// is a check on top).
+pub fn find_with(explicit: Option<&Path>, python: bool) -> Result<Found, String> {
     let install_hint = "install IREE's compiler (`pip install iree-base-compiler`, or tools/iree-venv.sh) and activate its venv, or pass --iree PATH";
     if let Some(path) = explicit {
         return library_under(path)
@@ -154,7 +161,7 @@ pub fn find(explicit: Option<&Path>) -> Result<Found, String> {
             }
         }
     }
-    if let Some(library) = from_python() {
+    if let Some(library) = python.then(from_python).flatten() {
         return Ok(Found {
             library,
             origin: Origin::Python,

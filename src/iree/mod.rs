@@ -84,12 +84,48 @@ impl Iree {
     /// Finds IREE (see [`find::find`]) and asks it its revision: `Err` when none was found or
     /// the library does not load.
     pub fn load(explicit: Option<&Path>) -> Result<Iree, String> {
-        let found = find::find(explicit)?;
+        Iree::load_found(find::find(explicit)?)
+    }
+
+    /// Asks the found library its revision, or the cache what it answered for this very file
+    /// (same path, device, inode, size, modification and change times: a reinstall changes
+    /// them), which saves a process start and the library's load where IREE only adds a check.
+    pub fn load_found(found: Found) -> Result<Iree, String> {
         let mut iree = Iree {
             found,
             revision: String::new(),
             api_version: String::new(),
         };
+        let identity = identity(&iree.found.library);
+        let key = identity.as_ref().map(|identity| {
+            crate::cache::dispatches_key(identity, "iree-revision", "", &[], "revision")
+        });
+        if let Some(key) = &key {
+            let mut failure = None;
+            let cached = crate::cache::Cache::global().get_or_insert_with(key, || {
+                match iree.request(Op::Info, "", &[], b"", b"") {
+                    Ok((response, _)) => Ok(crate::cache::Artifact {
+                        bytecode: format!("{}\n{}", response.revision, response.api_version)
+                            .into_bytes(),
+                        problems: Vec::new(),
+                    }),
+                    Err(error) => {
+                        failure = Some(error.summary());
+                        Err(Vec::new())
+                    }
+                }
+            });
+            return match cached {
+                Ok(entry) => {
+                    let text = String::from_utf8_lossy(&entry.bytecode).into_owned();
+                    let (revision, api) = text.split_once('\n').unwrap_or((&text, ""));
+                    iree.revision = revision.to_string();
+                    iree.api_version = api.to_string();
+                    Ok(iree)
+                }
+                Err(_) => Err(failure.unwrap_or_else(|| "IREE did not answer".to_string())),
+            };
+        }
         let (response, _) = iree
             .request(Op::Info, "", &[], b"", b"")
             .map_err(|failure| failure.summary())?;
@@ -281,6 +317,27 @@ fn worker_program() -> std::io::Result<PathBuf> {
     std::env::current_exe()
 }
 
+/// What identifies a library file for the revision cache; `None` if it cannot be read.
+fn identity(path: &Path) -> Option<Vec<u8>> {
+    use std::os::unix::fs::MetadataExt;
+    let canonical = std::fs::canonicalize(path).ok()?;
+    let meta = std::fs::metadata(&canonical).ok()?;
+    Some(
+        format!(
+            "{}\0{}\0{}\0{}\0{}.{}\0{}.{}",
+            canonical.display(),
+            meta.dev(),
+            meta.ino(),
+            meta.size(),
+            meta.mtime(),
+            meta.mtime_nsec(),
+            meta.ctime(),
+            meta.ctime_nsec()
+        )
+        .into_bytes(),
+    )
+}
+
 static EXPLICIT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
 static SHARED: std::sync::OnceLock<Result<Iree, String>> = std::sync::OnceLock::new();
 
@@ -295,6 +352,18 @@ pub fn shared() -> &'static Result<Iree, String> {
         let explicit = EXPLICIT.get().cloned().flatten();
         Iree::load(explicit.as_deref())
     })
+}
+
+/// This process's IREE where finding it is cheap (not through python3), for commands to which
+/// IREE adds a check (`link`, `attach` of linalg IR): `None` when none is found that way.
+/// A library that is found but does not load is still an error.
+pub fn optional() -> Option<&'static Result<Iree, String>> {
+    if let Some(shared) = SHARED.get() {
+        return Some(shared);
+    }
+    let explicit = EXPLICIT.get().cloned().flatten();
+    let found = find::find_with(explicit.as_deref(), false).ok()?;
+    Some(SHARED.get_or_init(|| Iree::load_found(found)))
 }
 
 /// Whether IREE was configured explicitly (`--iree`, `TUNESPEC_IREE_LIB`): a failure to load it

@@ -19,6 +19,20 @@ fn venv() -> Option<PathBuf> {
     Some(compile.parent()?.parent()?.to_path_buf())
 }
 
+/// IREE 3.12 (tools/iree-venv.sh makes it beside the reference), required under CI.
+fn venv_3_12() -> Option<PathBuf> {
+    let venv = repo_root().join("target/iree-venv-3.12.0");
+    let found = venv.join("bin/iree-compile").is_file().then_some(venv);
+    if found.is_none() {
+        assert!(
+            !crate::reference::in_ci(),
+            "IREE 3.12 (tools/iree-venv.sh) is required when CI=true"
+        );
+        eprintln!("note: IREE 3.12 not found; the 3.12 checks did not run");
+    }
+    found
+}
+
 fn with_iree(venv: &Path) -> Command {
     let mut command = tunespec_command();
     command.env("TUNESPEC_IREE_VENV", venv);
@@ -86,6 +100,31 @@ fn a_torch_model_is_explained_exactly_through_iree() {
         "{}",
         configured[0]
     );
+}
+
+#[test]
+fn iree_3_12_explains_exactly_and_reads_what_attach_writes_for_it() {
+    let Some(venv) = venv_3_12() else { return };
+    let payload = model("torch_mm_4096_f16.mlir");
+    let summary = exact(&venv, &payload);
+    assert!(summary.starts_with("exact: IREE 3.12."), "{summary}");
+    let dir = tempfile::tempdir().unwrap();
+    let attached = dir.path().join("attached.mlir");
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .args(["attach", "-t", "gfx942", "-o"])
+            .arg(&attached)
+            .arg(&payload),
+    );
+    assert!(output.status.success(), "{output:?}");
+    let output = output_with_timeout(
+        Command::new(venv.join("bin/iree-compile"))
+            .args(GFX942)
+            .args(["--compile-to=executable-configurations", "-o", "-"])
+            .arg(&attached),
+    );
+    assert!(output.status.success(), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("workgroup = [256, 128, 0]"));
 }
 
 #[test]
