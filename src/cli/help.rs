@@ -162,6 +162,7 @@ pub const EXPLAIN: &str = concat!(
   tunespec explain -t gfx942 model.mlir
   tunespec explain -t mi300x -s my_spec.mlir --format json model.mlir
   tunespec explain model.tuned.mlir --view written
+  tunespec explain -t gfx942 --exact torch_model.mlir   checked against IREE's own compile
 
 Environment:
 ",
@@ -169,7 +170,9 @@ Environment:
     env_bytecode!(),
     env_specs!(),
     env_cache!(),
-    exit_plain!()
+    exit_plain!(),
+    "
+  3  --exact: IREE set a config other than tunespec predicts (a tunespec bug)"
 );
 
 pub const DOCTOR: &str = concat!(

@@ -489,9 +489,13 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
         .position(|window| window == needle)
 }
 
-/// The first dialect of `text`'s ops that only IREE reads (a front end's, or IREE's own), e.g.
-/// `torch` for `torch.aten.mm`: such a payload is read through IREE. Looks at each line's op
-/// name (after `%x = `, quoted in generic form), so attribute names never count.
+/// The first dialect of `text`'s ops that only IREE reads, e.g. `torch` for `torch.aten.mm`:
+/// such a payload is read through IREE. A front end's or IREE's host and dispatch-formation
+/// dialects (`torch`, `stablehlo`, `tosa`, `util`, `flow`, `hal`, ...) always count: without
+/// IREE's compile there is nothing to match. IREE's codegen-level dialects (`iree_linalg_ext`,
+/// `iree_codegen`, ...) count only in custom syntax, which MLIR 22 cannot parse; in generic form
+/// (`"iree_linalg_ext.attention"(...)`) tunespec reads them itself, as it always has. Looks at
+/// each line's op name (after `%x = `), so attribute names never count.
 pub fn foreign_dialect(bytes: &[u8]) -> Option<String> {
     if bytes.starts_with(tunespec_core::verify::BYTECODE_MAGIC) {
         return None;
@@ -508,7 +512,10 @@ pub fn foreign_dialect(bytes: &[u8]) -> Option<String> {
                 None => continue,
             }
         }
-        let rest = rest.strip_prefix('"').unwrap_or(rest);
+        let (generic, rest) = match rest.strip_prefix('"') {
+            Some(rest) => (true, rest),
+            None => (false, rest),
+        };
         let name: String = rest
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.')
@@ -516,9 +523,24 @@ pub fn foreign_dialect(bytes: &[u8]) -> Option<String> {
         let Some((dialect, _)) = name.split_once('.') else {
             continue;
         };
-        if FOREIGN.contains(&dialect) {
+        let always = FRONT_AND_HOST.contains(&dialect);
+        if always || (!generic && FOREIGN.contains(&dialect)) {
             return Some(dialect.to_string());
         }
     }
     None
 }
+
+/// Dialects of a model before IREE's codegen: a payload holding them is IREE's to compile.
+const FRONT_AND_HOST: &[&str] = &[
+    "torch",
+    "util",
+    "flow",
+    "hal",
+    "stream",
+    "stablehlo",
+    "chlo",
+    "mhlo",
+    "tosa",
+    "ml_program",
+];

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_tunespec_global_optspecs
-    string join /n color= v/verbose q/quiet h/help V/version
+    string join /n color= v/verbose q/quiet iree= h/help V/version
 end
 
 function __fish_tunespec_needs_command
@@ -27,6 +27,7 @@ end
 complete -c tunespec -n "__fish_tunespec_needs_command" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_needs_command" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_needs_command" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_needs_command" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_needs_command" -s h -l help -d 'Print help'
@@ -43,6 +44,7 @@ complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "export" -d 'Expor
 complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "targets" -d 'List the embedded registry/'s targets and specs'
 complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "show" -d 'Print a target/'s embedded specs as MLIR text'
 complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "cache" -d 'The cache of linked libraries: stats, clean, path'
+complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "doctor" -d 'What tunespec found on this machine (IREE/'s compiler, iree-opt, mlir-opt) and what works without it'
 complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "import-iree" -d 'Write IREE/'s built-in default tuning specs (from an installed compiler) as a spec library'
 complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
 complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "man" -d 'Print the manual page (roff), of tunespec or of one command'
@@ -57,6 +59,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l iree-opt -d
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l deny-warnings -d 'Treat warnings (e.g. payload-rewriting ops) as errors'
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l no-iree-check -d 'Do not check IREE attributes (#iree_codegen.*, #iree_gpu.*, ...) with iree-opt'
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
@@ -76,9 +79,11 @@ sarif/t'One SARIF 2.1.0 log (GitHub code scanning); rule ids are tunespec/'s cod
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l no-default -d 'Link only the user specs'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l dedupe -d 'Drop matchers that can never fire (a structurally identical matcher precedes them)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l deny-warnings -d 'Treat warnings (e.g. shadowed matchers) as errors: report them and write nothing'
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l no-iree-check -d 'Do not check the library with IREE/'s compiler when one is found (the check: IREE parses and verifies the text written; `--emit mlirbc` is IREE/'s own bytecode)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s h -l help -d 'Print help (see more with /'--help/')'
@@ -96,6 +101,7 @@ sarif/t'One SARIF 2.1.0 log (GitHub code scanning); rule ids are tunespec/'s cod
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l no-default -d 'Link only the user specs'
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
@@ -107,6 +113,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l attr -d 'A
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s h -l help -d 'Print help (see more with /'--help/')'
@@ -125,6 +132,7 @@ native/t'The native matcher; an error when the library is not of its form'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l no-default -d 'Link only the user specs'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l keep-attr -d 'Keep the library attribute on the payload'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l explain -d 'Also print (to stderr) what configured each candidate op'
@@ -148,7 +156,9 @@ written/t'The payload as written (what `apply` materializes, like IREE/'s materi
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l exact -d 'Also run IREE/'s configuration phase (the user/'s IREE, found as `tunespec doctor` says) with the library attached, and check each predicted config against the one IREE set (exit 3 on a difference)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s h -l help -d 'Print help (see more with /'--help/')'
@@ -164,6 +174,7 @@ written/t'The payload as written (what `apply` materializes, like IREE/'s materi
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l no-default -d 'Link only the user specs'
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
@@ -177,6 +188,7 @@ sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when th
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s h -l help -d 'Print help (see more with /'--help/')'
@@ -186,6 +198,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s t -l target
 complete -c tunespec -n "__fish_tunespec_using_subcommand export" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand export" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s h -l help -d 'Print help (see more with /'--help/')'
@@ -197,18 +210,21 @@ sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when th
 complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand show" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand show" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand show" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand show" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand show" -s h -l help -d 'Print help'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -s h -l help -d 'Print help'
@@ -224,12 +240,14 @@ sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when th
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -l counters -d 'Also clear the counters'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
@@ -237,6 +255,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
@@ -244,12 +263,22 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "clean" -d 'Remove every entry (and temporary files left by crashed processes)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the cache directory'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand doctor" -l format -d 'Output format' -r -f -a "human/t'Lines for people'
+json/t'One JSON document'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand doctor" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
+always/t''
+never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand doctor" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand doctor" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand doctor" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
+complete -c tunespec -n "__fish_tunespec_using_subcommand doctor" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s t -l target -d 'ROCm target (architecture or SKU, e.g. gfx942, mi300x); repeatable. Default: every gfx architecture in the registry (those IREE has no built-in spec for are skipped)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -l iree-opt -d 'iree-opt of the compiler to take the specs from (default: $TUNESPEC_IREE_OPT, then $TUNESPEC_IREE_VENV/bin/iree-opt, then iree-opt on PATH)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s o -l output -d 'The spec library directory to write (created, or replaced if an earlier import wrote it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s h -l help -d 'Print help'
@@ -257,6 +286,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s o -l o
 complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s h -l help -d 'Print help'
@@ -264,26 +294,28 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s o -l output -d
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand man" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -l all -d 'Write every page (tunespec.1, tunespec-verify.1, ...) into the directory given by -o'
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s h -l help -d 'Print help'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "verify" -d 'Verify tuning specs (files, directories, or the embedded registry)'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "link" -d 'Link default and user specs into one library (first match wins)'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "attach" -d 'Attach a linked library to a payload (iree_codegen.tuning_spec_mlirbc)'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "extract" -d 'Print the library attached to a payload'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "apply" -d 'Materialize configs: run @__kernel_config on each function of a payload'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "explain" -d 'Show what configured each candidate op of a payload, and from which spec line'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "coverage" -d 'List matchers that never fire across a corpus of payloads'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "resolve" -d 'Resolve a target: its fallback chain and the ordered specs, with where each comes from'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "export" -d 'Export the embedded specs for a compiler build (C header and source)'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "targets" -d 'List the embedded registry/'s targets and specs'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "show" -d 'Print a target/'s embedded specs as MLIR text'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "cache" -d 'The cache of linked libraries: stats, clean, path'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "import-iree" -d 'Write IREE/'s built-in default tuning specs (from an installed compiler) as a spec library'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "man" -d 'Print the manual page (roff), of tunespec or of one command'
-complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache import-iree completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "verify" -d 'Verify tuning specs (files, directories, or the embedded registry)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "link" -d 'Link default and user specs into one library (first match wins)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "attach" -d 'Attach a linked library to a payload (iree_codegen.tuning_spec_mlirbc)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "extract" -d 'Print the library attached to a payload'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "apply" -d 'Materialize configs: run @__kernel_config on each function of a payload'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "explain" -d 'Show what configured each candidate op of a payload, and from which spec line'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "coverage" -d 'List matchers that never fire across a corpus of payloads'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "resolve" -d 'Resolve a target: its fallback chain and the ordered specs, with where each comes from'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "export" -d 'Export the embedded specs for a compiler build (C header and source)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "targets" -d 'List the embedded registry/'s targets and specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "show" -d 'Print a target/'s embedded specs as MLIR text'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "cache" -d 'The cache of linked libraries: stats, clean, path'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "doctor" -d 'What tunespec found on this machine (IREE/'s compiler, iree-opt, mlir-opt) and what works without it'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "import-iree" -d 'Write IREE/'s built-in default tuning specs (from an installed compiler) as a spec library'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "completions" -d 'Print a shell completion script (bash, zsh, fish, powershell, elvish)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "man" -d 'Print the manual page (roff), of tunespec or of one command'
+complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "stats" -d 'Hits, misses, corrupt entries (since the counters were last cleared), entries and bytes'
 complete -c tunespec -n "__fish_tunespec_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "clean" -d 'Remove every entry (and temporary files left by crashed processes)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "path" -d 'Print the cache directory'
