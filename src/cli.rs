@@ -64,9 +64,11 @@ pub struct Cli {
     /// Print only problems and outputs: no progress bars, no summaries
     #[arg(short, long, global = true)]
     pub quiet: bool,
-    /// IREE's compiler to read models and write libraries with: libIREECompiler.so, a venv or a
-    /// directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of
-    /// iree-compile on PATH, python3's iree.compiler; `tunespec doctor` says which)
+    /// IREE's compiler library (libIREECompiler.so, a venv or a directory holding it)
+    ///
+    /// What models are read and libraries written with. Default: $TUNESPEC_IREE_LIB, then
+    /// $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3's iree package;
+    /// `tunespec doctor` says which is used.
     #[arg(long, global = true, value_name = "PATH")]
     pub iree: Option<std::path::PathBuf>,
     #[command(subcommand)]

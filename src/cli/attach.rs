@@ -117,13 +117,18 @@ pub fn library_for_iree(
     library: &[u8],
 ) -> Result<Vec<u8>, ExitStatus> {
     let _phase = tracing::info_span!("iree.library").entered();
+    let text = library_text(mlir, library)?;
+    iree.reprint(text.as_bytes(), "<linked library>", true)
+        .map_err(|failure| super::model::report(failure, text.as_bytes()))
+}
+
+/// The linked library (tunespec's bytecode) as text, the form every MLIR version reads.
+pub fn library_text(mlir: &Mlir, library: &[u8]) -> Result<String, ExitStatus> {
     let Some(module) = mlir.parse(library, "<library>").module else {
         tool_error("the linked library does not parse (a tunespec bug: please report it)");
         return Err(ExitStatus::Usage);
     };
-    let text = module.print_file();
-    iree.reprint(text.as_bytes(), "<linked library>", true)
-        .map_err(|failure| super::model::report(failure, text.as_bytes()))
+    Ok(module.print_file())
 }
 
 impl Opts {
@@ -139,13 +144,13 @@ impl Opts {
             Ok(library) => library,
             Err(status) => return status,
         };
-        let library = match library_for_iree(mlir, iree, &library) {
-            Ok(bytes) => bytes,
+        let library = match library_text(mlir, &library) {
+            Ok(text) => text,
             Err(status) => return status,
         };
         let bytecode = raw.starts_with(tunespec::verify::BYTECODE_MAGIC);
         let _phase = tracing::info_span!("iree.attach", bytes = library.len()).entered();
-        match iree.attach(raw, name, &self.attr, &library, bytecode) {
+        match iree.attach(raw, name, &self.attr, library.as_bytes(), bytecode) {
             Ok(written) => write(&self.output, &written),
             Err(failure) => super::model::report(failure, raw),
         }

@@ -43,8 +43,8 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
         Ok(flags) => flags,
         Err(status) => return status,
     };
-    let library = match super::attach::library_for_iree(exact.mlir, iree, exact.library) {
-        Ok(library) => library,
+    let library = match super::attach::library_text(exact.mlir, exact.library) {
+        Ok(text) => text.into_bytes(),
         Err(status) => return status,
     };
     // From the dispatches IREE formed (cached per model, IREE and flags): only the

@@ -137,7 +137,8 @@ impl Iree {
     /// IREE's dispatches (every `hal.executable`, generic form with locations) of the source
     /// for `flags` at `phase`, as IREE prints them: [`quote_memory_spaces`] makes them readable
     /// by MLIR 22, and IREE reads them back as they are (`from` = `executable-sources`).
-    /// `library` (attribute, IREE bytecode) is attached to the source first.
+    /// `library` (attribute, the library's text) is written as IREE's bytecode and attached to
+    /// the source first.
     pub fn executables(
         &self,
         source: &[u8],
@@ -166,7 +167,8 @@ impl Iree {
             .map(|(_, output)| output)
     }
 
-    /// The payload with `library` (bytes) attached as `attr`, written by IREE.
+    /// The payload with `library` (its text, as IREE's bytecode) attached as `attr`, written by
+    /// IREE.
     pub fn attach(
         &self,
         payload: &[u8],

@@ -32,8 +32,8 @@ pub enum Op {
         /// Bytecode (IREE's current version) instead of text.
         bytecode: bool,
     },
-    /// Parse the source, set `attr` on its top-level module to the extra bytes as
-    /// `dense<...> : vector<Nxi8>`, and write it: text, or bytecode.
+    /// Parse the source, set `attr` on its top-level module to IREE's bytecode of the extra
+    /// bytes (a library's text) as `dense<...> : vector<Nxi8>`, and write it: text, or bytecode.
     Attach {
         /// The attribute's name.
         attr: String,

@@ -207,7 +207,13 @@ fn serve(library: &Path, request: &Request, source: &[u8], extra: &[u8]) -> (Res
         } else if !(api.ireeCompilerInvocationParseSource)(invocation, src) {
             Err(String::new())
         } else {
-            run_op(&api, session, invocation, &request.op, extra)
+            run_op(
+                &api,
+                (session, invocation),
+                &request.op,
+                extra,
+                &mut collected as *mut Collected,
+            )
         };
         let bytes = match output {
             Ok(bytes) => bytes,
@@ -236,10 +242,10 @@ fn serve(library: &Path, request: &Request, source: &[u8], extra: &[u8]) -> (Res
 /// source.
 unsafe fn run_op(
     api: &Api,
-    session: *mut ffi::Session,
-    invocation: *mut ffi::Invocation,
+    (session, invocation): (*mut ffi::Session, *mut ffi::Invocation),
     op: &Op,
     extra: &[u8],
+    collected: *mut Collected,
 ) -> Result<Vec<u8>, String> {
     // SAFETY: per the function's contract; every handle made here is destroyed here.
     unsafe {
@@ -247,7 +253,8 @@ unsafe fn run_op(
             Op::Info => Ok(Vec::new()),
             Op::Reprint { bytecode } => output_ir(api, invocation, *bytecode),
             Op::Attach { attr, bytecode } => {
-                set_library(api, session, invocation, attr, extra)?;
+                let library = library_bytecode(api, session, extra, collected)?;
+                set_library(api, session, invocation, attr, &library)?;
                 output_ir(api, invocation, *bytecode)
             }
             Op::Executables {
@@ -256,7 +263,8 @@ unsafe fn run_op(
                 attach,
             } => {
                 if let Some(attr) = attach {
-                    set_library(api, session, invocation, attr, extra)?;
+                    let library = library_bytecode(api, session, extra, collected)?;
+                    set_library(api, session, invocation, attr, &library)?;
                 }
                 let from = match from {
                     Some(from) => {
@@ -281,6 +289,57 @@ unsafe fn run_op(
                 Ok(text)
             }
         }
+    }
+}
+
+/// The library `text` (tunespec's print of the linked library) as this IREE's bytecode: parsed
+/// and verified by IREE in a second invocation of the session, whose diagnostics (located in
+/// `<linked library>`) go to `collected`. In the same request as its use, so the library is
+/// loaded once.
+///
+/// # Safety
+/// `session` is live and belongs to `api`; `collected` outlives the call.
+unsafe fn library_bytecode(
+    api: &Api,
+    session: *mut ffi::Session,
+    text: &[u8],
+    collected: *mut Collected,
+) -> Result<Vec<u8>, String> {
+    // SAFETY: per the contract; the invocation and source made here are destroyed here.
+    unsafe {
+        let invocation = (api.ireeCompilerInvocationCreate)(session);
+        (api.ireeCompilerInvocationEnableCallbackDiagnostics)(
+            invocation,
+            0,
+            on_diagnostic,
+            collected.cast(),
+        );
+        let mut buffer = text.to_vec();
+        buffer.push(0);
+        let name = c"<linked library>";
+        let mut src: *mut ffi::Source = std::ptr::null_mut();
+        let result = if let Some(message) = take_error(
+            api,
+            (api.ireeCompilerSourceWrapBuffer)(
+                session,
+                name.as_ptr(),
+                buffer.as_ptr().cast(),
+                buffer.len(),
+                true,
+                &mut src,
+            ),
+        ) {
+            Err(message)
+        } else if !(api.ireeCompilerInvocationParseSource)(invocation, src) {
+            Err(String::new())
+        } else {
+            output_ir(api, invocation, true)
+        };
+        (api.ireeCompilerInvocationDestroy)(invocation);
+        if !src.is_null() {
+            (api.ireeCompilerSourceDestroy)(src);
+        }
+        result
     }
 }
 
