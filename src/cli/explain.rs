@@ -287,6 +287,15 @@ fn json_explanation(explanation: &Explanation) -> String {
                 "matcher_location": pair.and_then(|p| p.matcher_loc.as_ref().map(ToString::to_string)),
                 "provenance": pair.and_then(|p| p.provenance.clone()),
                 "config": config_json(&row.config),
+                "fired": row
+                    .fired
+                    .iter()
+                    .filter_map(|&index| explanation.pairs.get(index))
+                    .map(|p| json!({
+                        "matcher": p.matcher,
+                        "matcher_location": p.matcher_loc.as_ref().map(ToString::to_string),
+                    }))
+                    .collect::<Vec<_>>(),
                 "as_written": written,
             })
         })
