@@ -91,6 +91,7 @@ fn entry_point_forms_run_as_in_iree() {
         ("multi_entry.mlir", vec!["tag_a", "tag_b"]),
         ("main_entry.mlir", vec!["tag_b"]),
         ("marked_beside_unmarked.mlir", vec!["tag_a"]),
+        ("legacy_readonly.mlir", vec!["tag_r"]),
     ];
     for (name, expected) in cases {
         let spec = forms().join(name);
@@ -139,6 +140,10 @@ fn explain_and_coverage_follow_includes_and_every_entry_point() {
                 .map(|entry| entry["name"].as_str().unwrap())
                 .collect();
             assert_eq!(config, actions, "{name}: {op}");
+            // Each entry point's pair that ran, in order; the last one is the row's matcher.
+            let fired = op["fired"].as_array().unwrap();
+            assert_eq!(fired.len(), matchers, "{name}: {op}");
+            assert_eq!(fired.last().unwrap()["matcher"], op["matcher"], "{name}");
         }
         let output = run(tunespec_command()
             .args(["coverage", "--no-default", "--format", "json", "--spec"])
@@ -334,4 +339,48 @@ fn sdxl_form_spec_configures_what_iree_compile_does() {
     };
     let materialized = compile_configs(&compiler, GFX942, &applied, None);
     assert_eq!(configs(&materialized), configs(&theirs));
+}
+
+/// The legacy entry point in a library for IREE: linked before tunespec's gfx942 defaults and
+/// given to iree-compile by path, and attached to the payload (IREE reads the bytecode), it
+/// configures every dispatch as `explain` says; the adapted chain (the legacy copy returns its
+/// handle, the defaults run on it) passes IREE's handle checks.
+#[test]
+fn legacy_entry_point_before_defaults_configures_what_iree_compile_does() {
+    let Some(compiler) = iree_compile() else {
+        return;
+    };
+    let spec = forms().join("legacy_contraction.mlir");
+    let payload = payloads().join("sdxl_matmuls.mlir");
+    let dir = tempfile::tempdir().unwrap();
+    let library = dir.path().join("linked.mlir");
+    run(tunespec_command()
+        .args(["link", "--target", "gfx942", "--emit", "mlir", "-o"])
+        .arg(&library)
+        .arg("--spec")
+        .arg(&spec));
+    let by_path = compile_configs(&compiler, GFX942, &payload, Some(&library));
+    let alone = explain_json(&[&spec], &payload, &[]);
+    assert_eq!(alone["matched"], 2, "{alone}");
+    let mut command = tunespec_command();
+    command.args([
+        "explain", "--format", "json", "--target", "gfx942", "--spec",
+    ]);
+    let report: serde_json::Value =
+        serde_json::from_slice(&run(command.arg(&spec).arg(&payload)).stdout).unwrap();
+    let configured = compare("legacy_contraction", &report, &by_location(&by_path), None);
+    assert_eq!(configured, 2, "{report}");
+
+    let attached = dir.path().join("attached.mlir");
+    run(tunespec_command()
+        .args(["attach", "--target", "gfx942", "-o"])
+        .arg(&attached)
+        .arg("--spec")
+        .arg(&spec)
+        .arg(&payload));
+    let from_attached = compile_configs(&compiler, GFX942, &attached, None);
+    assert_eq!(
+        without_locations(&from_attached),
+        without_locations(&by_path)
+    );
 }
