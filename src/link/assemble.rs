@@ -134,18 +134,24 @@ fn skeleton_text(segments: &[Segment], pairs: &[LinkedPair], merge_ready: bool) 
                 entry,
                 consumed: callee_consumes,
                 adapt,
+                propagate,
             } => {
                 consumed |= *callee_consumes;
-                let callee = format!("{}::{}", symbol_text(module), symbol_text(entry));
+                let callee = format!(
+                    "{}::{} failures({})",
+                    symbol_text(module),
+                    symbol_text(entry),
+                    if *propagate { "propagate" } else { "suppress" }
+                );
                 if *adapt == Adapt::ReadsOnly {
                     // No result: the chain goes on with the handle it only read.
                     body.push_str(&format!(
-                        "    transform.include {callee} failures(suppress) ({handle}) : (!transform.any_op) -> ()\n"
+                        "    transform.include {callee} ({handle}) : (!transform.any_op) -> ()\n"
                     ));
                     continue;
                 }
                 body.push_str(&format!(
-                    "    {result} = transform.include {callee} failures(suppress) ({handle}) : (!transform.any_op) -> !transform.any_op\n"
+                    "    {result} = transform.include {callee} ({handle}) : (!transform.any_op) -> !transform.any_op\n"
                 ));
             }
         }

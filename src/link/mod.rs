@@ -418,6 +418,8 @@ struct EntrySummary {
     inputs: Vec<String>,
     results: Vec<String>,
     consumed: bool,
+    /// Whether it carries `iree_codegen.tuning_spec_entrypoint` (false: the legacy form).
+    marked: bool,
     /// For an entry point that consumes its argument: the index in its body of the last op of
     /// the chain that consumes the root handle and returns it (`foreach_match`, `include`),
     /// when that op returns one `!transform.any_op` first.
@@ -488,6 +490,7 @@ fn summarize(snapshot: &ir::Module, facts: &SpecFacts, input: usize) -> Summary 
                 inputs: sequence.inputs,
                 results: sequence.results,
                 consumed,
+                marked: op.has_attr(names::ENTRYPOINT_ATTR),
                 root_after: if consumed { root_after(op) } else { None },
                 loc: op.loc.clone(),
             })

@@ -93,6 +93,10 @@ pub(super) fn plan_segments(
                     entry: entry.name.clone(),
                     consumed: entry.consumed,
                     adapt,
+                    // IREE runs a legacy spec only alone, and then directly: a failure of its
+                    // body fails the compile. Linked with others, IREE drops it; tunespec
+                    // includes it like any spec, its failures suppressed.
+                    propagate: !entry.marked && prepared.len() == 1,
                 });
             }
             included.push(spec.index);
@@ -116,12 +120,13 @@ pub(super) struct Plan {
 pub(super) enum Segment {
     /// A run of merged pairs (indexes into [`Plan::pairs`]).
     Merged(std::ops::Range<usize>),
-    /// `transform.include @module::@entry failures(suppress)`.
+    /// `transform.include @module::@entry failures(suppress)` (`propagate`: `failures(propagate)`).
     Include {
         module: String,
         entry: String,
         consumed: bool,
         adapt: Adapt,
+        propagate: bool,
     },
 }
 

@@ -384,3 +384,40 @@ fn legacy_entry_point_before_defaults_configures_what_iree_compile_does() {
         without_locations(&by_path)
     );
 }
+
+/// IREE runs a legacy spec alone directly, without `failures(suppress)`: a failure in its body
+/// fails the compile, and `apply` of that spec alone fails too. Linked with other specs (where
+/// IREE drops it), tunespec includes it with its failures suppressed, like any spec.
+#[test]
+fn a_failing_legacy_entry_point_fails_alone_as_in_iree() {
+    let spec = forms().join("legacy_failing.mlir");
+    let payload = payloads().join("entry.mlir");
+    let ours = tunespec_apply(&spec, &payload);
+    assert_eq!(
+        ours.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&ours.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&ours.stderr).contains("wrong operation name"),
+        "{}",
+        String::from_utf8_lossy(&ours.stderr)
+    );
+    let linked = run(tunespec_command()
+        .args(["apply", "--target", "gfx942", "--spec"])
+        .arg(&spec)
+        .arg(&payload));
+    assert_eq!(
+        tags_by_function(&linked.stdout)
+            .values()
+            .flatten()
+            .filter(|tags| tags == &&vec!["tag_a".to_string()])
+            .count(),
+        2
+    );
+    let Some(iree_opt) = iree_opt() else { return };
+    let theirs = iree_materialize(&iree_opt, &spec, &payload);
+    assert!(!theirs.status.success());
+    assert!(String::from_utf8_lossy(&theirs.stderr).contains("wrong operation name"));
+}
