@@ -4,8 +4,11 @@
 //! - merge path: merge-ready specs (`tuning_spec_with_default_entrypoint`) contribute their named
 //!   sequences and their matcher -> action pairs to one `foreach_match`, in priority order;
 //! - include path: other specs stay nested modules, called with
-//!   `transform.include @mod::@entry failures(suppress)`, in order. Unlike pairs of one
-//!   `foreach_match`, an included spec runs on every op even when an earlier spec matched it;
+//!   `transform.include @mod::@entry failures(suppress)`, in order, one include per entry point
+//!   IREE runs (every sequence marked `iree_codegen.tuning_spec_entrypoint`, whatever its name,
+//!   or else the legacy unmarked `@__kernel_config`, given a result in its copy when it consumes
+//!   its argument: see `plan::Adapt`). Unlike pairs of one `foreach_match`, an included spec
+//!   runs on every op even when an earlier spec matched it;
 //! - renaming: a clash keeps the first name and renames later ones `name_k` (smallest k not used
 //!   by any input symbol or earlier rename, as IREE does), and EVERY use is rewritten through
 //!   MLIR's symbol-use rewriting (IREE only rewrites `foreach_match` lists, so a renamed helper

@@ -421,3 +421,50 @@ fn a_failing_legacy_entry_point_fails_alone_as_in_iree() {
     assert!(!theirs.status.success());
     assert!(String::from_utf8_lossy(&theirs.stderr).contains("wrong operation name"));
 }
+
+/// A legacy entry point whose argument is consumed by an op that returns no handle in its place
+/// cannot go on in a chain: `link` says why (exit 1, `entry-signature`), at the entry point.
+#[test]
+fn a_legacy_entry_point_that_leaves_no_handle_is_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("no_handle.mlir");
+    std::fs::write(
+        &spec,
+        r#"module attributes {transform.with_named_sequence} {
+  transform.named_sequence @inner(%op: !transform.any_op {transform.consumed}) {
+    %res = transform.foreach_match in %op @match -> @tag : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @match(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @tag(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "tag" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @__kernel_config(%root: !transform.any_op {transform.consumed}) {
+    transform.include @inner failures(propagate) (%root) : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+"#,
+    )
+    .unwrap();
+    let output = tunespec_command()
+        .args(["link", "--target", "gfx942", "-o", "-", "--spec"])
+        .arg(&spec)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("tunespec::link::entry-signature"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("consumes its argument and no op of its body returns the handle"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("no_handle.mlir:14:3"), "{stderr}");
+}
