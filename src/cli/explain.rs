@@ -200,9 +200,10 @@ fn short_explanation(explanation: &Explanation) -> String {
         ));
         match pair_of(explanation, row) {
             Some(pair) => out.push_str(&format!(
-                "@{} ({})",
+                "@{} ({}){}",
                 pair.matcher,
-                loc_text(&pair.matcher_loc)
+                loc_text(&pair.matcher_loc),
+                earlier_pairs(explanation, row)
             )),
             None => out.push_str("no match"),
         }
@@ -245,6 +246,23 @@ fn summary_line(explanation: &Explanation) -> String {
         apply::View::Written => out.push_str(" (matched as written)"),
     }
     out
+}
+
+/// ` after @a, @b` when pairs other than the row's ran on the op before it (entry points or specs
+/// chained through `transform.include`, each running on every op), else nothing.
+fn earlier_pairs(explanation: &Explanation, row: &apply::ExplainRow) -> String {
+    let earlier: Vec<String> = row
+        .fired
+        .iter()
+        .filter(|&&index| Some(index) != row.pair)
+        .filter_map(|&index| explanation.pairs.get(index))
+        .map(|pair| format!("@{} -> @{}", pair.matcher, pair.action))
+        .collect();
+    if earlier.is_empty() {
+        String::new()
+    } else {
+        format!(" after {}", earlier.join(", "))
+    }
 }
 
 fn pair_of<'e>(
@@ -352,7 +370,14 @@ fn human_explanation(explanation: &Explanation, width: Option<usize>) -> String 
             row.element_types.join(","),
             pair.map_or_else(
                 || "(no match)".to_string(),
-                |p| format!("@{} ({})", p.matcher, loc_text(&p.matcher_loc)),
+                |p| {
+                    format!(
+                        "@{} ({}){}",
+                        p.matcher,
+                        loc_text(&p.matcher_loc),
+                        earlier_pairs(explanation, row)
+                    )
+                },
             ),
             if config.is_empty() {
                 "-".into()

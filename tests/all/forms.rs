@@ -145,6 +145,27 @@ fn explain_and_coverage_follow_includes_and_every_entry_point() {
             assert_eq!(fired.len(), matchers, "{name}: {op}");
             assert_eq!(fired.last().unwrap()["matcher"], op["matcher"], "{name}");
         }
+        // The short form names the pairs that ran before the row's own.
+        let short = run(tunespec_command()
+            .args([
+                "explain",
+                "--no-default",
+                "--view",
+                "written",
+                "--format",
+                "short",
+                "--spec",
+            ])
+            .arg(&spec)
+            .arg(&payload));
+        let short = String::from_utf8(short.stdout).unwrap();
+        assert_eq!(
+            short
+                .matches(" after @multi_entry::match_any -> @multi_entry::tag_a")
+                .count(),
+            if matchers == 2 { 2 } else { 0 },
+            "{name}: {short}"
+        );
         let output = run(tunespec_command()
             .args(["coverage", "--no-default", "--format", "json", "--spec"])
             .arg(&spec)
