@@ -222,6 +222,19 @@ fn two_multi_entry_specs_link_four_entry_points_as_in_iree() {
             .count()
     };
     assert_eq!(includes(&ours), 4, "{ours}");
+    // Applied, every op gets the four tags, as IREE's linked library gives them.
+    let linked = dir.path().join("linked.mlir");
+    std::fs::write(&linked, &ours).unwrap();
+    let applied = run(tunespec_command()
+        .args(["apply", "--spec"])
+        .arg(&linked)
+        .args(["--no-default"])
+        .arg(payloads().join("entry.mlir")));
+    let applied = tags_by_function(&applied.stdout);
+    assert_eq!(applied.len(), 2, "{applied:?}");
+    for ops in applied.values() {
+        assert_eq!(ops, &vec![vec!["tag_a", "tag_b", "tag_c", "tag_d"]]);
+    }
     let Some(iree_opt) = iree_opt() else { return };
     let container = dir.path().join("container.mlir");
     std::fs::write(
@@ -246,17 +259,16 @@ fn two_multi_entry_specs_link_four_entry_points_as_in_iree() {
         String::from_utf8_lossy(&theirs.stderr)
     );
     assert_eq!(includes(&String::from_utf8_lossy(&theirs.stdout)), 4);
-    // Applied, every op gets the four tags, as IREE's linked library gives them.
-    let linked = dir.path().join("linked.mlir");
-    std::fs::write(&linked, &ours).unwrap();
-    let applied = run(tunespec_command()
-        .args(["apply", "--spec"])
-        .arg(&linked)
-        .args(["--no-default"])
-        .arg(payloads().join("entry.mlir")));
-    for ops in tags_by_function(&applied.stdout).values() {
-        assert_eq!(ops, &vec![vec!["tag_a", "tag_b", "tag_c", "tag_d"]]);
-    }
+    // IREE's linked library, materialized by IREE, tags as tunespec's does.
+    let iree_linked = dir.path().join("iree_linked.mlir");
+    std::fs::write(&iree_linked, &theirs.stdout).unwrap();
+    let materialized = iree_materialize(&iree_opt, &iree_linked, &payloads().join("entry.mlir"));
+    assert!(
+        materialized.status.success(),
+        "{}",
+        String::from_utf8_lossy(&materialized.stderr)
+    );
+    assert_eq!(tags_by_function(&materialized.stdout), applied);
 }
 
 /// The legacy entry point (IREE's SDXL form) links without IREE at hand: verify warns that it is
