@@ -239,9 +239,10 @@ fn short_explanation(explanation: &Explanation) -> String {
         ));
         match pair_of(explanation, row) {
             Some(pair) => out.push_str(&format!(
-                "@{} ({})",
+                "@{} ({}){}",
                 pair.matcher,
-                loc_text(&pair.matcher_loc)
+                loc_text(&pair.matcher_loc),
+                earlier_pairs(explanation, row)
             )),
             None => out.push_str("no match"),
         }
@@ -286,6 +287,23 @@ fn summary_line(explanation: &Explanation) -> String {
     out
 }
 
+/// ` after @a, @b` when pairs other than the row's ran on the op before it (entry points or specs
+/// chained through `transform.include`, each running on every op), else nothing.
+fn earlier_pairs(explanation: &Explanation, row: &apply::ExplainRow) -> String {
+    let earlier: Vec<String> = row
+        .fired
+        .iter()
+        .filter(|&&index| Some(index) != row.pair)
+        .filter_map(|&index| explanation.pairs.get(index))
+        .map(|pair| format!("@{} -> @{}", pair.matcher, pair.action))
+        .collect();
+    if earlier.is_empty() {
+        String::new()
+    } else {
+        format!(" after {}", earlier.join(", "))
+    }
+}
+
 fn pair_of<'e>(
     explanation: &'e Explanation,
     row: &apply::ExplainRow,
@@ -326,6 +344,15 @@ fn json_explanation(explanation: &Explanation) -> String {
                 "matcher_location": pair.and_then(|p| p.matcher_loc.as_ref().map(ToString::to_string)),
                 "provenance": pair.and_then(|p| p.provenance.clone()),
                 "config": config_json(&row.config),
+                "fired": row
+                    .fired
+                    .iter()
+                    .filter_map(|&index| explanation.pairs.get(index))
+                    .map(|p| json!({
+                        "matcher": p.matcher,
+                        "matcher_location": p.matcher_loc.as_ref().map(ToString::to_string),
+                    }))
+                    .collect::<Vec<_>>(),
                 "as_written": written,
             })
         })
@@ -382,7 +409,14 @@ fn human_explanation(explanation: &Explanation, width: Option<usize>) -> String 
             row.element_types.join(","),
             pair.map_or_else(
                 || "(no match)".to_string(),
-                |p| format!("@{} ({})", p.matcher, loc_text(&p.matcher_loc)),
+                |p| {
+                    format!(
+                        "@{} ({}){}",
+                        p.matcher,
+                        loc_text(&p.matcher_loc),
+                        earlier_pairs(explanation, row)
+                    )
+                },
             ),
             if config.is_empty() {
                 "-".into()

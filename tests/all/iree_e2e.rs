@@ -54,7 +54,7 @@ const TARGETS: &[(&str, &[&str])] = &[
 
 /// The configs iree-compile put on one dispatch function.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Dispatch {
+pub(crate) struct Dispatch {
     function: String,
     /// (line, column) of each configured op's payload location, and its `lowering_config`.
     ops: Vec<((u32, u32), String)>,
@@ -157,7 +157,7 @@ fn read_dispatches(text: &str) -> Vec<Dispatch> {
     dispatches
 }
 
-fn compile_configs(
+pub(crate) fn compile_configs(
     compiler: &Path,
     flags: &[&str],
     input: &Path,
@@ -219,10 +219,10 @@ fn first_errors(stderr: &str) -> String {
 
 /// What iree-compile put on one op: its dispatch function, `lowering_config` and the
 /// function's `translation_info`.
-type Placed = (String, String, Option<String>);
+pub(crate) type Placed = (String, String, Option<String>);
 
 /// Per payload location (line, column): what iree-compile put on the op there.
-fn by_location(dispatches: &[Dispatch]) -> BTreeMap<(u32, u32), Placed> {
+pub(crate) fn by_location(dispatches: &[Dispatch]) -> BTreeMap<(u32, u32), Placed> {
     let mut map = BTreeMap::new();
     for dispatch in dispatches {
         for (at, config) in &dispatch.ops {
@@ -241,7 +241,9 @@ fn by_location(dispatches: &[Dispatch]) -> BTreeMap<(u32, u32), Placed> {
 
 /// What the configs say, without the payload positions: the same payload written elsewhere
 /// (attached, applied) has other line numbers but the same dispatches.
-fn without_locations(dispatches: &[Dispatch]) -> Vec<(String, Vec<String>, Option<String>)> {
+pub(crate) fn without_locations(
+    dispatches: &[Dispatch],
+) -> Vec<(String, Vec<String>, Option<String>)> {
     dispatches
         .iter()
         .map(|d| {
@@ -281,7 +283,7 @@ fn explain(cache: &Path, target: Option<&str>, payload: &Path) -> serde_json::Va
 /// a configured op got exactly its `lowering_config` and `translation_info`; an unmatched op
 /// kept what IREE chose without the library (`baseline`, by dispatch function name). Returns
 /// the number of configured ops.
-fn compare(
+pub(crate) fn compare(
     context: &str,
     report: &serde_json::Value,
     tuned: &BTreeMap<(u32, u32), Placed>,
@@ -360,7 +362,7 @@ fn compare(
 
 /// IREE's own choices without a library: per dispatch function, (lowering_config,
 /// translation_info) of each configured op.
-type Baseline = BTreeMap<String, Vec<(String, Option<String>)>>;
+pub(crate) type Baseline = BTreeMap<String, Vec<(String, Option<String>)>>;
 
 /// Whether iree-compile 3.13 reads `--iree-codegen-tuning-spec-path` for these flags: its CUDA
 /// backend builds its pipeline without the option (the pass runs with `tuning-spec-path=`), so

@@ -12,6 +12,7 @@ mod determinism;
 mod differential;
 mod environment;
 mod fastpath;
+mod forms;
 mod hardening;
 mod iree_default_spec;
 mod iree_e2e;

@@ -94,18 +94,38 @@ impl<'c> OwnedOp<'c> {
         }
     }
 
-    /// Clones the top-level ops of `source` named in `names` (in `source`'s order) into this
-    /// module, before its last top-level op (the entry point).
-    pub fn insert_symbol_clones(&self, source: &OwnedOp<'_>, names: &[String]) {
-        let anchor = self.body_ops().last().copied();
+    /// The nested module at `scope` (names of nested modules from this one; empty: this module).
+    fn scope_op(&self, scope: &[String]) -> Result<MlirOperation, String> {
+        let mut op = self.raw;
+        for name in scope {
+            op = children(op)
+                .into_iter()
+                .find(|&child| Self::symbol_name_of(child).as_deref() == Some(name.as_str()))
+                .ok_or_else(|| format!("no nested module '@{}'", scope.join("::@")))?;
+        }
+        Ok(op)
+    }
+
+    /// Clones the top-level ops of `source` named in `names` (in `source`'s order) into the
+    /// module at `scope` (see [`OwnedOp::scope_op`]), before its last op (the entry point at the
+    /// top level).
+    pub fn insert_symbol_clones(
+        &self,
+        scope: &[String],
+        source: &OwnedOp<'_>,
+        names: &[String],
+    ) -> Result<(), String> {
+        let parent = self.scope_op(scope)?;
+        let anchor = children(parent).last().copied();
         let wanted: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
         for op in source.body_ops() {
             if Self::symbol_name_of(op).is_some_and(|name| wanted.contains(name.as_str())) {
                 // SAFETY: `op` is a live top-level op of `source`, borrowed for the call; the clone
-                // is a new, unowned op that `insert_before` hands to this module's block.
-                self.insert_before(anchor, unsafe { mlirOperationClone(op) });
+                // is a new, unowned op that `insert_before_in` hands to the scope's block.
+                Self::insert_before_in(parent, anchor, unsafe { mlirOperationClone(op) });
             }
         }
+        Ok(())
     }
 
     /// Like [`OwnedOp::insert_symbol_clones`] but moves the ops out of `source` (which the
@@ -163,12 +183,16 @@ impl<'c> OwnedOp<'c> {
     }
 
     fn insert_before(&self, anchor: Option<MlirOperation>, op: MlirOperation) {
-        // SAFETY: `self.raw` is a live module with one region whose first block exists (every
-        // module has its body block); `anchor` is an op of that block (taken from `body_ops` of
-        // this module), and `op` is unowned (a fresh clone or removed from its parent), so the
-        // block takes ownership.
+        Self::insert_before_in(self.raw, anchor, op);
+    }
+
+    fn insert_before_in(parent: MlirOperation, anchor: Option<MlirOperation>, op: MlirOperation) {
+        // SAFETY: `parent` is a live module (this one or one nested in it) with one region whose
+        // first block exists (every module has its body block); `anchor` is an op of that block
+        // (taken from its children), and `op` is unowned (a fresh clone or removed from its
+        // parent), so the block takes ownership.
         unsafe {
-            let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(self.raw, 0));
+            let block = mlirRegionGetFirstBlock(mlirOperationGetRegion(parent, 0));
             match anchor {
                 Some(anchor) => mlirBlockInsertOwnedOperationBefore(block, anchor, op),
                 None => mlirBlockAppendOwnedOperation(block, op),
@@ -176,11 +200,81 @@ impl<'c> OwnedOp<'c> {
         }
     }
 
-    /// Replaces the `actions` list of the `foreach_match` ops in named sequence `entry`.
-    /// Used to instrument a library for `explain` (each action wrapped to record its pair).
-    pub fn set_foreach_actions(&self, entry: &str, actions: &[String]) -> Result<(), String> {
-        let entry_op = self
+    /// Gives the named sequence `entry` of the nested module `module` (a top-level op of this
+    /// module) one `!transform.any_op` result, returned by its terminator: result #0 of the op
+    /// at `op_index` of its body. The linker's adapter for IREE's legacy entry point, which
+    /// consumes its argument and returns nothing: the body runs as written, and the linked entry
+    /// point goes on with the handle it now returns. The sequence must take one argument.
+    pub fn return_root_handle(
+        &self,
+        module: &str,
+        entry: &str,
+        op_index: usize,
+    ) -> Result<(), String> {
+        let nested = self
             .body_ops()
+            .into_iter()
+            .find(|&op| Self::symbol_name_of(op).as_deref() == Some(module))
+            .ok_or_else(|| format!("no nested module '@{module}'"))?;
+        let sequence = children(nested)
+            .into_iter()
+            .find(|&op| Self::symbol_name_of(op).as_deref() == Some(entry))
+            .ok_or_else(|| format!("no named sequence '@{module}::@{entry}'"))?;
+        // SAFETY: `sequence` is a live op of this module (found under the borrowed root); its
+        // body block, the op at `op_index` and the terminator are reached through it and checked
+        // for null; the new type and attribute are made in the op's own context; the value set
+        // as the terminator's operand is a result of an op of the same block that precedes it.
+        unsafe {
+            let region = mlirOperationGetRegion(sequence, 0);
+            let block = mlirRegionGetFirstBlock(region);
+            if block.ptr.is_null() {
+                return Err(format!("'@{module}::@{entry}' has no body"));
+            }
+            let mut op = mlirBlockGetFirstOperation(block);
+            for _ in 0..op_index {
+                if op.ptr.is_null() {
+                    break;
+                }
+                op = mlirOperationGetNextInBlock(op);
+            }
+            if op.ptr.is_null() || mlirOperationGetNumResults(op) < 1 {
+                return Err(format!(
+                    "op #{op_index} of '@{module}::@{entry}' returns no handle"
+                ));
+            }
+            let terminator = mlirBlockGetTerminator(block);
+            if terminator.ptr.is_null() || terminator.ptr == op.ptr {
+                return Err(format!("'@{module}::@{entry}' has no terminator"));
+            }
+            let value = mlirOperationGetResult(op, 0);
+            mlirOperationSetOperands(terminator, 1, &value);
+            let context = mlirOperationGetContext(sequence);
+            let ty = mlirTypeParseGet(
+                context,
+                string_ref(b"(!transform.any_op) -> !transform.any_op"),
+            );
+            if ty.ptr.is_null() {
+                return Err("the entry point's new type does not parse".to_string());
+            }
+            mlirOperationSetAttributeByName(
+                sequence,
+                string_ref(b"function_type"),
+                mlirTypeAttrGet(ty),
+            );
+        }
+        Ok(())
+    }
+
+    /// Replaces the `actions` list of the `foreach_match` ops in named sequence `entry` of the
+    /// module at `scope` (see [`OwnedOp::scope_op`]), in order. Used to instrument a library
+    /// for `explain` (each action wrapped to record its pair).
+    pub fn set_foreach_actions(
+        &self,
+        scope: &[String],
+        entry: &str,
+        actions: &[String],
+    ) -> Result<(), String> {
+        let entry_op = children(self.scope_op(scope)?)
             .into_iter()
             .find(|&op| Self::symbol_name_of(op).as_deref() == Some(entry))
             .ok_or_else(|| format!("no named sequence '@{entry}'"))?;

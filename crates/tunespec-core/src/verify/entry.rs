@@ -176,55 +176,70 @@ pub(super) fn check_default_entrypoint<'a>(
     Some(entry.clone())
 }
 
-/// For specs without the default-entrypoint attribute: the entry point is `@__kernel_config`
-/// (what IREE's materialization looks up), which IREE's linker finds by its marker attribute.
-pub(super) fn find_entry_point<'a>(
+/// For specs without the default-entrypoint attribute, the entry points IREE 3.13 runs: every
+/// top-level named sequence marked `iree_codegen.tuning_spec_entrypoint`, in file order (its
+/// linker includes each of them, whatever its name); without any marked sequence, the legacy
+/// `@__kernel_config` (IREE's materialization looks it up by name, so it runs when it is the
+/// only spec; IREE's linker includes only marked entry points and drops it when linking it with
+/// another spec). Empty (and an error) when there is neither.
+pub(super) fn find_entry_points<'a>(
     root: &'a Op,
     sequences: &[Sequence<'a>],
     problems: &mut Vec<Problem>,
-) -> Option<Sequence<'a>> {
-    match sequences
+) -> Vec<Sequence<'a>> {
+    let marked: Vec<Sequence<'a>> = sequences
         .iter()
-        .find(|sequence| sequence.name == names::KERNEL_CONFIG)
-    {
-        Some(entry) => {
-            if !entry.op.has_attr(names::ENTRYPOINT_ATTR) {
-                problems.push(
-                    Problem::warning(
-                        codes::MISSING_ENTRYPOINT,
-                        format!(
-                            "named sequence '{}' is not marked '{}'",
-                            names::KERNEL_CONFIG,
-                            names::ENTRYPOINT_ATTR
-                        ),
-                        entry.op.loc.clone(),
-                    )
-                    .with_help("IREE's linker only links entry points that carry the marker; add `attributes {iree_codegen.tuning_spec_entrypoint}`"),
-                );
-            }
-            Some(entry.clone())
-        }
-        None => {
-            let marked: Vec<&Sequence> = sequences
-                .iter()
-                .filter(|sequence| sequence.op.has_attr(names::ENTRYPOINT_ATTR))
-                .collect();
-            if marked.is_empty() {
-                problems.push(
-                    Problem::error(
-                        codes::MISSING_ENTRYPOINT,
-                        format!(
-                            "no entry point: the module has no named sequence '{}'",
-                            names::KERNEL_CONFIG
-                        ),
-                        root.loc.clone(),
-                    )
-                    .with_help("add `transform.named_sequence @__kernel_config(%arg: !transform.any_op {transform.consumed}) -> !transform.any_op attributes {iree_codegen.tuning_spec_entrypoint}`"),
-                );
-                None
+        .filter(|sequence| sequence.op.has_attr(names::ENTRYPOINT_ATTR))
+        .cloned()
+        .collect();
+    let kernel_config = sequences
+        .iter()
+        .find(|sequence| sequence.name == names::KERNEL_CONFIG);
+    match kernel_config {
+        Some(entry) if !entry.op.has_attr(names::ENTRYPOINT_ATTR) => {
+            let help = if marked.is_empty() {
+                "IREE 3.13 runs an unmarked '@__kernel_config' only when it is the only spec: its linker includes marked entry points only, so linked with another spec (IREE's default specs, `--iree-codegen-enable-default-tuning-specs`) it is dropped without a word; tunespec links it by include wherever it is. Add `attributes {iree_codegen.tuning_spec_entrypoint}` (and a `-> !transform.any_op` result, yielding the foreach_match result) for IREE to link it too".to_string()
             } else {
-                Some(marked[0].clone())
+                format!(
+                    "IREE 3.13 does not run it: it runs the marked entry point(s) {} instead; mark it too, or rename it",
+                    marked
+                        .iter()
+                        .map(|sequence| format!("'@{}'", sequence.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            problems.push(
+                Problem::warning(
+                    codes::MISSING_ENTRYPOINT,
+                    format!(
+                        "named sequence '{}' is not marked '{}'",
+                        names::KERNEL_CONFIG,
+                        names::ENTRYPOINT_ATTR
+                    ),
+                    entry.op.loc.clone(),
+                )
+                .with_help(help),
+            );
+            if marked.is_empty() {
+                return vec![entry.clone()];
             }
+            marked
+        }
+        _ if !marked.is_empty() => marked,
+        _ => {
+            problems.push(
+                Problem::error(
+                    codes::MISSING_ENTRYPOINT,
+                    format!(
+                        "no entry point: the module has no named sequence '{}'",
+                        names::KERNEL_CONFIG
+                    ),
+                    root.loc.clone(),
+                )
+                .with_help("add `transform.named_sequence @__kernel_config(%arg: !transform.any_op {transform.consumed}) -> !transform.any_op attributes {iree_codegen.tuning_spec_entrypoint}`"),
+            );
+            Vec::new()
         }
     }
 }

@@ -70,10 +70,14 @@ pub struct SpecFacts {
     pub matcher_count: usize,
     /// IREE's merge-ready form: `tuning_spec_with_default_entrypoint` and its rules hold.
     pub merge_ready: bool,
-    /// Name of the entry point (normally `__kernel_config`).
+    /// Name of the entry point (normally `__kernel_config`; the first of [`SpecFacts::entry_points`]).
     pub entry_point: Option<String>,
-    /// Whether the entry point marks its argument `transform.consumed`.
+    /// Whether the (first) entry point marks its argument `transform.consumed`.
     pub entry_consumed: bool,
+    /// Every entry point IREE 3.13 runs, in file order: each top-level sequence marked
+    /// `iree_codegen.tuning_spec_entrypoint` (whatever its name), or else the legacy unmarked
+    /// `@__kernel_config`.
+    pub entry_points: Vec<String>,
 }
 
 /// The verification result for one input.

@@ -132,23 +132,28 @@ pub fn check_module(module: &ir::Module) -> (SpecFacts, Vec<Problem>) {
 
     check_entrypoint_attrs(&sequences, &mut problems);
     let default_entry = root.has_attr(names::DEFAULT_ENTRYPOINT_ATTR);
-    let entry = if default_entry {
+    let entries: Vec<Sequence> = if default_entry {
         check_default_entrypoint(root, &sequences, &mut problems)
+            .into_iter()
+            .collect()
     } else {
-        find_entry_point(root, &sequences, &mut problems)
+        find_entry_points(root, &sequences, &mut problems)
     };
-    if let Some(entry) = &entry {
+    if let Some(entry) = entries.first() {
         facts.entry_point = Some(entry.name.to_string());
         facts.entry_consumed = entry.arg_effects.first().copied().flatten() == Some(true);
+    }
+    facts.entry_points = entries.iter().map(|entry| entry.name.to_string()).collect();
+    for entry in &entries {
         check_entry_effects(entry, &symbols, &mut problems);
     }
     facts.merge_ready =
         default_entry && !problems.iter().any(|p| p.code == codes::DEFAULT_ENTRYPOINT);
 
-    let entry_ops: HashSet<u32> = entry
-        .as_ref()
-        .map(|entry| entry.op.body().iter().map(|op| op.id).collect())
-        .unwrap_or_default();
+    let entry_ops: HashSet<u32> = entries
+        .iter()
+        .flat_map(|entry| entry.op.body().iter().map(|op| op.id))
+        .collect();
     check_ops(root, &symbols, &entry_ops, &mut facts, &mut problems);
     (facts, problems)
 }
