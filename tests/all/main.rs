@@ -16,6 +16,7 @@ mod hardening;
 mod iree_default_spec;
 mod iree_e2e;
 mod iree_ops;
+mod iree_read_back;
 mod iree_semantics;
 mod iree_verify;
 mod link;
