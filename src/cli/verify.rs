@@ -326,7 +326,12 @@ fn verify_one(mlir: &Mlir, input: &Input, check_iree: bool) -> FileResult {
     };
     if let Err(problem) = tunespec::contain::check(&bytes, &name) {
         return FileResult {
-            source: Vec::new(),
+            // Text the parse probe refused is shown with MLIR's error in it.
+            source: if bytes.starts_with(verify::BYTECODE_MAGIC) {
+                Vec::new()
+            } else {
+                bytes
+            },
             problems: vec![*problem],
             facts: None,
             iree_sites: Vec::new(),

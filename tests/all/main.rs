@@ -22,6 +22,7 @@ mod iree_verify;
 mod link;
 mod mutation_fuzz;
 mod parallel;
+mod parser_safety;
 mod portable;
 mod reference;
 mod registry;
