@@ -17,6 +17,7 @@ mod iree_default_spec;
 mod iree_e2e;
 mod iree_ops;
 mod iree_read_back;
+mod iree_rules;
 mod iree_semantics;
 mod iree_verify;
 mod link;

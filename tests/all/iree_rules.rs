@@ -1,0 +1,161 @@
+//! IREE's rules as IREE 3.13 applies them (issue 24, items 5 to 7), each checked against
+//! iree-opt or iree-compile 3.13: `transform.structured.match` only reads; the named-op
+//! matcher rule depends on the backend.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::reference::{iree_compile, iree_opt, output_with_timeout, repo_root};
+use crate::support::tunespec_command;
+
+fn fixture(name: &str) -> PathBuf {
+    repo_root().join("tests/fixtures/iree/rules").join(name)
+}
+
+/// A finding: code, line, message, help.
+type Finding = (String, u64, String, String);
+
+/// `tunespec verify --format json` of `spec` with `args`: the exit code and the findings.
+fn verify(spec: &Path, args: &[&str]) -> (Option<i32>, Vec<Finding>) {
+    let output = tunespec_command()
+        .args(["verify", "--format", "json", "--no-iree-check"])
+        .args(args)
+        .arg(spec)
+        .output()
+        .unwrap();
+    let findings = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|record| record.get("code").is_some())
+        .map(|record| {
+            let text = |key: &str| record[key].as_str().unwrap_or_default().to_string();
+            (
+                text("code"),
+                record["line"].as_u64().unwrap_or(0),
+                text("message"),
+                text("help"),
+            )
+        })
+        .collect();
+    (output.status.code(), findings)
+}
+
+fn iree_opt_accepts(spec: &Path) {
+    let Some(iree_opt) = iree_opt() else { return };
+    let output = output_with_timeout(Command::new(iree_opt).arg(spec).args(["-o", "/dev/null"]));
+    assert!(
+        output.status.success(),
+        "iree-opt refuses {}: {}",
+        spec.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn structured_match_in_a_main_entry_point_only_reads() {
+    let spec = fixture("main_structured_match.mlir");
+    iree_opt_accepts(&spec);
+    let (status, findings) = verify(&spec, &[]);
+    assert_eq!(status, Some(0), "{findings:?}");
+    let codes: Vec<&str> = findings.iter().map(|f| f.0.as_str()).collect();
+    assert!(
+        !codes.contains(&"tunespec::verify::entry-effect")
+            && !codes.contains(&"tunespec::verify::unsafe-op"),
+        "{findings:?}"
+    );
+    // What still applies: the matcher on `linalg.matmul` (GPU rule, no target given).
+    assert_eq!(
+        codes,
+        ["tunespec::verify::named-op-matcher"],
+        "{findings:?}"
+    );
+}
+
+const NAMED: &str = "tunespec::verify::named-op-matcher";
+
+#[test]
+fn named_op_matcher_rule_follows_the_backend() {
+    let spec = fixture("named_matmul_tag.mlir");
+    // No backend: the GPU rule, and it says so.
+    let (status, findings) = verify(&spec, &[]);
+    assert_eq!(status, Some(0));
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let (code, line, message, help) = &findings[0];
+    assert_eq!((code.as_str(), *line), (NAMED, 5));
+    assert!(
+        message.starts_with(
+            "this matcher never fires in IREE on GPU targets: it accepts only `linalg.matmul`"
+        ),
+        "{message}"
+    );
+    assert!(help.contains("this is the GPU rule (no `--backend` or `--target` given): on llvm-cpu IREE keeps named ops"), "{help}");
+    // A GPU backend or a registry target: the warning, without the note.
+    for args in [
+        &["--backend", "rocm"][..],
+        &["--backend", "cuda"],
+        &["--target", "gfx942"],
+    ] {
+        let (_, findings) = verify(&spec, args);
+        assert_eq!(findings.len(), 1, "{args:?}: {findings:?}");
+        assert_eq!(findings[0].0, NAMED, "{args:?}");
+        assert!(
+            !findings[0].3.contains("GPU rule"),
+            "{args:?}: {}",
+            findings[0].3
+        );
+    }
+    // llvm-cpu keeps named ops: no warning.
+    let (status, findings) = verify(&spec, &["--backend", "llvm-cpu"]);
+    assert_eq!((status, findings.len()), (Some(0), 0), "{findings:?}");
+    // An op that exists nowhere never fires on any backend.
+    let removed = tempfile::NamedTempFile::with_suffix(".mlir").unwrap();
+    std::fs::write(
+        removed.path(),
+        std::fs::read_to_string(&spec)
+            .unwrap()
+            .replace("[\"linalg.matmul\"]", "[\"linalg.matmul_transpose_b\"]"),
+    )
+    .unwrap();
+    let (_, findings) = verify(removed.path(), &["--backend", "llvm-cpu"]);
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert!(findings[0].2.contains("no such op exists"), "{findings:?}");
+}
+
+/// The fact the rule rests on, from iree-compile 3.13: the op-name matcher tags the matmul on
+/// llvm-cpu and nothing on gfx942.
+#[test]
+fn iree_compile_keeps_matmul_named_on_llvm_cpu_only() {
+    let Some(iree_compile) = iree_compile() else {
+        return;
+    };
+    let compile = |device: &[&str]| {
+        let output = output_with_timeout(
+            Command::new(&iree_compile)
+                .arg(fixture("payload_matmul.mlir"))
+                .args(device)
+                .arg(format!(
+                    "--iree-codegen-tuning-spec-path={}",
+                    fixture("named_matmul_tag.mlir").display()
+                ))
+                .args(["--compile-to=executable-configurations", "-o", "-"]),
+        );
+        assert!(
+            output.status.success(),
+            "{device:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let cpu = compile(&[
+        "--iree-hal-target-device=local",
+        "--iree-hal-local-target-device-backends=llvm-cpu",
+    ]);
+    assert!(
+        cpu.lines()
+            .any(|line| line.contains("linalg.matmul") && line.contains("tunespec_tagged")),
+        "{cpu}"
+    );
+    let gpu = compile(&["--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"]);
+    assert!(!gpu.contains("tunespec_tagged"), "{gpu}");
+    assert!(!gpu.contains("linalg.matmul"), "{gpu}");
+}
