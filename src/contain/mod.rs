@@ -69,7 +69,13 @@ fn probe_program() -> std::io::Result<PathBuf> {
 /// refused with MLIR's first error (`tunespec::parse`, at its place in the input).
 pub fn check(bytes: &[u8], name: &str) -> Result<(), Box<Problem>> {
     let bytecode = bytes.starts_with(BYTECODE_MAGIC);
-    if !ENABLED.load(Ordering::Relaxed) || (!bytecode && !scan::has_forward_reference(bytes)) {
+    if !ENABLED.load(Ordering::Relaxed)
+        || (!bytecode
+            && (!scan::has_forward_reference(bytes)
+                // Refused before MLIR sees it (NUL bytes, invalid UTF-8, too large or deep):
+                // reported as such, not parsed.
+                || !crate::verify::byte_checks(bytes, name).1))
+    {
         return Ok(());
     }
     let what = if bytecode {

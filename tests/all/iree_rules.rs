@@ -159,3 +159,119 @@ fn iree_compile_keeps_matmul_named_on_llvm_cpu_only() {
     assert!(!gpu.contains("tunespec_tagged"), "{gpu}");
     assert!(!gpu.contains("linalg.matmul"), "{gpu}");
 }
+
+fn iree_opt_errors(spec: &Path) -> Option<Vec<(u64, String)>> {
+    let iree_opt = iree_opt()?;
+    let output = output_with_timeout(Command::new(iree_opt).arg(spec).args(["-o", "/dev/null"]));
+    assert!(
+        !output.status.success(),
+        "iree-opt accepts {}",
+        spec.display()
+    );
+    let file = spec.display().to_string();
+    Some(
+        String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .filter_map(|line| {
+                let rest = line.strip_prefix(&file)?.strip_prefix(':')?;
+                let (line_number, rest) = rest.split_once(':')?;
+                let (_, message) = rest.split_once(": error: ")?;
+                Some((line_number.parse().ok()?, message.to_string()))
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn attributes_of_dialects_iree_lacks_are_errors_without_iree_opt() {
+    let spec = fixture("misspelt_dialect.mlir");
+    if let Some(theirs) = iree_opt_errors(&spec) {
+        assert!(
+            theirs
+                .iter()
+                .any(|(line, message)| *line == 14 && message.contains("unregistered dialect")),
+            "{theirs:?}"
+        );
+    }
+    // `--no-iree-check`: tunespec finds both without iree-opt, at each attribute.
+    let (status, findings) = verify(&spec, &[]);
+    assert_eq!(status, Some(1), "{findings:?}");
+    let found: Vec<(u64, &str, &str)> = findings
+        .iter()
+        .map(|(code, line, message, _)| (*line, code.as_str(), message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                14,
+                "tunespec::iree::attribute",
+                "IREE has no attribute dialect `iree_codegn`"
+            ),
+            (
+                28,
+                "tunespec::iree::attribute",
+                "IREE has no attribute dialect `ireecodegen`"
+            ),
+        ]
+    );
+    assert_eq!(
+        findings[0].3,
+        "did you mean `#iree_codegen`? (IREE would fail to load this spec)"
+    );
+    // With iree-opt as well: still one finding per attribute.
+    if let Some(iree_opt) = iree_opt() {
+        let (_, findings) = {
+            let output = tunespec_command()
+                .args(["verify", "--format", "short", "--iree-opt"])
+                .arg(&iree_opt)
+                .arg(&spec)
+                .output()
+                .unwrap();
+            (
+                output.status.code(),
+                String::from_utf8_lossy(&output.stdout).to_string(),
+            )
+        };
+        assert_eq!(
+            findings.matches("no attribute dialect").count(),
+            2,
+            "{findings}"
+        );
+    }
+}
+
+#[test]
+fn a_module_without_with_named_sequence_gets_every_finding() {
+    let spec = fixture("no_with_named_sequence.mlir");
+    let (status, findings) = verify(&spec, &[]);
+    assert_eq!(status, Some(1));
+    let errors: Vec<(u64, &str)> = findings
+        .iter()
+        .filter(|finding| finding.0 != NAMED)
+        .map(|finding| (finding.1, finding.2.as_str()))
+        .collect();
+    const SEQUENCE: &str =
+        "expects the parent symbol table to have the 'transform.with_named_sequence' attribute";
+    assert_eq!(
+        errors,
+        [
+            (3, "Module without the 'transform.with_named_sequence' attribute is not a transform dialect library"),
+            (4, SEQUENCE),
+            (8, SEQUENCE),
+            (13, "Must return one 'any_op' (required by 'iree_codegen.tuning_spec_entrypoint')"),
+            (13, SEQUENCE),
+        ]
+    );
+    // iree-opt 3.13 reports the same at each named sequence and at the entry point (the first
+    // error of each op): each of its errors is one of tunespec's.
+    if let Some(theirs) = iree_opt_errors(&spec) {
+        assert_eq!(theirs.len(), 3, "{theirs:?}");
+        for (line, message) in &theirs {
+            assert!(
+                errors.contains(&(*line, message.as_str())),
+                "iree-opt's {line}: {message} is not reported: {errors:?}"
+            );
+        }
+    }
+}

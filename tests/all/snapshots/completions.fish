@@ -54,6 +54,12 @@ github/t'GitHub Actions workflow commands (`::error file=F,line=L,col=C,title=CO
 sarif/t'One SARIF 2.1.0 log (GitHub code scanning); rule ids are tunespec/'s codes'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s j -l jobs -d 'Worker threads (default: available cores)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l iree-opt -d 'iree-opt to check IREE attributes with (default: $TUNESPEC_IREE_OPT, then $TUNESPEC_IREE_VENV/bin/iree-opt, then iree-opt on PATH)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l backend -d 'The IREE backend the specs are for: it decides which ops reach the matchers (GPU backends turn named linalg ops into `linalg.generic` before the spec runs; llvm-cpu keeps them). Default: the GPU rule' -r -f -a "rocm/t''
+hip/t''
+cuda/t''
+vulkan-spirv/t''
+llvm-cpu/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s t -l target -d 'The target the specs are for (a target or alias of the registry; each is a GPU, so the GPU rule applies)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
@@ -66,7 +72,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s t -l target -
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l emit -d 'Output form' -r -f -a "mlir/t'MLIR text'
-mlirbc/t'MLIR bytecode (emit version 6)'"
+mlirbc/t'MLIR bytecode (emit version 6; 4 when matcher bodies hold payload ops)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s j -l jobs -d 'Threads that parse and check the inputs (default: one per core for inputs of 1 MiB or more; the output is the same for any number)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l format -d 'How diagnostics are printed (on stderr; stdout may carry the library)' -r -f -a "human/t'Reports with a snippet of the source'
 json/t'One JSON object per diagnostic per line (docs/schema/diagnostic.schema.json)'
@@ -102,7 +108,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s q -l quiet 
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l emit -d 'Output form' -r -f -a "mlir/t'MLIR text'
-mlirbc/t'MLIR bytecode (emit version 6)'"
+mlirbc/t'MLIR bytecode (emit version 6; 4 when matcher bodies hold payload ops)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l attr -d 'Attribute that carries the library' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''

@@ -3,9 +3,11 @@
 
 use super::*;
 
-/// Lints for specs that IREE will run, beyond what IREE checks (all warnings): matchers that can
-/// never fire in IREE's pipeline because they name ops IREE has generalized, tile lists longer
-/// than the loop count the matcher pins, and workgroup sizes that are not whole subgroups.
+/// Lints for specs that IREE will run, beyond what IREE checks: matchers that can never fire in
+/// IREE's pipeline because they name ops IREE has generalized, tile lists longer than the loop
+/// count the matcher pins, and workgroup sizes that are not whole subgroups (warnings); and
+/// attributes of dialects IREE does not have, which make IREE refuse the spec
+/// ([`check_attribute_dialects`]: an error for a dialect no one has).
 ///
 /// Separate from [`check_module`] because they are about IREE's pipeline, not about the spec
 /// being a valid library: `tunespec verify` runs them; `link` and `apply`, which also run on
@@ -45,6 +47,7 @@ pub fn check_iree_pipeline(
     if module.root.name == names::MODULE {
         check_tile_lists(&module.root, texts, &mut problems);
     }
+    problems.extend(check_attribute_dialects(module, texts, file));
     let mut seen = HashSet::new();
     problems.retain(|problem| seen.insert((problem.loc.clone(), problem.message.clone())));
     sort_problems(&mut problems);

@@ -24,6 +24,7 @@ use crate::mlir::{Mlir, OwnedOp, MAX_IR_DEPTH};
 use crate::problem::{codes, Problem};
 
 mod bytes;
+mod dialects;
 mod entry;
 mod iree;
 mod messages;
@@ -33,6 +34,7 @@ mod signature;
 mod symbols;
 
 pub use self::bytes::*;
+pub use self::dialects::*;
 use self::entry::*;
 pub use self::iree::*;
 use self::messages::*;
@@ -191,13 +193,21 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
             known.code == rule.code && known.loc == rule.loc && at_least_as_severe(known, rule)
         })
     });
-    let structural_error = rule_problems
-        .iter()
-        .any(|problem| problem.code == codes::NOT_A_LIBRARY || problem.code == codes::EMPTY);
+    // A module of named sequences that only lacks `transform.with_named_sequence` is a spec:
+    // MLIR's verifier says what IREE's (iree-opt) says about each sequence in it.
+    let has_sequences = snapshot.root.name == crate::ir::names::MODULE
+        && snapshot
+            .root
+            .body()
+            .iter()
+            .any(|op| op.name == crate::ir::names::NAMED_SEQUENCE);
+    let structural_error = rule_problems.iter().any(|problem| {
+        (problem.code == codes::NOT_A_LIBRARY && !has_sequences) || problem.code == codes::EMPTY
+    });
     problems.extend(rule_problems);
     // MLIR's verifier last: its messages add what tunespec's rules do not know about (op
-    // invariants of every dialect). Skipped for inputs that are not transform libraries at all,
-    // where it would only repeat "not a library" in MLIR's words.
+    // invariants of every dialect). Skipped for inputs that are not transform libraries at all
+    // (no named sequences), where it would only repeat "not a library" in MLIR's words.
     if !structural_error {
         for problem in mlir.verify(container.as_ref().unwrap_or(&module)) {
             let problem = classify_mlir_problem(problem);
