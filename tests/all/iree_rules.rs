@@ -1,6 +1,7 @@
 //! IREE's rules as IREE 3.13 applies them (issue 24, items 5 to 7), each checked against
 //! iree-opt or iree-compile 3.13: `transform.structured.match` only reads; the named-op
-//! matcher rule depends on the backend.
+//! matcher rule depends on the backend; attributes of dialects IREE lacks; a module without
+//! `transform.with_named_sequence`; a nested module marked as an entry point.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -274,4 +275,35 @@ fn a_module_without_with_named_sequence_gets_every_finding() {
             );
         }
     }
+}
+
+#[test]
+fn a_nested_module_marked_as_an_entry_point_counts_as_iree_counts_it() {
+    let spec = fixture("nested_module_marked.mlir");
+    const FOUND_TWO: &str = "Expected one named sequence with 'iree_codegen.tuning_spec_entrypoint', but found 2 (required by 'iree_codegen.tuning_spec_with_default_entrypoint')";
+    if let Some(theirs) = iree_opt_errors(&spec) {
+        assert_eq!(theirs, [(3, FOUND_TWO.to_string())]);
+    }
+    let (status, findings) = verify(&spec, &[]);
+    assert_eq!(status, Some(1));
+    let errors: Vec<(&str, u64, &str)> = findings
+        .iter()
+        .map(|finding| (finding.0.as_str(), finding.1, finding.2.as_str()))
+        .collect();
+    assert_eq!(
+        errors,
+        [("tunespec::verify::default-entrypoint", 3, FOUND_TWO)]
+    );
+    // The same module unmarked, with its sequence marked instead: IREE counts only the body's
+    // ops, so one.
+    let unmarked = tempfile::NamedTempFile::with_suffix(".mlir").unwrap();
+    std::fs::write(
+        unmarked.path(),
+        std::fs::read_to_string(&spec).unwrap().replace(
+            "transform.with_named_sequence, iree_codegen.tuning_spec_entrypoint} {",
+            "transform.with_named_sequence} {",
+        ),
+    )
+    .unwrap();
+    assert_eq!(verify(unmarked.path(), &[]), (Some(0), Vec::new()));
 }
