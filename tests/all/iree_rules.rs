@@ -307,3 +307,57 @@ fn a_nested_module_marked_as_an_entry_point_counts_as_iree_counts_it() {
     .unwrap();
     assert_eq!(verify(unmarked.path(), &[]), (Some(0), Vec::new()));
 }
+
+/// iree-opt 3.13's verdict on `spec`: accepted, or its first error.
+fn iree_opt_verdict(spec: &Path) -> Option<Result<(), String>> {
+    let iree_opt = iree_opt()?;
+    let output = output_with_timeout(Command::new(iree_opt).arg(spec).args(["-o", "/dev/null"]));
+    Some(if output.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).to_string())
+    })
+}
+
+#[test]
+fn transform_print_names_get_the_spelling_both_read() {
+    const SYNTAX: &str = "tunespec::iree::syntax";
+    const BOTH: &str = "`transform.print %op : !transform.any_op`";
+    // IREE 3.13's spelling: iree-opt reads it, MLIR 22 cannot; tunespec says so.
+    let iree_form = fixture("print_name_iree.mlir");
+    if let Some(verdict) = iree_opt_verdict(&iree_form) {
+        assert_eq!(verdict, Ok(()));
+    }
+    let (status, findings) = verify(&iree_form, &[]);
+    assert_eq!(status, Some(1));
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!((findings[0].0.as_str(), findings[0].1), (SYNTAX, 4));
+    assert!(
+        findings[0].2.starts_with("`transform.print ... name = \"...\"` is IREE 3.13's syntax (MLIR 24), which MLIR 22 cannot parse: "),
+        "{findings:?}"
+    );
+    assert!(findings[0].3.contains(BOTH), "{findings:?}");
+    // MLIR 22's spelling: tunespec parses it, iree-opt refuses it; tunespec says so.
+    let mlir22_form = fixture("print_name_mlir22.mlir");
+    if let Some(verdict) = iree_opt_verdict(&mlir22_form) {
+        let error = verdict.unwrap_err();
+        assert!(
+            error.contains("inherent attribute 'name' cannot be parsed from attr-dict"),
+            "{error}"
+        );
+    }
+    let (status, findings) = verify(&mlir22_form, &[]);
+    assert_eq!(status, Some(1));
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!((findings[0].0.as_str(), findings[0].1), (SYNTAX, 4));
+    assert!(findings[0]
+        .2
+        .starts_with("IREE 3.13 refuses `transform.print` with `{name = \"...\"}`"));
+    assert!(findings[0].3.contains(BOTH), "{findings:?}");
+    // Without a name: both read it, nothing to say.
+    let both = fixture("print_no_name.mlir");
+    if let Some(verdict) = iree_opt_verdict(&both) {
+        assert_eq!(verdict, Ok(()));
+    }
+    assert_eq!(verify(&both, &[]), (Some(0), Vec::new()));
+}

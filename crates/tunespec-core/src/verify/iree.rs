@@ -29,6 +29,7 @@ pub fn check_iree_pipeline(
         if op.name == "transform.match.operation_name" {
             check_operation_name(op, backend, &mut problems);
         }
+        check_print_name(op, &mut problems);
     });
     let sites = texts.sites(file);
     if sites.is_empty() {

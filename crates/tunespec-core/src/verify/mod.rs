@@ -32,6 +32,7 @@ mod pairs;
 mod rules;
 mod signature;
 mod symbols;
+mod syntax;
 
 pub use self::bytes::*;
 pub use self::dialects::*;
@@ -42,6 +43,7 @@ use self::pairs::*;
 pub use self::rules::*;
 pub use self::signature::*;
 pub use self::symbols::*;
+use self::syntax::*;
 
 /// Inputs larger than this are refused before parsing (a tuning database of this size would be a
 /// mistake; MLIR itself has no limit and would exhaust memory).
@@ -141,6 +143,11 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
     }
     let parsed = mlir.parse(bytes, source_name);
     problems.extend(parsed.problems.into_iter().map(classify_mlir_problem));
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        for problem in problems.iter_mut() {
+            explain_parse_error(problem, text);
+        }
+    }
     let Some(module) = parsed.module else {
         if bytes.starts_with(BYTECODE_MAGIC) {
             let newer = bytecode_producer(bytes).filter(|producer| mlir_major(producer) > Some(22));
