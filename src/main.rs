@@ -11,7 +11,7 @@ mod diagnostics;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    // The bytecode probe (see `contain.rs`) is this binary re-executed; it has no clap command.
+    // The bytecode probe (see `contain/`) is this binary re-executed; it has no clap command.
     if std::env::args_os()
         .nth(1)
         .is_some_and(|arg| arg == tunespec::contain::PROBE_COMMAND)

@@ -29,7 +29,7 @@ pub enum Emit {
     /// MLIR text
     #[default]
     Mlir,
-    /// MLIR bytecode (emit version 6)
+    /// MLIR bytecode (emit version 6; 4 when matcher bodies hold payload ops)
     Mlirbc,
 }
 

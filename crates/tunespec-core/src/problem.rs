@@ -159,6 +159,9 @@ pub mod codes {
     pub const IREE_NOT_TUNING_OP: &str = "tunespec::iree::not-a-tuning-op";
     /// An IREE attribute that iree-opt rejects (IREE's message).
     pub const IREE_ATTRIBUTE: &str = "tunespec::iree::attribute";
+    /// Op syntax that MLIR 22 and IREE 3.13 (MLIR 24) spell differently (`transform.print`'s
+    /// name): the form one of them refuses, with the form both read.
+    pub const IREE_SYNTAX: &str = "tunespec::iree::syntax";
     /// An IREE config that IREE accepts but that cannot be what the author meant.
     pub const IREE_CONFIG: &str = "tunespec::iree::config";
     /// IREE attributes were not checked (no iree-opt, or it failed): one note per run.

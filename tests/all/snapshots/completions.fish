@@ -27,10 +27,10 @@ end
 complete -c tunespec -n "__fish_tunespec_needs_command" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_needs_command" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_needs_command" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_needs_command" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_needs_command" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
-complete -c tunespec -n "__fish_tunespec_needs_command" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_needs_command" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_needs_command" -s V -l version -d 'Print version'
 complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "verify" -d 'Verify tuning specs (files, directories, or the embedded registry)'
 complete -c tunespec -n "__fish_tunespec_needs_command" -f -a "link" -d 'Link default and user specs into one library (first match wins)'
@@ -56,10 +56,16 @@ github/t'GitHub Actions workflow commands (`::error file=F,line=L,col=C,title=CO
 sarif/t'One SARIF 2.1.0 log (GitHub code scanning); rule ids are tunespec/'s codes'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s j -l jobs -d 'Worker threads (default: available cores)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l iree-opt -d 'iree-opt to check IREE attributes with (default: $TUNESPEC_IREE_OPT, then $TUNESPEC_IREE_VENV/bin/iree-opt, then iree-opt on PATH)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l backend -d 'The IREE backend the specs are for: it decides which ops reach the matchers (GPU backends turn named linalg ops into `linalg.generic` before the spec runs; llvm-cpu keeps them). Default: the GPU rule' -r -f -a "rocm/t''
+hip/t''
+cuda/t''
+vulkan-spirv/t''
+llvm-cpu/t''"
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s t -l target -d 'The target the specs are for (a target or alias of the registry; each is a GPU, so the GPU rule applies)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l deny-warnings -d 'Treat warnings (e.g. payload-rewriting ops) as errors'
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l no-iree-check -d 'Do not check IREE attributes (#iree_codegen.*, #iree_gpu.*, ...) with iree-opt'
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
@@ -69,7 +75,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s t -l target -
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l emit -d 'Output form' -r -f -a "mlir/t'MLIR text'
-mlirbc/t'MLIR bytecode (emit version 6)'"
+mlirbc/t'MLIR bytecode (emit version 6; 4 when matcher bodies hold payload ops)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s j -l jobs -d 'Threads that parse and check the inputs (default: one per core for inputs of 1 MiB or more; the output is the same for any number)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l format -d 'How diagnostics are printed (on stderr; stdout may carry the library)' -r -f -a "human/t'Reports with a snippet of the source'
 json/t'One JSON object per diagnostic per line (docs/schema/diagnostic.schema.json)'
@@ -79,7 +85,7 @@ sarif/t'One SARIF 2.1.0 log (GitHub code scanning); rule ids are tunespec/'s cod
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l no-default -d 'Link only the user specs'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l dedupe -d 'Drop matchers that can never fire (a structurally identical matcher precedes them)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l deny-warnings -d 'Treat warnings (e.g. shadowed matchers) as errors: report them and write nothing'
@@ -101,19 +107,19 @@ sarif/t'One SARIF 2.1.0 log (GitHub code scanning); rule ids are tunespec/'s cod
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l no-default -d 'Link only the user specs'
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l emit -d 'Output form' -r -f -a "mlir/t'MLIR text'
-mlirbc/t'MLIR bytecode (emit version 6)'"
+mlirbc/t'MLIR bytecode (emit version 6; 4 when matcher bodies hold payload ops)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l attr -d 'Attribute that carries the library' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s h -l help -d 'Print help (see more with /'--help/')'
@@ -132,7 +138,7 @@ native/t'The native matcher; an error when the library is not of its form'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l no-default -d 'Link only the user specs'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l keep-attr -d 'Keep the library attribute on the payload'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l explain -d 'Also print (to stderr) what configured each candidate op'
@@ -156,7 +162,7 @@ written/t'The payload as written (what `apply` materializes, like IREE/'s materi
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l no-default -d 'Link only the user specs'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l exact -d 'Also run IREE/'s configuration phase (the user/'s IREE, found as `tunespec doctor` says) with the library attached, and check each predicted config against the one IREE set (exit 3 on a difference)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
@@ -174,7 +180,7 @@ written/t'The payload as written (what `apply` materializes, like IREE/'s materi
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l no-default -d 'Link only the user specs'
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
@@ -188,7 +194,7 @@ sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when th
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s h -l help -d 'Print help (see more with /'--help/')'
@@ -198,7 +204,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s t -l target
 complete -c tunespec -n "__fish_tunespec_using_subcommand export" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand export" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand export" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand export" -s h -l help -d 'Print help (see more with /'--help/')'
@@ -210,24 +216,24 @@ sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when th
 complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand targets" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand show" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand show" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand show" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand show" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand show" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
-complete -c tunespec -n "__fish_tunespec_using_subcommand show" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand show" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
-complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -f -a "stats" -d 'Hits, misses, corrupt entries (since the counters were last cleared), entries and bytes'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -f -a "clean" -d 'Remove every entry (and temporary files left by crashed processes)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and not __fish_seen_subcommand_from stats clean path help" -f -a "path" -d 'Print the cache directory'
@@ -240,25 +246,25 @@ sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when th
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from stats" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -l counters -d 'Also clear the counters'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
-complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from clean" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
-complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "stats" -d 'Hits, misses, corrupt entries (since the counters were last cleared), entries and bytes'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "clean" -d 'Remove every entry (and temporary files left by crashed processes)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the cache directory'
@@ -268,7 +274,7 @@ json/t'One JSON document'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand doctor" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand doctor" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand doctor" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand doctor" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand doctor" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand doctor" -s h -l help -d 'Print help (see more with /'--help/')'
@@ -278,27 +284,27 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s o -l o
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
-complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
-complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand completions" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s o -l output -d 'Output file (a directory with --all), or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand man" -l iree -d 'IREE/'s compiler to read models and write libraries with: libIREECompiler.so, a venv or a directory holding it (default: $TUNESPEC_IREE_LIB, $TUNESPEC_IREE_VENV, the install of iree-compile on PATH, python3/'s iree.compiler; `tunespec doctor` says which)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand man" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -l all -d 'Write every page (tunespec.1, tunespec-verify.1, ...) into the directory given by -o'
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
-complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s h -l help -d 'Print help'
+complete -c tunespec -n "__fish_tunespec_using_subcommand man" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "verify" -d 'Verify tuning specs (files, directories, or the embedded registry)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "link" -d 'Link default and user specs into one library (first match wins)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand help; and not __fish_seen_subcommand_from verify link attach extract apply explain coverage resolve export targets show cache doctor import-iree completions man help" -f -a "attach" -d 'Attach a linked library to a payload (iree_codegen.tuning_spec_mlirbc)'

@@ -106,6 +106,11 @@ impl<'a> AttrTexts<'a> {
         Some(self.expand(value.trim_start(), 0))
     }
 
+    /// The source text, when the attributes come from one.
+    pub fn text(&self) -> Option<&'a str> {
+        self.text
+    }
+
     /// All the IREE attributes of the spec text, each alias-expanded, with where it starts.
     pub fn sites(&self, file: &str) -> Vec<(Loc, String)> {
         let Some(text) = self.text else {

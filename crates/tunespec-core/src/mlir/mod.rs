@@ -38,7 +38,9 @@ mod snapshot;
 pub use context::{Mlir, MLIR_STACK_BYTES};
 pub use edit::BlobForm;
 pub use parallel::{SendOp, Worker};
-pub use parse::{expansion_budget, Parsed, BYTECODE_VERSION, MAX_IR_DEPTH};
+pub use parse::{
+    expansion_budget, Parsed, BYTECODE_VERSION, MAX_IR_DEPTH, PAYLOAD_BYTECODE_VERSION,
+};
 pub use payload::Features;
 
 /// An owned top-level operation, destroyed on drop.

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use mlir_sys::*;
 
 use super::context::location_to_loc;
-use super::ffi::{append_bytes, string_ref};
+use super::ffi::{append_bytes, read_string, string_ref};
 use super::{Mlir, OwnedOp};
 use crate::ir::Loc;
 use crate::problem::{codes, Problem};
@@ -15,6 +15,17 @@ use crate::problem::{codes, Problem};
 /// The bytecode version tunespec writes. Pinned so that output does not change with the MLIR
 /// patch release and stays readable by consumers built on older MLIR (IREE 3.x reads version 6).
 pub const BYTECODE_VERSION: i64 = 6;
+
+/// The bytecode version of a module that holds ops of a payload dialect (`arith`, `linalg`,
+/// ...: the op dags in the bodies of `transform.iree.match.cast_compatible_dag_from_root` and
+/// `transform.iree.match.regions`). From version 5 on, an op's properties are written in its
+/// own native encoding, which a reader decodes field by field: IREE 3.13 (MLIR 24) gave
+/// `arith.addf`/`subf`/`mulf`/`divf`, `math.fma` and `vector.contract` another optional
+/// property, so it reads past the end of what MLIR 22 wrote ("attempting to parse a byte at the
+/// end of the bytecode"). Version 4 writes properties as attributes, which every newer reader
+/// converts by name, absent optional ones included. Transform and builtin ops, the rest of a
+/// library, keep version 6.
+pub const PAYLOAD_BYTECODE_VERSION: i64 = 4;
 
 /// How deep parsed IR may nest: operations in regions, and attributes, types, locations and
 /// affine expressions inside each other. Checked after every parse (see `Mlir::too_deep`); every
@@ -206,14 +217,16 @@ impl OwnedOp<'_> {
         bytes
     }
 
-    /// Writes MLIR bytecode at the pinned [`BYTECODE_VERSION`].
+    /// Writes MLIR bytecode at the pinned [`BYTECODE_VERSION`], or at
+    /// [`PAYLOAD_BYTECODE_VERSION`] when the IR holds ops of payload dialects.
     pub fn to_bytecode(&self) -> Result<Vec<u8>, String> {
+        let version = self.bytecode_version();
         let mut out: Vec<u8> = Vec::new();
         // SAFETY: `self.raw` is live; the config is created and destroyed here; the callback gets
         // `&mut out`, alive for the call.
         unsafe {
             let config = mlirBytecodeWriterConfigCreate();
-            mlirBytecodeWriterConfigDesiredEmitVersion(config, BYTECODE_VERSION);
+            mlirBytecodeWriterConfigDesiredEmitVersion(config, version);
             let result = mlirOperationWriteBytecodeWithConfig(
                 self.raw,
                 config,
@@ -222,12 +235,42 @@ impl OwnedOp<'_> {
             );
             mlirBytecodeWriterConfigDestroy(config);
             if result.value == 0 {
-                return Err(format!(
-                    "MLIR could not write bytecode version {BYTECODE_VERSION}"
-                ));
+                return Err(format!("MLIR could not write bytecode version {version}"));
             }
         }
         Ok(out)
+    }
+
+    /// The version [`OwnedOp::to_bytecode`] writes this IR at: [`BYTECODE_VERSION`] unless an
+    /// op outside the `builtin` and `transform` dialects is nested in it.
+    pub fn bytecode_version(&self) -> i64 {
+        extern "C" fn visit(op: MlirOperation, found: *mut c_void) -> MlirWalkResult {
+            // SAFETY: `op` is live for the callback and its name lives as long as the context;
+            // `found` is the `bool` passed to the walk below, alive for it.
+            let name = unsafe { read_string(mlirIdentifierStr(mlirOperationGetName(op))) };
+            if name.starts_with("builtin.") || name.starts_with("transform.") {
+                return MlirWalkResult_MlirWalkResultAdvance;
+            }
+            // SAFETY: see above.
+            unsafe { *(found as *mut bool) = true };
+            MlirWalkResult_MlirWalkResultInterrupt
+        }
+        let mut found = false;
+        // SAFETY: `self.raw` is live (IR depth is bounded at parse, so MLIR's recursive walk
+        // stays on the stack); the callback writes only `found`, alive for the call.
+        unsafe {
+            mlirOperationWalk(
+                self.raw,
+                Some(visit),
+                &mut found as *mut bool as *mut c_void,
+                MlirWalkOrder_MlirWalkPreOrder,
+            );
+        }
+        if found {
+            PAYLOAD_BYTECODE_VERSION
+        } else {
+            BYTECODE_VERSION
+        }
     }
 
     /// Prints the IR in MLIR's custom assembly form (what `mlir-opt` prints). Everything

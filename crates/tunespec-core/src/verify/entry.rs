@@ -91,18 +91,31 @@ pub(super) fn check_default_entrypoint<'a>(
             entry_loc.clone(),
         ));
     }
-    let marked = sequences
+    // IREE counts every op of the module's body that carries the marker, not only named
+    // sequences: a nested module marked as an entry point counts (iree-opt 3.13: "but found 2").
+    let marked: Vec<&Op> = root
+        .body()
         .iter()
-        .filter(|sequence| sequence.op.has_attr(names::ENTRYPOINT_ATTR))
-        .count();
-    if marked > 1 {
-        problems.push(error(
+        .filter(|op| op.has_attr(names::ENTRYPOINT_ATTR))
+        .collect();
+    if marked.len() > 1 {
+        let mut problem = error(
             format!(
-                "Expected one named sequence with '{}', but found {marked}",
-                names::ENTRYPOINT_ATTR
+                "Expected one named sequence with '{}', but found {}",
+                names::ENTRYPOINT_ATTR,
+                marked.len()
             ),
             module_loc,
-        ));
+        );
+        for op in marked.iter().filter(|op| op.name != names::NAMED_SEQUENCE) {
+            if let Some(loc) = &op.loc {
+                problem = problem.with_related(
+                    loc.clone(),
+                    format!("a '{}' marked as an entry point", op.name),
+                );
+            }
+        }
+        problems.push(problem);
     }
     let region_blocks = entry
         .op

@@ -3,9 +3,11 @@
 
 use super::*;
 
-/// Lints for specs that IREE will run, beyond what IREE checks (all warnings): matchers that can
-/// never fire in IREE's pipeline because they name ops IREE has generalized, tile lists longer
-/// than the loop count the matcher pins, and workgroup sizes that are not whole subgroups.
+/// Lints for specs that IREE will run, beyond what IREE checks: matchers that can never fire in
+/// IREE's pipeline because they name ops IREE has generalized, tile lists longer than the loop
+/// count the matcher pins, and workgroup sizes that are not whole subgroups (warnings); and
+/// attributes of dialects IREE does not have, which make IREE refuse the spec
+/// ([`check_attribute_dialects`]: an error for a dialect no one has).
 ///
 /// Separate from [`check_module`] because they are about IREE's pipeline, not about the spec
 /// being a valid library: `tunespec verify` runs them; `link` and `apply`, which also run on
@@ -13,16 +15,21 @@ use super::*;
 ///
 /// `texts` supplies the attribute values a structure snapshot leaves unprinted: from the spec
 /// text ([`iree_attrs::AttrTexts::from_text`]) or from a fully printed snapshot.
+///
+/// `backend`: the IREE backend the spec is verified for, which decides whether named ops reach
+/// the matchers; `None` checks the GPU rule and says so.
 pub fn check_iree_pipeline(
     module: &ir::Module,
     texts: &iree_attrs::AttrTexts,
     file: &str,
+    backend: Option<Backend>,
 ) -> Vec<Problem> {
     let mut problems = Vec::new();
     module.root.walk(&mut |op| {
         if op.name == "transform.match.operation_name" {
-            check_operation_name(op, &mut problems);
+            check_operation_name(op, backend, &mut problems);
         }
+        check_print_name(op, &mut problems);
     });
     let sites = texts.sites(file);
     if sites.is_empty() {
@@ -41,23 +48,39 @@ pub fn check_iree_pipeline(
     if module.root.name == names::MODULE {
         check_tile_lists(&module.root, texts, &mut problems);
     }
+    problems.extend(check_attribute_dialects(module, texts, file));
     let mut seen = HashSet::new();
     problems.retain(|problem| seen.insert((problem.loc.clone(), problem.message.clone())));
     sort_problems(&mut problems);
     problems
 }
 
-/// `transform.match.operation_name` whose every name is one IREE has generalized (or that no
-/// longer exists): the matcher fails on every op of an IREE dispatch.
-pub(super) fn check_operation_name(op: &Op, problems: &mut Vec<Problem>) {
+/// The kind of IREE backend a spec is verified for, as far as the matchers see it: IREE 3.13's
+/// GPU backends (rocm/hip, cuda, vulkan-spirv) turn named linalg ops into `linalg.generic` when
+/// they form dispatches, before the tuning spec runs; llvm-cpu keeps them named (checked with
+/// iree-compile 3.13 at `--compile-to=executable-configurations`: a matcher on
+/// `operation_name ["linalg.matmul"]` tags the matmul on llvm-cpu and nothing on gfx942).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// rocm/hip, cuda, vulkan-spirv: named linalg ops are generalized before the spec runs.
+    Gpu,
+    /// llvm-cpu: named linalg ops reach the matchers as written.
+    LlvmCpu,
+}
+
+/// `transform.match.operation_name` whose every name is one IREE has generalized on `backend`
+/// (or that no longer exists): the matcher fails on every op of an IREE dispatch.
+pub(super) fn check_operation_name(op: &Op, backend: Option<Backend>, problems: &mut Vec<Problem>) {
     let Some(listed) = op.attr("op_names").and_then(Attr::as_array) else {
         return;
     };
     let listed: Vec<&str> = listed.iter().filter_map(Attr::as_str).collect();
+    let keeps_named = backend == Some(Backend::LlvmCpu);
     if listed.is_empty()
-        || listed
-            .iter()
-            .any(|name| iree_ops::survives_dispatch_formation(name))
+        || listed.iter().any(|name| {
+            (keeps_named && !iree_ops::REMOVED_NAMED_OPS.contains(name))
+                || iree_ops::survives_dispatch_formation(name)
+        })
     {
         return;
     }
@@ -74,10 +97,10 @@ pub(super) fn check_operation_name(op: &Op, problems: &mut Vec<Problem>) {
     let reason = if removed.len() == listed.len() {
         "no such op exists in MLIR 22 or IREE 3.13".to_string()
     } else if removed.is_empty() {
-        "IREE turns named ops like these into `linalg.generic` when it forms dispatches, before it applies tuning specs".to_string()
+        "IREE turns named ops like these into `linalg.generic` when it forms GPU dispatches, before it applies tuning specs".to_string()
     } else {
         format!(
-            "IREE turns named ops into `linalg.generic` when it forms dispatches, before it applies tuning specs, and {} no longer exist(s)",
+            "IREE turns named ops into `linalg.generic` when it forms GPU dispatches, before it applies tuning specs, and {} no longer exist(s)",
             removed
                 .iter()
                 .map(|name| format!("`{name}`"))
@@ -104,10 +127,22 @@ pub(super) fn check_operation_name(op: &Op, problems: &mut Vec<Problem>) {
         "match the `linalg.generic` IREE sees: `transform.match.operation_name %op [\"linalg.generic\"]` \
          and its structure (`transform.match.structured`: rank, dims, iterator kinds)"
     };
+    let (place, help) = if removed.len() == listed.len() {
+        ("IREE", help.to_string())
+    } else if backend.is_none() {
+        (
+            "IREE on GPU targets",
+            format!(
+                "{help}; this is the GPU rule (no `--backend` or `--target` given): on llvm-cpu IREE keeps named ops and the matcher can fire (`--backend llvm-cpu`)"
+            ),
+        )
+    } else {
+        ("IREE on GPU targets", help.to_string())
+    };
     problems.push(
         Problem::warning(
             codes::NAMED_OP_MATCHER,
-            format!("this matcher never fires in IREE: it accepts only {quoted}, and {reason}"),
+            format!("this matcher never fires in {place}: it accepts only {quoted}, and {reason}"),
             op.loc.clone(),
         )
         .with_help(help),

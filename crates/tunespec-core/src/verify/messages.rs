@@ -6,6 +6,11 @@ use super::*;
 pub(super) fn classify_mlir_problem(mut problem: Problem) -> Problem {
     const KNOWN: &[(&str, &str, &str)] = &[
         (
+            "expects the parent symbol table to have the 'transform.with_named_sequence' attribute",
+            codes::NOT_A_LIBRARY,
+            "add `attributes {transform.with_named_sequence}` to the module",
+        ),
+        (
             "unresolved matcher symbol",
             codes::UNKNOWN_SYMBOL,
             "define the matcher as a transform.named_sequence in this module",

@@ -24,6 +24,7 @@ use crate::mlir::{Mlir, OwnedOp, MAX_IR_DEPTH};
 use crate::problem::{codes, Problem};
 
 mod bytes;
+mod dialects;
 mod entry;
 mod iree;
 mod messages;
@@ -31,8 +32,10 @@ mod pairs;
 mod rules;
 mod signature;
 mod symbols;
+mod syntax;
 
 pub use self::bytes::*;
+pub use self::dialects::*;
 use self::entry::*;
 pub use self::iree::*;
 use self::messages::*;
@@ -40,6 +43,7 @@ use self::pairs::*;
 pub use self::rules::*;
 pub use self::signature::*;
 pub use self::symbols::*;
+use self::syntax::*;
 
 /// Inputs larger than this are refused before parsing (a tuning database of this size would be a
 /// mistake; MLIR itself has no limit and would exhaust memory).
@@ -143,6 +147,11 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
     }
     let parsed = mlir.parse(bytes, source_name);
     problems.extend(parsed.problems.into_iter().map(classify_mlir_problem));
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        for problem in problems.iter_mut() {
+            explain_parse_error(problem, text);
+        }
+    }
     let Some(module) = parsed.module else {
         if bytes.starts_with(BYTECODE_MAGIC) {
             let newer = bytecode_producer(bytes).filter(|producer| mlir_major(producer) > Some(22));
@@ -195,13 +204,21 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
             known.code == rule.code && known.loc == rule.loc && at_least_as_severe(known, rule)
         })
     });
-    let structural_error = rule_problems
-        .iter()
-        .any(|problem| problem.code == codes::NOT_A_LIBRARY || problem.code == codes::EMPTY);
+    // A module of named sequences that only lacks `transform.with_named_sequence` is a spec:
+    // MLIR's verifier says what IREE's (iree-opt) says about each sequence in it.
+    let has_sequences = snapshot.root.name == crate::ir::names::MODULE
+        && snapshot
+            .root
+            .body()
+            .iter()
+            .any(|op| op.name == crate::ir::names::NAMED_SEQUENCE);
+    let structural_error = rule_problems.iter().any(|problem| {
+        (problem.code == codes::NOT_A_LIBRARY && !has_sequences) || problem.code == codes::EMPTY
+    });
     problems.extend(rule_problems);
     // MLIR's verifier last: its messages add what tunespec's rules do not know about (op
-    // invariants of every dialect). Skipped for inputs that are not transform libraries at all,
-    // where it would only repeat "not a library" in MLIR's words.
+    // invariants of every dialect). Skipped for inputs that are not transform libraries at all
+    // (no named sequences), where it would only repeat "not a library" in MLIR's words.
     if !structural_error {
         for problem in mlir.verify(container.as_ref().unwrap_or(&module)) {
             let problem = classify_mlir_problem(problem);
