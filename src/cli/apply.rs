@@ -121,7 +121,9 @@ impl Opts {
             },
             None => Vec::new(),
         };
-        if self.as_dispatch {
+        // IREE formed a model's dispatches as its tuning specs see them: nothing to generalize.
+        let generalize = self.as_dispatch && !super::model::iree_formed();
+        if generalize {
             payload.tag_ops();
             if let Err(message) = payload.generalize_like_iree() {
                 return fail(
@@ -145,7 +147,7 @@ impl Opts {
             Ok(problems) => report(&problems, Some(&payload_bytes)),
             Err(problems) => return fail(problems, &payload_bytes),
         }
-        if self.as_dispatch {
+        if generalize {
             payload.untag_ops();
         }
         let written = write(&self.output, &payload.print_file_bytes());
@@ -161,7 +163,11 @@ impl Opts {
                 &library_bytes,
                 &self.attr,
                 self.engine,
-                apply::View::Dispatch,
+                if super::model::iree_formed() {
+                    apply::View::Written
+                } else {
+                    apply::View::Dispatch
+                },
             ) {
                 Ok(explanation) => {
                     report_unmatched(&explanation, self.format);

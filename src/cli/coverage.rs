@@ -46,12 +46,14 @@ impl Opts {
                 Ok(bytes) => bytes,
                 Err(status) => return status,
             };
-            // A model: IREE's dispatches of it.
-            let bytes =
+            // A model: IREE's dispatches of it, as IREE's tuning specs see them.
+            let (bytes, view) =
                 match super::model::read(&bytes, &input_name(path), self.library.target.as_deref())
                 {
-                    Ok(super::model::Read::Own) => bytes,
-                    Ok(super::model::Read::Dispatches { bytes, .. }) => bytes,
+                    Ok(super::model::Read::Own) => (bytes, self.view),
+                    Ok(super::model::Read::Dispatches { bytes, .. }) => {
+                        (bytes, apply::View::Written)
+                    }
                     Err(status) => return status,
                 };
             match apply::explain(
@@ -61,7 +63,7 @@ impl Opts {
                 &library_bytes,
                 ATTR_NAME,
                 apply::Engine::Auto,
-                self.view,
+                view,
             ) {
                 Ok(explanation) => explanations.push(explanation),
                 Err(problems) => return fail(problems, &bytes),

@@ -89,7 +89,12 @@ impl Opts {
                 &library_bytes,
                 &self.attr,
                 self.engine,
-                self.view,
+                // IREE formed the dispatches as its tuning specs see them: nothing to predict.
+                if super::model::iree_formed() {
+                    apply::View::Written
+                } else {
+                    self.view
+                },
             )
         };
         match explained {
@@ -279,6 +284,9 @@ fn summary_line(explanation: &Explanation) -> String {
         explanation.pairs.len()
     );
     match explanation.view {
+        apply::View::Written if super::model::iree_formed() => out.push_str(
+            " in IREE's dispatches, as IREE formed them for its tuning specs (read through IREE)",
+        ),
         apply::View::Dispatch => {
             out.push_str(" in IREE's dispatches (named ops generalized as iree-compile does)")
         }

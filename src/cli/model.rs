@@ -80,10 +80,57 @@ pub fn read(bytes: &[u8], name: &str, target: Option<&str>) -> Result<Read, Exit
     let flags = flags_for(target, &why)?;
     let _phase = tracing::info_span!("iree.dispatches", dialect = %dialect).entered();
     let sources = sources(iree, bytes, name, &flags)?;
+    let matched = cached(iree, &sources, name, &flags, MATCHED_PHASE, |iree| {
+        iree.before_materialize(&sources, name, &flags, Some(SOURCES_PHASE))
+    })?;
+    IREE_FORMED.store(true, std::sync::atomic::Ordering::Relaxed);
     Ok(Read::Dispatches {
-        bytes: iree::quote_memory_spaces(&sources),
+        bytes: iree::quote_memory_spaces(&matched),
         dialect,
     })
+}
+
+/// The cache key's phase of the IR IREE's tuning specs match (see
+/// [`iree::Iree::before_materialize`]).
+const MATCHED_PHASE: &str = "before-materialize-user-configs";
+
+static IREE_FORMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this run's payload was formed by IREE (its dispatches as its tuning specs see them:
+/// nothing left to generalize).
+pub fn iree_formed() -> bool {
+    IREE_FORMED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// `make`'s answer for (`input`, `name`, the IREE's revision, `flags`, `phase`), through the
+/// cache of linked libraries.
+fn cached(
+    iree: &iree::Iree,
+    input: &[u8],
+    name: &str,
+    flags: &[String],
+    phase: &str,
+    make: impl FnOnce(&iree::Iree) -> Result<Vec<u8>, Failure>,
+) -> Result<Vec<u8>, ExitStatus> {
+    let key = tunespec::cache::dispatches_key(input, name, &iree.revision, flags, phase);
+    let mut failure = None;
+    let found = tunespec::cache::Cache::global().get_or_insert_with(&key, || match make(iree) {
+        Ok(text) => Ok(tunespec::cache::Artifact {
+            bytecode: text,
+            problems: Vec::new(),
+        }),
+        Err(error) => {
+            failure = Some(error);
+            Err(Vec::new())
+        }
+    });
+    match found {
+        Ok(found) => Ok(found.bytecode),
+        Err(_) => Err(report(
+            failure.unwrap_or_else(|| Failure::Tool("IREE gave no answer".into())),
+            input,
+        )),
+    }
 }
 
 /// IREE's dispatches of a model at `executable-sources`, as IREE printed them, through the
@@ -96,28 +143,10 @@ pub fn sources(
     name: &str,
     flags: &[String],
 ) -> Result<Vec<u8>, ExitStatus> {
-    let key = tunespec::cache::dispatches_key(bytes, name, &iree.revision, flags, SOURCES_PHASE);
-    let cache = tunespec::cache::Cache::global();
-    let mut failure = None;
-    let found = cache.get_or_insert_with(&key, || {
-        match iree.executables(bytes, name, flags, (None, SOURCES_PHASE), None) {
-            Ok((text, _)) => Ok(tunespec::cache::Artifact {
-                bytecode: text,
-                problems: Vec::new(),
-            }),
-            Err(error) => {
-                failure = Some(error);
-                Err(Vec::new())
-            }
-        }
-    });
-    match found {
-        Ok(found) => Ok(found.bytecode),
-        Err(_) => Err(report(
-            failure.unwrap_or_else(|| Failure::Tool("IREE's dispatches could not be made".into())),
-            bytes,
-        )),
-    }
+    cached(iree, bytes, name, flags, SOURCES_PHASE, |iree| {
+        iree.executables(bytes, name, flags, (None, SOURCES_PHASE), None)
+            .map(|(text, _)| text)
+    })
 }
 
 /// Reports a failed IREE request: its diagnostics as problems (exit 1), or a tool error (2).

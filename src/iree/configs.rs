@@ -76,9 +76,123 @@ pub fn attribute_named(text: &str, name: &str) -> Option<String> {
     None
 }
 
-/// `text` without whitespace.
+/// `text` without whitespace (outside strings), with the entries of every dictionary
+/// (`{key = value, ...}`) sorted by key: MLIR prints a dictionary attribute's entries sorted, a
+/// spec's author writes them in any order, and both mean the same attribute.
 pub fn squash(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
+    let mut squashed = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut previous = ' ';
+    for c in text.chars() {
+        if c == '"' && previous != '\\' {
+            in_string = !in_string;
+        }
+        if in_string || !c.is_whitespace() {
+            squashed.push(c);
+        }
+        previous = c;
+    }
+    sort_dictionaries(&squashed)
+}
+
+/// Sorts the entries of every `{k=v,...}` in squashed text, innermost first.
+fn sort_dictionaries(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut index = 0;
+    while index < chars.len() {
+        let c = chars[index];
+        if c != '{' {
+            out.push(c);
+            index += 1;
+            continue;
+        }
+        // The matching '}' (strings and '->' skipped).
+        let mut depth = 0i32;
+        let mut in_string = false;
+        let mut end = None;
+        for (offset, &d) in chars[index..].iter().enumerate() {
+            let at = index + offset;
+            if d == '"' && (at == 0 || chars[at - 1] != '\\') {
+                in_string = !in_string;
+            }
+            if in_string {
+                continue;
+            }
+            match d {
+                '>' if at > 0 && chars[at - 1] == '-' => {}
+                '{' | '<' | '[' | '(' => depth += 1,
+                '}' | '>' | ']' | ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(at);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            out.extend(&chars[index..]);
+            break;
+        };
+        let inner: String = chars[index + 1..end].iter().collect();
+        let mut entries: Vec<String> = split_top_level(&inner)
+            .into_iter()
+            .map(|entry| sort_dictionaries(&entry))
+            .collect();
+        let is_dictionary = !entries.is_empty()
+            && entries.iter().all(|entry| {
+                entry
+                    .find('=')
+                    .is_some_and(|at| at > 0 && !entry[..at].contains(['<', '{', '[', '(', '"']))
+            });
+        if is_dictionary {
+            entries.sort_by(|a, b| key_of(a).cmp(key_of(b)));
+        }
+        out.push('{');
+        out.push_str(&entries.join(","));
+        out.push('}');
+        index = end + 1;
+    }
+    out
+}
+
+fn key_of(entry: &str) -> &str {
+    entry.split('=').next().unwrap_or(entry)
+}
+
+/// `text` split at its top-level commas.
+fn split_top_level(text: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut previous = ' ';
+    let mut current = String::new();
+    for c in text.chars() {
+        if c == '"' && previous != '\\' {
+            in_string = !in_string;
+        }
+        if !in_string {
+            match c {
+                '>' if previous == '-' => {}
+                '{' | '<' | '[' | '(' => depth += 1,
+                '}' | '>' | ']' | ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    parts.push(std::mem::take(&mut current));
+                    previous = c;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        current.push(c);
+        previous = c;
+    }
+    if !current.is_empty() {
+        parts.push(current);
+    }
+    parts
 }
 
 /// The first `"file":line:col` of a line's trailing `loc(...)`.

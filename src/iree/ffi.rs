@@ -122,6 +122,7 @@ api! {
     ireeCompilerGetAPIVersion: fn() -> c_int;
     ireeCompilerGetRevision: fn() -> *const c_char;
     ireeCompilerGlobalInitialize: fn();
+    ireeCompilerSetupGlobalCL: fn(c_int, *const *const c_char, *const c_char, bool);
     ireeCompilerSessionCreate: fn() -> *mut Session;
     ireeCompilerSessionDestroy: fn(*mut Session);
     ireeCompilerSessionSetFlags: fn(*mut Session, c_int, *const *const c_char) -> *mut Error;

@@ -152,6 +152,7 @@ impl Iree {
                 phase: phase.to_string(),
                 from: from.map(str::to_string),
                 attach: library.map(|(attr, _)| attr.to_string()),
+                dump_before: None,
             },
             name,
             flags,
@@ -159,6 +160,33 @@ impl Iree {
             library.map_or(&b""[..], |(_, bytes)| bytes),
         )?;
         Ok((output, response.diagnostics))
+    }
+
+    /// The IR each dispatch has right before IREE applies tuning specs (the dump before
+    /// `iree-codegen-materialize-user-configs`, one module per executable variant, wrapped in
+    /// one module), compiling the source from `from` (e.g. `executable-sources`): what a spec's
+    /// matchers see in IREE, on every backend (GPU dispatches generalized, CPU's named ops kept,
+    /// attention as `online_attention` in 3.13), as IREE printed it.
+    pub fn before_materialize(
+        &self,
+        source: &[u8],
+        name: &str,
+        flags: &[String],
+        from: Option<&str>,
+    ) -> Result<Vec<u8>, Failure> {
+        self.request(
+            Op::Executables {
+                phase: "executable-configurations".to_string(),
+                from: from.map(str::to_string),
+                attach: None,
+                dump_before: Some("iree-codegen-materialize-user-configs".to_string()),
+            },
+            name,
+            flags,
+            source,
+            b"",
+        )
+        .map(|(_, output)| output)
     }
 
     /// The source parsed by IREE and written back by it (text or bytecode).

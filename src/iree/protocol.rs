@@ -26,6 +26,10 @@ pub enum Op {
         /// module under this attribute before the compile: how a library reaches IREE on every
         /// backend (CUDA ignores `--iree-codegen-tuning-spec-path`).
         attach: Option<String>,
+        /// When set, answer with the IR IREE prints before this pass (a pass argument such as
+        /// `iree-codegen-materialize-user-configs`), every dump wrapped in one module, instead
+        /// of the executables after `phase`: the exact IR the pass sees.
+        dump_before: Option<String>,
     },
     /// Parse (IREE verifies what it parses) and write it back: text, or bytecode.
     Reprint {

@@ -149,6 +149,31 @@ fn serve(library: &Path, request: &Request, source: &[u8], extra: &[u8]) -> (Res
     // our side (this thread only).
     unsafe {
         (api.ireeCompilerGlobalInitialize)();
+        // IR dumps before a pass are global options of IREE's MLIR: set once, before the
+        // session exists (this process serves one request).
+        if let Op::Executables {
+            dump_before: Some(pass),
+            ..
+        } = &request.op
+        {
+            let args: Vec<CString> = [
+                "tunespec-iree-worker".to_string(),
+                format!("--mlir-print-ir-before={pass}"),
+                "--mlir-print-op-generic".to_string(),
+                "--mlir-print-debuginfo".to_string(),
+                "--mlir-disable-threading".to_string(),
+            ]
+            .into_iter()
+            .filter_map(|arg| CString::new(arg).ok())
+            .collect();
+            let pointers: Vec<*const c_char> = args.iter().map(|arg| arg.as_ptr()).collect();
+            (api.ireeCompilerSetupGlobalCL)(
+                pointers.len() as c_int,
+                pointers.as_ptr(),
+                c"tunespec".as_ptr(),
+                false,
+            );
+        }
         let revision = CStr::from_ptr((api.ireeCompilerGetRevision)())
             .to_string_lossy()
             .into_owned();
@@ -261,6 +286,7 @@ unsafe fn run_op(
                 phase,
                 from,
                 attach,
+                dump_before,
             } => {
                 if let Some(attr) = attach {
                     let library = library_bytecode(api, session, extra, collected)?;
@@ -277,6 +303,17 @@ unsafe fn run_op(
                 }
                 let phase = CString::new(phase.as_str()).map_err(|_| "bad phase".to_string())?;
                 (api.ireeCompilerInvocationSetCompileToPhase)(invocation, phase.as_ptr());
+                if dump_before.is_some() {
+                    // The dumps go to stderr (LLVM's unbuffered errs()): into a file meanwhile.
+                    let captured = capture_stderr(|| {
+                        (api.ireeCompilerInvocationPipeline)(invocation, ffi::PIPELINE_STD)
+                    })?;
+                    let (ok, dumps) = captured;
+                    if !ok {
+                        return Err(String::new());
+                    }
+                    return Ok(wrap_dumps(&dumps));
+                }
                 if !(api.ireeCompilerInvocationPipeline)(invocation, ffi::PIPELINE_STD) {
                     return Err(String::new());
                 }
@@ -380,6 +417,54 @@ unsafe fn set_library(
         }
         Ok(())
     }
+}
+
+/// Runs `work` with stderr (fd 2) redirected into an anonymous file; returns its result and
+/// what was written.
+fn capture_stderr<T>(work: impl FnOnce() -> T) -> Result<(T, Vec<u8>), String> {
+    use std::io::Seek;
+    use std::os::fd::AsRawFd;
+    let mut file =
+        tempfile::tempfile().map_err(|error| format!("capturing IREE's dumps: {error}"))?;
+    // SAFETY: plain descriptor calls on descriptors this function owns (the saved copy of 2,
+    // the file's) or on 2 itself; nothing else in this single-threaded worker writes to 2
+    // meanwhile. 2 is restored before returning.
+    let saved = unsafe { libc::dup(2) };
+    if saved < 0 {
+        return Err("capturing IREE's dumps: dup failed".to_string());
+    }
+    // SAFETY: as above.
+    unsafe { libc::dup2(file.as_raw_fd(), 2) };
+    let result = work();
+    // SAFETY: as above.
+    unsafe {
+        libc::dup2(saved, 2);
+        libc::close(saved);
+    }
+    let mut out = Vec::new();
+    file.seek(std::io::SeekFrom::Start(0))
+        .and_then(|_| file.read_to_end(&mut out))
+        .map_err(|error| format!("reading IREE's dumps: {error}"))?;
+    Ok((result, out))
+}
+
+/// Every `// -----// IR Dump Before ...` of `text` (each a generic-form op) in one module.
+fn wrap_dumps(text: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(text);
+    let mut out = String::from("\"builtin.module\"() ({\n");
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("// -----// IR Dump") {
+            inside = true;
+            continue;
+        }
+        if inside {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.push_str("}) : () -> ()\n");
+    out.into_bytes()
 }
 
 /// The invocation's module as IREE writes it.

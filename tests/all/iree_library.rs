@@ -46,9 +46,15 @@ fn model(name: &str) -> PathBuf {
 /// `explain --exact`'s summary line and exit status, after checking that every predicted
 /// config was checked equal.
 fn exact(venv: &Path, payload: &Path) -> String {
+    exact_with(venv, payload, &[])
+}
+
+/// [`exact`] with more arguments (specs).
+fn exact_with(venv: &Path, payload: &Path, args: &[&str]) -> String {
     let output = output_with_timeout(
         with_iree(venv)
             .args(["explain", "--exact", "-t", "gfx942", "--format", "short"])
+            .args(args)
             .arg(payload),
     );
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -125,6 +131,40 @@ fn iree_3_12_explains_exactly_and_reads_what_attach_writes_for_it() {
     );
     assert!(output.status.success(), "{output:?}");
     assert!(String::from_utf8_lossy(&output.stdout).contains("workgroup = [256, 128, 0]"));
+}
+
+#[test]
+fn an_attention_model_is_explained_as_iree_3_13_matches_it_online_attention() {
+    let Some(venv) = venv() else { return };
+    let spec = model("attention_spec.mlir");
+    let payload = model("torch_attention_f16.mlir");
+    let summary = exact_with(
+        &venv,
+        &payload,
+        &["--no-default", "-s", spec.to_str().unwrap()],
+    );
+    assert!(summary.contains("1 of 1 predicted"), "{summary}");
+    // The row is IREE's own root op, at the model's line.
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .args([
+                "explain",
+                "-t",
+                "gfx942",
+                "--no-default",
+                "--format",
+                "short",
+                "-s",
+            ])
+            .arg(&spec)
+            .arg(&payload),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("torch_attention_f16.mlir:8:10: iree_linalg_ext.online_attention"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("@match_online_attention"), "{stdout}");
 }
 
 #[test]
