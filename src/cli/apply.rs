@@ -45,6 +45,10 @@ pub struct Opts {
     /// prediction of the configs a real compile puts on each dispatch
     #[arg(long)]
     pub as_dispatch: bool,
+    /// Who forms the dispatches matched: IREE for models and tunespec's prediction for linalg
+    /// IR (auto), always IREE (exact on every backend), always the prediction
+    #[arg(long, value_enum, default_value_t)]
+    pub dispatches: super::model::Dispatches,
 }
 
 impl Opts {
@@ -56,7 +60,12 @@ impl Opts {
     ) -> Result<(Vec<u8>, String, tunespec::mlir::OwnedOp<'c>), ExitStatus> {
         let bytes = super::common::read(&self.payload)?;
         let name = super::common::input_name(&self.payload);
-        match super::model::read(&bytes, &name, self.library.target.as_deref())? {
+        match super::model::read(
+            &bytes,
+            &name,
+            self.library.target.as_deref(),
+            self.dispatches,
+        )? {
             super::model::Read::Own => load_payload(mlir, &self.payload, Some(bytes)),
             super::model::Read::Dispatches { bytes, dialect } => {
                 if !self.as_dispatch || !self.library.given() {

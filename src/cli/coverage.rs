@@ -30,6 +30,10 @@ pub struct Opts {
     /// Which IR to match: as iree-compile sees it at dispatch level, or as written
     #[arg(long, value_enum, default_value_t)]
     pub view: apply::View,
+    /// Who forms the dispatches matched: IREE for models and tunespec's prediction for linalg
+    /// IR (auto), always IREE (exact on every backend), always the prediction
+    #[arg(long, value_enum, default_value_t)]
+    pub dispatches: super::model::Dispatches,
 }
 
 impl Opts {
@@ -47,15 +51,16 @@ impl Opts {
                 Err(status) => return status,
             };
             // A model: IREE's dispatches of it, as IREE's tuning specs see them.
-            let (bytes, view) =
-                match super::model::read(&bytes, &input_name(path), self.library.target.as_deref())
-                {
-                    Ok(super::model::Read::Own) => (bytes, self.view),
-                    Ok(super::model::Read::Dispatches { bytes, .. }) => {
-                        (bytes, apply::View::Written)
-                    }
-                    Err(status) => return status,
-                };
+            let (bytes, view) = match super::model::read(
+                &bytes,
+                &input_name(path),
+                self.library.target.as_deref(),
+                self.dispatches,
+            ) {
+                Ok(super::model::Read::Own) => (bytes, self.view),
+                Ok(super::model::Read::Dispatches { bytes, .. }) => (bytes, apply::View::Written),
+                Err(status) => return status,
+            };
             match apply::explain(
                 &mlir,
                 &bytes,

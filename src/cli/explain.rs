@@ -44,6 +44,10 @@ pub struct Opts {
     /// (exit 3 on a difference)
     #[arg(long)]
     pub exact: bool,
+    /// Who forms the dispatches matched: IREE for models and tunespec's prediction for linalg
+    /// IR (auto), always IREE (exact on every backend), always the prediction
+    #[arg(long, value_enum, default_value_t)]
+    pub dispatches: super::model::Dispatches,
 }
 
 impl Opts {
@@ -59,6 +63,7 @@ impl Opts {
             &payload_bytes,
             &name,
             self.library.target.as_deref(),
+            self.dispatches,
         ) {
             Ok(super::model::Read::Own) => payload_bytes,
             Ok(super::model::Read::Dispatches { bytes, .. }) => {

@@ -70,12 +70,46 @@ pub fn iree_for(why: &str) -> Result<&'static iree::Iree, ExitStatus> {
     })
 }
 
-/// Reads `bytes` as tunespec can, or through IREE when they hold ops only IREE reads.
-pub fn read(bytes: &[u8], name: &str, target: Option<&str>) -> Result<Read, ExitStatus> {
-    let Some(dialect) = iree::foreign_dialect(bytes) else {
-        return Ok(Read::Own);
+/// `--dispatches`: who forms the dispatches a payload is matched on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Dispatches {
+    /// IREE for payloads only IREE reads (models); tunespec's prediction for linalg IR
+    #[default]
+    Auto,
+    /// Always IREE's own front end and dispatch formation (exact for every backend; needs
+    /// IREE and --target)
+    Iree,
+    /// Always tunespec's prediction (MLIR 22, named ops generalized as IREE's GPU backends do)
+    Predict,
+}
+
+/// Reads `bytes` as tunespec can, or through IREE when they hold ops only IREE reads (or
+/// `mode` asks for IREE).
+pub fn read(
+    bytes: &[u8],
+    name: &str,
+    target: Option<&str>,
+    mode: Dispatches,
+) -> Result<Read, ExitStatus> {
+    let foreign = iree::foreign_dialect(bytes);
+    let dialect = match (foreign, mode) {
+        (None, Dispatches::Auto | Dispatches::Predict) => return Ok(Read::Own),
+        (Some(dialect), Dispatches::Predict) => {
+            tool_error_with(
+                NEEDED,
+                format!("{name} holds {dialect} ops: only IREE forms its dispatches (--dispatches iree or auto)"),
+                None,
+            );
+            return Err(ExitStatus::Usage);
+        }
+        (Some(dialect), _) => dialect,
+        (None, Dispatches::Iree) => "linalg".to_string(),
     };
-    let why = format!("{name} holds {dialect} ops, which only IREE reads");
+    let why = if mode == Dispatches::Iree {
+        format!("--dispatches iree for {name}")
+    } else {
+        format!("{name} holds {dialect} ops, which only IREE reads")
+    };
     let iree = iree_for(&why)?;
     let flags = flags_for(target, &why)?;
     let _phase = tracing::info_span!("iree.dispatches", dialect = %dialect).entered();

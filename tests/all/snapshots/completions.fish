@@ -135,6 +135,9 @@ sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when th
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l engine -d 'How the library runs: natively when it can (auto), or always in MLIR/'s interpreter' -r -f -a "auto/t'The native matcher when the whole library is of its form, else the interpreter'
 interpreter/t'Always MLIR/'s transform interpreter'
 native/t'The native matcher; an error when the library is not of its form'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l dispatches -d 'Who forms the dispatches matched: IREE for models and tunespec/'s prediction for linalg IR (auto), always IREE (exact on every backend), always the prediction' -r -f -a "auto/t'IREE for payloads only IREE reads (models); tunespec/'s prediction for linalg IR'
+iree/t'Always IREE/'s own front end and dispatch formation (exact for every backend; needs IREE and --target)'
+predict/t'Always tunespec/'s prediction (MLIR 22, named ops generalized as IREE/'s GPU backends do)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
@@ -159,6 +162,9 @@ interpreter/t'Always MLIR/'s transform interpreter'
 native/t'The native matcher; an error when the library is not of its form'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l view -d 'Which IR to match: as iree-compile sees it at dispatch level (marking ops where that differs from matching the op as written), or as written' -r -f -a "dispatch/t'The payload as iree-compile/'s config materialization sees it: named ops generalized as IREE/'s dispatch formation does'
 written/t'The payload as written (what `apply` materializes, like IREE/'s materialize passes on that IR)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l dispatches -d 'Who forms the dispatches matched: IREE for models and tunespec/'s prediction for linalg IR (auto), always IREE (exact on every backend), always the prediction' -r -f -a "auto/t'IREE for payloads only IREE reads (models); tunespec/'s prediction for linalg IR'
+iree/t'Always IREE/'s own front end and dispatch formation (exact for every backend; needs IREE and --target)'
+predict/t'Always tunespec/'s prediction (MLIR 22, named ops generalized as IREE/'s GPU backends do)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
@@ -177,6 +183,9 @@ github/t'The human report; diagnostics as GitHub Actions workflow commands'
 sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when there are none)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l view -d 'Which IR to match: as iree-compile sees it at dispatch level, or as written' -r -f -a "dispatch/t'The payload as iree-compile/'s config materialization sees it: named ops generalized as IREE/'s dispatch formation does'
 written/t'The payload as written (what `apply` materializes, like IREE/'s materialize passes on that IR)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l dispatches -d 'Who forms the dispatches matched: IREE for models and tunespec/'s prediction for linalg IR (auto), always IREE (exact on every backend), always the prediction' -r -f -a "auto/t'IREE for payloads only IREE reads (models); tunespec/'s prediction for linalg IR'
+iree/t'Always IREE/'s own front end and dispatch formation (exact for every backend; needs IREE and --target)'
+predict/t'Always tunespec/'s prediction (MLIR 22, named ops generalized as IREE/'s GPU backends do)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
