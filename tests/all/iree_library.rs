@@ -167,6 +167,57 @@ fn an_attention_model_is_explained_as_iree_3_13_matches_it_online_attention() {
     assert!(stdout.contains("@match_online_attention"), "{stdout}");
 }
 
+/// IREE's SDXL form (legacy `@__kernel_config` without result or marker,
+/// `cast_compatible_dag_from_root` matchers) on a torch linear layer, in IREE 3.13 and 3.12:
+/// explained exactly, and attached as each IREE reads and applies it.
+#[test]
+fn an_sdxl_form_spec_on_a_torch_model_is_exact_and_attached_in_each_iree() {
+    let spec = repo_root().join("tests/fixtures/iree/forms/sdxl_legacy.mlir");
+    let payload = model("torch_linear_2048x1280x5120.mlir");
+    let venvs: Vec<PathBuf> = venv().into_iter().chain(venv_3_12()).collect();
+    for venv in venvs {
+        let summary = exact_with(
+            &venv,
+            &payload,
+            &["--no-default", "-s", spec.to_str().unwrap()],
+        );
+        assert!(summary.contains("1 of 1 predicted"), "{summary}");
+        let dir = tempfile::tempdir().unwrap();
+        let attached = dir.path().join("attached.mlir");
+        let output = output_with_timeout(
+            with_iree(&venv)
+                .args(["attach", "-t", "gfx942", "--no-default", "-s"])
+                .arg(&spec)
+                .arg("-o")
+                .arg(&attached)
+                .arg(&payload),
+        );
+        assert!(output.status.success(), "{output:?}");
+        let output = output_with_timeout(
+            Command::new(venv.join("bin/iree-compile"))
+                .args(GFX942)
+                .args(["--compile-to=executable-configurations", "-o", "-"])
+                .arg(&attached),
+        );
+        assert!(output.status.success(), "{}: {output:?}", venv.display());
+        // The spec's tiles (IREE's own heuristic picks reduction [0, 0, 2], subgroup [4, 4, 0]).
+        let configured = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            configured.contains("reduction = [0, 0, 4], subgroup = [4, 2, 0]"),
+            "{}: the spec's config is not on the dispatch",
+            venv.display()
+        );
+        let baseline = output_with_timeout(
+            Command::new(venv.join("bin/iree-compile"))
+                .args(GFX942)
+                .args(["--compile-to=executable-configurations", "-o", "-"])
+                .arg(&payload),
+        );
+        assert!(!String::from_utf8_lossy(&baseline.stdout)
+            .contains("reduction = [0, 0, 4], subgroup = [4, 2, 0]"));
+    }
+}
+
 #[test]
 fn a_util_global_model_is_explained_exactly_through_iree() {
     let Some(venv) = venv() else { return };
