@@ -106,6 +106,23 @@ pub struct FileResult {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
+        // With no paths, the config a compile would read (tunespec.toml walking up, the user
+        // config, TUNESPEC_SPEC_PATH) is checked too, as `link` and `resolve` read it: a broken
+        // config must fail CI's `tunespec verify`, not pass it without a word.
+        let mut config_failed = false;
+        if self.paths.is_empty() {
+            match registry::Registry::discover() {
+                Ok(_) => {}
+                Err(registry::Error::Problems(problems)) => {
+                    super::common::report(&problems, None);
+                    config_failed = true;
+                }
+                Err(other) => {
+                    tool_error(other.to_string());
+                    return ExitStatus::Usage;
+                }
+            }
+        }
         let inputs = if self.paths.is_empty() {
             registry::specs().iter().map(Input::Embedded).collect()
         } else {
@@ -156,7 +173,11 @@ impl Opts {
             Some(iree_opt) => check_iree_attributes(&mut results, iree_opt),
             None => None,
         };
-        self.report(&results, not_checked.as_ref())
+        let status = self.report(&results, not_checked.as_ref());
+        if config_failed && status == ExitStatus::Ok {
+            return ExitStatus::Problems;
+        }
+        status
     }
 
     fn report(&self, results: &[FileResult], not_checked: Option<&Problem>) -> ExitStatus {

@@ -305,7 +305,7 @@ fn show_prints_a_target_by_alias() {
         .matches("transform.named_sequence @match_")
         .count();
     assert!(text.contains(&format!(
-        "// ----- specs/gfx942/llama2_f16.mlir ({matchers} matchers)"
+        "// specs/gfx942/llama2_f16.mlir ({matchers} matchers)"
     )));
     assert!(text.contains("transform.iree.match.contraction"));
     assert!(text.contains("module @gfx942_llama2_f16 attributes"));

@@ -30,6 +30,7 @@ mod portable;
 mod reference;
 mod registry;
 mod rules;
+mod show_verify_config;
 mod stdin_specs;
 mod support;
 mod swaps;
