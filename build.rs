@@ -222,14 +222,15 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
         writeln!(
             targets,
             "    EmbeddedTarget {{ name: {name:?}, description: {description:?}, kind: {kind:?}, \
-             aliases: &{aliases:?}, fallback: {fallback:?}, features: &{features:?}, specs: &{specs:?}, \
-             spec_features: &[{spec_features}] }},",
+             aliases: &{aliases:?}, fallback: {fallback:?}, features: &{features:?}, \
+             backend: {backend:?}, specs: &{specs:?}, spec_features: &[{spec_features}] }},",
             name = target.name,
             description = target.description,
             kind = target.kind,
             aliases = target.aliases,
             fallback = target.fallback,
             features = target.features,
+            backend = target.backend,
             spec_features = spec_features
                 .iter()
                 .map(|features| format!("&{features:?}"))

@@ -47,8 +47,8 @@ pub struct Opts {
     /// Default: the GPU rule
     #[arg(long, value_enum, conflicts_with = "target")]
     pub backend: Option<BackendArg>,
-    /// The target the specs are for (a target or alias of the registry; each is a GPU, so the
-    /// GPU rule applies)
+    /// The target the specs are for (a target or alias of the registry or of a spec library):
+    /// the backend its chain names (`backend` in registry.toml) decides, as --backend does
     #[arg(short = 't', long, value_name = "TARGET")]
     pub target: Option<String>,
 }
@@ -136,17 +136,18 @@ impl Opts {
         };
         let backend = match (&self.target, self.backend) {
             (_, Some(backend)) => Some(backend.backend()),
-            (Some(name), None) => match registry::Registry::discover() {
-                Ok(registry) if registry.find(name).is_some() => Some(verify::Backend::Gpu),
-                Ok(registry) => {
-                    tool_error(registry.unknown(name).to_string());
-                    return ExitStatus::Usage;
+            // The backend the target's chain names (a target naming none: the GPU rule, as
+            // every target of the default registry is a GPU's).
+            (Some(name), None) => {
+                match registry::Registry::discover().and_then(|registry| registry.backend(name)) {
+                    Ok(Some(backend)) if backend == "llvm-cpu" => Some(verify::Backend::LlvmCpu),
+                    Ok(_) => Some(verify::Backend::Gpu),
+                    Err(error) => {
+                        tool_error(error.to_string());
+                        return ExitStatus::Usage;
+                    }
                 }
-                Err(error) => {
-                    tool_error(error.to_string());
-                    return ExitStatus::Usage;
-                }
-            },
+            }
             (None, None) => None,
         };
         let jobs = self

@@ -83,21 +83,31 @@ pub fn check(bytes: &[u8], name: &str) -> Result<(), Box<Problem>> {
     } else {
         "parser"
     };
-    let failure =
-        |message: String| {
-            Box::new(Problem::error(
-            codes::BAD_BYTECODE,
-            message,
-            Some(crate::ir::Loc {
-                file: name.to_string(),
-                line: 1,
-                col: 1,
-            }),
-        )
-        .with_help(
-            "the bytecode is corrupt or was written by an incompatible MLIR; it was not loaded",
-        ))
+    let failure = |message: String| {
+        let (code, help) = if bytecode {
+            (
+                codes::BAD_BYTECODE,
+                "the bytecode is corrupt or was written by an incompatible MLIR; it was not loaded",
+            )
+        } else {
+            (
+                codes::PARSE,
+                "MLIR's parser could not read this text safely; it was not loaded",
+            )
         };
+        Box::new(
+            Problem::error(
+                code,
+                message,
+                Some(crate::ir::Loc {
+                    file: name.to_string(),
+                    line: 1,
+                    col: 1,
+                }),
+            )
+            .with_help(help),
+        )
+    };
     // A probe that cannot run is tunespec's failure (an I/O error, exit 2), not the input's.
     let internal = |error: std::io::Error| {
         Box::new(

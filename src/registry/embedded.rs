@@ -48,6 +48,8 @@ pub struct EmbeddedTarget {
     pub fallback: Option<&'static str>,
     /// Feature names this target declares (`xnack`); its fallbacks may declare more.
     pub features: &'static [&'static str],
+    /// The IREE backend it names (`rocm`, `cuda`, ...), if any; its fallbacks may name one.
+    pub backend: Option<&'static str>,
     /// Indices into [`specs`], in priority order.
     pub specs: &'static [usize],
     /// For each of `specs`: the request features it needs (`xnack+`), empty when none.

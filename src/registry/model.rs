@@ -87,6 +87,15 @@ impl Registry {
         }
     }
 
+    /// The IREE backend of `name`: the first one its target or a fallback names (`None` when
+    /// none does).
+    pub fn backend(&self, name: &str) -> Result<Option<String>, Error> {
+        Ok(self
+            .chain(name)?
+            .iter()
+            .find_map(|target| target.backend.clone()))
+    }
+
     /// `name`'s target and its fallbacks, most specific first (features are ignored).
     pub fn chain(&self, name: &str) -> Result<Vec<&Target>, Error> {
         let Some((mut target, _)) = self.lookup(name) else {

@@ -23,6 +23,9 @@ pub struct Target {
     pub fallback: Option<String>,
     /// Feature names the target itself declares (its fallbacks may declare more).
     pub features: Vec<String>,
+    /// The IREE backend the target itself names (`rocm`, `cuda`, `llvm-cpu`, ...); see
+    /// [`super::Registry::backend`] for the one a chain names.
+    pub backend: Option<String>,
     /// The spec library that defines it; `None` for the default registry.
     pub library: Option<PathBuf>,
     embedded: Option<&'static EmbeddedTarget>,
@@ -38,6 +41,7 @@ impl Target {
             aliases: strings(target.aliases),
             fallback: target.fallback.map(str::to_string),
             features: strings(target.features),
+            backend: target.backend.map(str::to_string),
             library: None,
             embedded: Some(target),
         }
@@ -51,6 +55,7 @@ impl Target {
             aliases: target.aliases.clone(),
             fallback: target.fallback.clone(),
             features: target.features.clone(),
+            backend: target.backend.clone(),
             library: Some(library.to_path_buf()),
             embedded: None,
         }

@@ -122,6 +122,71 @@ fn named_op_matcher_rule_follows_the_backend() {
     assert!(findings[0].2.contains("no such op exists"), "{findings:?}");
 }
 
+/// `--target` takes the backend from the registry: the default registry's targets name theirs
+/// (inherited along fallbacks), and a spec library may define a CPU target.
+#[test]
+fn named_op_matcher_rule_follows_the_targets_backend() {
+    let registry = tunespec::registry::Registry::embedded();
+    for (target, backend) in [("mi308x", "rocm"), ("gfx1100", "rocm"), ("sm_80", "cuda")] {
+        assert_eq!(
+            registry.backend(target).unwrap().as_deref(),
+            Some(backend),
+            "{target}"
+        );
+    }
+    let library = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixture("named_matmul_tag.mlir"),
+        library.path().join("znver4_tag.mlir"),
+    )
+    .unwrap();
+    let manifest = |backend: &str| {
+        format!(
+            "schema = 1\n\n[targets.znver4]\ndescription = \"AMD Zen 4 CPUs\"\nkind = \"arch\"\nbackend = \"{backend}\"\nspecs = [\"*.mlir\"]\n"
+        )
+    };
+    std::fs::write(library.path().join("registry.toml"), manifest("llvm-cpu")).unwrap();
+    let verify_for = |target: &str| {
+        let output = tunespec_command()
+            .env("TUNESPEC_SPEC_PATH", library.path())
+            .args([
+                "verify",
+                "--no-iree-check",
+                "--format",
+                "short",
+                "--target",
+                target,
+            ])
+            .arg(fixture("named_matmul_tag.mlir"))
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).to_string()
+                + &String::from_utf8_lossy(&output.stderr),
+        )
+    };
+    let (status, cpu) = verify_for("znver4");
+    assert_eq!(status, Some(0), "{cpu}");
+    assert!(!cpu.contains(NAMED), "{cpu}");
+    let (status, gpu) = verify_for("mi308x");
+    assert_eq!(status, Some(0), "{gpu}");
+    assert!(gpu.contains(NAMED), "{gpu}");
+    // A backend IREE does not have is a manifest error, at the value.
+    std::fs::write(library.path().join("registry.toml"), manifest("llvm_cpu")).unwrap();
+    let output = tunespec_command()
+        .args(["verify", "--format", "short"])
+        .arg(library.path().join("registry.toml"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("registry.toml:6:11: error[tunespec::registry::manifest]: backend 'llvm_cpu' of target 'znver4' is not one of rocm, hip, cuda, vulkan-spirv, llvm-cpu"),
+        "{text}"
+    );
+}
+
 /// The fact the rule rests on, from iree-compile 3.13: the op-name matcher tags the matmul on
 /// llvm-cpu and nothing on gfx942.
 #[test]

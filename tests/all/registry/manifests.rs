@@ -58,7 +58,7 @@ fn manifest_toml_and_schema_errors_are_located() {
     );
     assert_eq!(
         errors(&format!("{A}version = 2\n"), &["a/x.mlir"]),
-        ["5:1: unknown field `version`, expected one of `description`, `kind`, `aliases`, `fallback`, `features`, `specs`"]
+        ["5:1: unknown field `version`, expected one of `description`, `kind`, `aliases`, `fallback`, `features`, `backend`, `specs`"]
     );
     assert_eq!(
         errors(&A.replace("schema = 1", "schema = 2"), &["a/x.mlir"]),

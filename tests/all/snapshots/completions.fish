@@ -61,7 +61,7 @@ hip/t''
 cuda/t''
 vulkan-spirv/t''
 llvm-cpu/t''"
-complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s t -l target -d 'The target the specs are for (a target or alias of the registry; each is a GPU, so the GPU rule applies)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s t -l target -d 'The target the specs are for (a target or alias of the registry or of a spec library): the backend its chain names (`backend` in registry.toml) decides, as --backend does' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"

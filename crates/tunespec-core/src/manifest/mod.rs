@@ -35,6 +35,10 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// Target kinds, most specific first. A target may only fall back to one at least as general.
 pub const KINDS: &[&str] = &["sku", "arch", "family", "vendor", "generic"];
 
+/// The IREE backends a target may name (`backend = "rocm"`), as iree-compile's flags spell them
+/// (`--iree-hal-target-device`, `--iree-hal-local-target-device-backends`).
+pub const BACKENDS: &[&str] = &["rocm", "hip", "cuda", "vulkan-spirv", "llvm-cpu"];
+
 /// A `registry.toml` as written (with spans for located errors), before validation.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -68,6 +72,9 @@ pub struct TargetEntry {
     /// and spec restrictions may use them on this target and on the targets falling back to it.
     #[serde(default)]
     pub features: Vec<Spanned<String>>,
+    /// The IREE backend that compiles for it (one of [`BACKENDS`]); inherited along fallbacks.
+    #[serde(default)]
+    pub backend: Option<Spanned<String>>,
     /// Paths or globs relative to the manifest's directory, in priority order.
     #[serde(default)]
     pub specs: Vec<Spanned<SpecEntry>>,
@@ -168,6 +175,8 @@ pub struct ResolvedTarget {
     pub fallback: Option<String>,
     /// Feature names declared by this target itself.
     pub features: Vec<String>,
+    /// The IREE backend it names itself (one of [`BACKENDS`]), if any.
+    pub backend: Option<String>,
     /// Its spec files, in priority order.
     pub specs: Vec<SpecFile>,
     /// Where the target's table starts in the manifest.

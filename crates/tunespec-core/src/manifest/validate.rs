@@ -14,7 +14,7 @@ use super::paths::{
 };
 use super::{
     ExtendEntry, ExternalTarget, Manifest, ResolvedExtension, ResolvedTarget, SpecEntry, SpecFile,
-    TargetEntry, KINDS, SCHEMA_VERSION,
+    TargetEntry, BACKENDS, KINDS, SCHEMA_VERSION,
 };
 use crate::problem::{codes, Problem};
 
@@ -263,6 +263,18 @@ impl<'a> Validator<'a> {
                 );
             }
         }
+        if let Some(backend) = &target.backend {
+            if !BACKENDS.contains(&backend.get_ref().as_str()) {
+                self.report(
+                    format!(
+                        "backend '{}' of target '{name}' is not one of {}",
+                        backend.get_ref(),
+                        BACKENDS.join(", ")
+                    ),
+                    backend.span(),
+                );
+            }
+        }
         self.check_declared_features(name, target);
         if let Some(fallback) = &target.fallback {
             self.check_fallback(name, target, fallback);
@@ -290,6 +302,10 @@ impl<'a> Validator<'a> {
                 .iter()
                 .map(|feature| feature.get_ref().clone())
                 .collect(),
+            backend: target
+                .backend
+                .as_ref()
+                .map(|backend| backend.get_ref().clone()),
             specs,
             loc: offset_loc(self.text, self.manifest_name, key.span().start),
         }
