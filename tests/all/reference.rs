@@ -66,9 +66,14 @@ const REFERENCE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30
 /// trying once more (a hang is the tool's flake, never a result); panics after two hangs.
 pub fn output_with_timeout(command: &mut std::process::Command) -> std::process::Output {
     use std::io::Read;
+    use std::os::unix::process::CommandExt;
     use std::process::Stdio;
     for attempt in 1..=2 {
+        // Its own process group: the venv's `iree-compile` is a Python launcher whose compiler
+        // process, when it hangs, outlives the killed launcher and keeps the pipes open (the
+        // readers below would wait for ever); the whole group is killed.
         let mut child = command
+            .process_group(0)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -86,6 +91,12 @@ pub fn output_with_timeout(command: &mut std::process::Command) -> std::process:
         let stderr = drain(Box::new(child.stderr.take().expect("piped")));
         let status = tunespec::child::wait_or_kill(&mut child, REFERENCE_TIMEOUT)
             .unwrap_or_else(|error| panic!("{command:?}: {error}"));
+        if status.is_none() {
+            let group = libc::pid_t::try_from(child.id()).expect("a pid");
+            // SAFETY: a plain syscall; `-group` names the process group this function created
+            // for the child (its id), so only the tool and what it started are signalled.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+        }
         let stdout = stdout.join().expect("stdout reader");
         let stderr = stderr.join().expect("stderr reader");
         match status {
