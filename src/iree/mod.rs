@@ -429,19 +429,9 @@ pub fn target_flags(architecture: &str) -> Option<Vec<String>> {
     None
 }
 
-/// Dialects whose attributes and ops tunespec's MLIR 22 does not register; their ops mean a
-/// payload is read through IREE, their memory spaces are quoted (see [`quote_memory_spaces`]).
-const FOREIGN: &[&str] = &[
-    "torch",
-    "util",
-    "flow",
-    "hal",
-    "stream",
-    "stablehlo",
-    "chlo",
-    "mhlo",
-    "tosa",
-    "ml_program",
+/// IREE's codegen-level dialects, which MLIR 22 does not register either: their ops mean a
+/// payload is read through IREE only in custom syntax (see [`foreign_dialect`]).
+const IREE_CODEGEN: &[&str] = &[
     "iree_linalg_ext",
     "iree_tensor_ext",
     "iree_encoding",
@@ -450,6 +440,12 @@ const FOREIGN: &[&str] = &[
     "iree_gpu",
     "iree_vector_ext",
 ];
+
+/// Whether tunespec's MLIR 22 lacks `dialect` and IREE has it: its memory spaces are quoted
+/// (see [`quote_memory_spaces`]).
+fn is_foreign(dialect: &str) -> bool {
+    FRONT_AND_HOST.contains(&dialect) || IREE_CODEGEN.contains(&dialect)
+}
 
 /// `memref<..., #hal.descriptor_type<storage_buffer>>` with the memory space as a string
 /// attribute (`"#hal.descriptor_type<storage_buffer>"`). Why: MLIR 22 refuses a memory space
@@ -493,7 +489,7 @@ pub fn quote_memory_spaces(text: &[u8]) -> Vec<u8> {
         let foreign = trimmed
             .strip_prefix('#')
             .and_then(|rest| rest.split_once('.'))
-            .is_some_and(|(dialect, _)| FOREIGN.contains(&dialect));
+            .is_some_and(|(dialect, _)| is_foreign(dialect));
         if foreign {
             out.extend_from_slice(&text[start..comma + 1]);
             out.extend_from_slice(b" \"");
@@ -554,7 +550,7 @@ pub fn foreign_dialect(bytes: &[u8]) -> Option<String> {
             continue;
         };
         let always = FRONT_AND_HOST.contains(&dialect);
-        if always || (!generic && FOREIGN.contains(&dialect)) {
+        if always || (!generic && IREE_CODEGEN.contains(&dialect)) {
             return Some(dialect.to_string());
         }
     }

@@ -205,41 +205,17 @@ fn serve(library: &Path, request: &Request, source: &[u8], extra: &[u8]) -> (Res
             return (response, Vec::new());
         }
         let mut collected = Collected::default();
-        let invocation = (api.ireeCompilerInvocationCreate)(session);
-        (api.ireeCompilerInvocationEnableCallbackDiagnostics)(
-            invocation,
-            0,
-            on_diagnostic,
-            (&mut collected as *mut Collected).cast(),
-        );
-        // Text must be NUL-terminated for IREE's parser; bytecode may be.
-        let mut buffer = source.to_vec();
-        buffer.push(0);
         let name = CString::new(request.name.replace('\0', "")).unwrap_or_default();
-        let mut src: *mut ffi::Source = std::ptr::null_mut();
-        let output = if let Some(message) = take_error(
-            &api,
-            (api.ireeCompilerSourceWrapBuffer)(
-                session,
-                name.as_ptr(),
-                buffer.as_ptr().cast(),
-                buffer.len(),
-                true,
-                &mut src,
-            ),
-        ) {
-            Err(message)
-        } else if !(api.ireeCompilerInvocationParseSource)(invocation, src) {
-            Err(String::new())
-        } else {
+        let (parsed, ok) = Parsed::new(&api, session, &name, source, &mut collected);
+        let output = ok.and_then(|()| {
             run_op(
                 &api,
-                (session, invocation),
+                (session, parsed.invocation),
                 &request.op,
                 extra,
                 &mut collected as *mut Collected,
             )
-        };
+        });
         let bytes = match output {
             Ok(bytes) => bytes,
             Err(message) => {
@@ -250,10 +226,7 @@ fn serve(library: &Path, request: &Request, source: &[u8], extra: &[u8]) -> (Res
                 Vec::new()
             }
         };
-        (api.ireeCompilerInvocationDestroy)(invocation);
-        if !src.is_null() {
-            (api.ireeCompilerSourceDestroy)(src);
-        }
+        parsed.destroy(&api);
         (api.ireeCompilerSessionDestroy)(session);
         response.diagnostics = collected.diagnostics;
         (response, bytes)
@@ -342,41 +315,92 @@ unsafe fn library_bytecode(
     text: &[u8],
     collected: *mut Collected,
 ) -> Result<Vec<u8>, String> {
-    // SAFETY: per the contract; the invocation and source made here are destroyed here.
+    // SAFETY: per the contract; what `Parsed::new` made is destroyed here.
     unsafe {
-        let invocation = (api.ireeCompilerInvocationCreate)(session);
-        (api.ireeCompilerInvocationEnableCallbackDiagnostics)(
-            invocation,
-            0,
-            on_diagnostic,
-            collected.cast(),
-        );
-        let mut buffer = text.to_vec();
-        buffer.push(0);
-        let name = c"<linked library>";
-        let mut src: *mut ffi::Source = std::ptr::null_mut();
-        let result = if let Some(message) = take_error(
-            api,
-            (api.ireeCompilerSourceWrapBuffer)(
-                session,
-                name.as_ptr(),
-                buffer.as_ptr().cast(),
-                buffer.len(),
-                true,
-                &mut src,
-            ),
-        ) {
-            Err(message)
-        } else if !(api.ireeCompilerInvocationParseSource)(invocation, src) {
-            Err(String::new())
-        } else {
-            output_ir(api, invocation, true)
-        };
-        (api.ireeCompilerInvocationDestroy)(invocation);
-        if !src.is_null() {
-            (api.ireeCompilerSourceDestroy)(src);
-        }
+        let (parsed, ok) = Parsed::new(api, session, c"<linked library>", text, collected);
+        let result = ok.and_then(|()| output_ir(api, parsed.invocation, true));
+        parsed.destroy(api);
         result
+    }
+}
+
+/// An invocation holding a parsed source, and what must outlive it.
+struct Parsed {
+    invocation: *mut ffi::Invocation,
+    source: *mut ffi::Source,
+    /// The NUL-terminated copy IREE's source wraps (it must outlive the source).
+    _buffer: Vec<u8>,
+}
+
+impl Parsed {
+    /// A new invocation of `session` with diagnostics to `collected`, and `bytes` (named
+    /// `name` in locations) parsed into it; the result says whether the parse succeeded
+    /// (`Err("")`: IREE's diagnostics say why).
+    ///
+    /// # Safety
+    /// `session` is live and belongs to `api`; `collected` outlives the invocation.
+    unsafe fn new(
+        api: &Api,
+        session: *mut ffi::Session,
+        name: &CStr,
+        bytes: &[u8],
+        collected: *mut Collected,
+    ) -> (Parsed, Result<(), String>) {
+        // SAFETY: per the contract; the buffer is kept in the returned value, which owns the
+        // invocation and the source until `destroy`.
+        unsafe {
+            let invocation = (api.ireeCompilerInvocationCreate)(session);
+            (api.ireeCompilerInvocationEnableCallbackDiagnostics)(
+                invocation,
+                0,
+                on_diagnostic,
+                collected.cast(),
+            );
+            // Text must be NUL-terminated for IREE's parser; bytecode may be.
+            let mut buffer = bytes.to_vec();
+            buffer.push(0);
+            let mut source: *mut ffi::Source = std::ptr::null_mut();
+            let wrapped = take_error(
+                api,
+                (api.ireeCompilerSourceWrapBuffer)(
+                    session,
+                    name.as_ptr(),
+                    buffer.as_ptr().cast(),
+                    buffer.len(),
+                    true,
+                    &mut source,
+                ),
+            );
+            let ok = match wrapped {
+                Some(message) => Err(message),
+                None if !(api.ireeCompilerInvocationParseSource)(invocation, source) => {
+                    Err(String::new())
+                }
+                None => Ok(()),
+            };
+            (
+                Parsed {
+                    invocation,
+                    source,
+                    _buffer: buffer,
+                },
+                ok,
+            )
+        }
+    }
+
+    /// Destroys the invocation, then the source.
+    ///
+    /// # Safety
+    /// `api` is the library the invocation and source came from.
+    unsafe fn destroy(self, api: &Api) {
+        // SAFETY: both were made by `new` with `api` and are destroyed once, here.
+        unsafe {
+            (api.ireeCompilerInvocationDestroy)(self.invocation);
+            if !self.source.is_null() {
+                (api.ireeCompilerSourceDestroy)(self.source);
+            }
+        }
     }
 }
 

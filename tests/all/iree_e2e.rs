@@ -61,40 +61,16 @@ pub(crate) struct Dispatch {
     translation_info: Option<String>,
 }
 
-/// The text of the attribute that starts at `text[start..]` (`#dialect.name<...>`), up to its
-/// matching `>`, ignoring brackets inside strings.
+/// The text of the attribute that starts at `text[start..]`, up to its matching bracket
+/// (tunespec's reader of IREE's configs, `tunespec::iree::configs`).
 fn attribute_at(text: &str, start: usize) -> String {
-    let mut depth = 0i32;
-    let mut in_string = false;
-    let mut previous = ' ';
-    for (offset, c) in text[start..].char_indices() {
-        if in_string {
-            if c == '"' && previous != '\\' {
-                in_string = false;
-            }
-        } else {
-            match c {
-                '"' => in_string = true,
-                '<' | '[' | '{' | '(' => depth += 1,
-                '>' | ']' | '}' | ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return text[start..start + offset + 1].to_string();
-                    }
-                }
-                _ => {}
-            }
-        }
-        previous = c;
-    }
-    panic!("unbalanced attribute in: {}", &text[start..]);
+    tunespec::iree::configs::attribute_at(text, start)
+        .unwrap_or_else(|| panic!("unbalanced attribute in: {}", &text[start..]))
 }
 
 /// The value of `name = ...` in `text`, if present.
 fn attribute_named(text: &str, name: &str) -> Option<String> {
-    let key = format!("{name} = ");
-    let start = text.find(&key)? + key.len();
-    Some(attribute_at(text, start))
+    tunespec::iree::configs::attribute_named(text, name)
 }
 
 /// The first `"file":line:col` of a trailing `loc(...)`.
