@@ -33,6 +33,19 @@ pub fn readable(bytes: &[u8]) -> Result<Cow<'_, [u8]>, String> {
     if !is_newer_bytecode(bytes) {
         return Ok(Cow::Borrowed(bytes));
     }
+    // IREE's own library, where found (cheaply), prints its bytecode as text; else iree-opt.
+    if let Some(Ok(iree)) = crate::iree::optional() {
+        return iree
+            .reprint(bytes, "<bytecode>", false)
+            .map(Cow::Owned)
+            .map_err(|failure| {
+                format!(
+                    "IREE {} could not read this bytecode either: {}",
+                    crate::iree::release(&iree.revision),
+                    failure.summary()
+                )
+            });
+    }
     let Ok(iree_opt) = crate::iree_attrs::find_iree_opt(None) else {
         return Ok(Cow::Borrowed(bytes));
     };
