@@ -373,3 +373,55 @@ fn memory_spaces_of_iree_dialects_are_quoted_for_mlir_22() {
         "{quoted}"
     );
 }
+
+/// What IREE shapes is cached under IREE's revision: linking for IREE 3.12 after 3.13 (the same
+/// specs, the same cache) asks 3.12 and stores its own entries; back on 3.13, nothing new.
+#[test]
+fn switching_iree_versions_never_serves_the_other_versions_output() {
+    let (Some(venv_13), Some(venv_12)) = (venv(), venv_3_12()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let entries = || {
+        let output = output_with_timeout(
+            tunespec_command()
+                .env("TUNESPEC_CACHE_DIR", &cache)
+                .args(["cache", "stats", "--format", "json"]),
+        );
+        let stats: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        stats["entries"].as_u64().unwrap()
+    };
+    let link = |venv: &Path| {
+        let out = dir.path().join("library.mlirbc");
+        let output = output_with_timeout(
+            with_iree(venv)
+                .env("TUNESPEC_CACHE_DIR", &cache)
+                .args(["link", "-t", "gfx942", "--emit", "mlirbc", "-o"])
+                .arg(&out),
+        );
+        assert!(output.status.success(), "{output:?}");
+        // The IREE it was written for reads it.
+        let read = output_with_timeout(
+            Command::new(venv.join("bin/iree-opt"))
+                .arg(&out)
+                .args(["-o", "/dev/null"]),
+        );
+        assert!(read.status.success(), "{}: {read:?}", venv.display());
+    };
+    link(&venv_13);
+    let after_13 = entries();
+    link(&venv_12);
+    let after_12 = entries();
+    assert_eq!(
+        after_12,
+        after_13 + 2,
+        "3.12's revision and its bytecode are entries of their own"
+    );
+    link(&venv_13);
+    assert_eq!(
+        entries(),
+        after_12,
+        "3.13 again: served from its own entries"
+    );
+}
