@@ -60,12 +60,7 @@ impl Opts {
     ) -> Result<(Vec<u8>, String, tunespec::mlir::OwnedOp<'c>), ExitStatus> {
         let bytes = super::common::read(&self.payload)?;
         let name = super::common::input_name(&self.payload);
-        match super::model::read(
-            &bytes,
-            &name,
-            self.library.target.as_deref(),
-            self.dispatches,
-        )? {
+        match super::model::read(&bytes, &name, &self.library, self.dispatches)? {
             super::model::Read::Own => load_payload(mlir, &self.payload, Some(bytes)),
             super::model::Read::Dispatches { bytes, dialect } => {
                 if !self.as_dispatch || !self.library.given() {

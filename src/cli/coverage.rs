@@ -51,16 +51,15 @@ impl Opts {
                 Err(status) => return status,
             };
             // A model: IREE's dispatches of it, as IREE's tuning specs see them.
-            let (bytes, view) = match super::model::read(
-                &bytes,
-                &input_name(path),
-                self.library.target.as_deref(),
-                self.dispatches,
-            ) {
-                Ok(super::model::Read::Own) => (bytes, self.view),
-                Ok(super::model::Read::Dispatches { bytes, .. }) => (bytes, apply::View::Written),
-                Err(status) => return status,
-            };
+            let (bytes, view) =
+                match super::model::read(&bytes, &input_name(path), &self.library, self.dispatches)
+                {
+                    Ok(super::model::Read::Own) => (bytes, self.view),
+                    Ok(super::model::Read::Dispatches { bytes, .. }) => {
+                        (bytes, apply::View::Written)
+                    }
+                    Err(status) => return status,
+                };
             match apply::explain(
                 &mlir,
                 &bytes,

@@ -25,7 +25,8 @@ pub struct Exact<'a> {
     /// The payload as the user gave it (a model or linalg IR).
     pub raw: &'a [u8],
     pub name: &'a str,
-    pub target: Option<&'a str>,
+    /// The library flags (the target and its backend).
+    pub args: &'a super::common::LibraryArgs,
     /// The linked library (tunespec's bytecode).
     pub library: &'a [u8],
     pub attr: &'a str,
@@ -39,7 +40,7 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
         Ok(iree) => iree,
         Err(status) => return status,
     };
-    let flags = match super::model::flags_for(exact.target, &why) {
+    let flags = match super::model::flags_for(exact.args, &why) {
         Ok(flags) => flags,
         Err(status) => return status,
     };

@@ -62,7 +62,7 @@ impl Opts {
         let payload_bytes = match super::model::read(
             &payload_bytes,
             &name,
-            self.library.target.as_deref(),
+            &self.library,
             self.dispatches,
         ) {
             Ok(super::model::Read::Own) => payload_bytes,
@@ -94,8 +94,9 @@ impl Opts {
                 &library_bytes,
                 &self.attr,
                 self.engine,
-                // IREE formed the dispatches as its tuning specs see them: nothing to predict.
-                if super::model::iree_formed() {
+                // IREE formed the dispatches as its tuning specs see them: nothing to predict;
+                // on a backend that keeps named ops, the ops as written are the prediction.
+                if super::model::iree_formed() || super::model::keeps_named_ops(&self.library) {
                     apply::View::Written
                 } else {
                     self.view
@@ -116,7 +117,7 @@ impl Opts {
                             mlir: &mlir,
                             raw: &raw,
                             name: &name,
-                            target: self.library.target.as_deref(),
+                            args: &self.library,
                             library: &library_bytes,
                             attr: &self.attr,
                             format: self.format,

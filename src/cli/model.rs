@@ -9,7 +9,7 @@ use tunespec::ir::Loc;
 use tunespec::iree::{self, Failure};
 use tunespec::problem::Problem;
 
-use super::common::{fail, tool_error_with, ExitStatus};
+use super::common::{fail, tool_error_with, ExitStatus, LibraryArgs};
 
 /// The code of IREE's refusal of an input.
 pub const REJECTED: &str = "tunespec::iree::rejected";
@@ -33,7 +33,8 @@ pub enum Read {
 
 /// IREE's session flags for `--target`, with a usage error when there is none or it is not an
 /// architecture IREE compiles for.
-pub fn flags_for(target: Option<&str>, why: &str) -> Result<Vec<String>, ExitStatus> {
+pub fn flags_for(library: &LibraryArgs, why: &str) -> Result<Vec<String>, ExitStatus> {
+    let target = library.target.as_deref();
     let Some(target) = target else {
         tool_error_with(
             NEEDED,
@@ -42,11 +43,33 @@ pub fn flags_for(target: Option<&str>, why: &str) -> Result<Vec<String>, ExitSta
         );
         return Err(ExitStatus::Usage);
     };
-    let canonical = tunespec::Registry::discover()
-        .ok()
+    // The registry as the link sees it: configs and the command line's spec libraries too
+    // (a library may define a target, a CPU one say, with its backend).
+    let registry = tunespec::Registry::discover()
+        .and_then(|registry| registry.with_command_line(&library.specs))
+        .ok();
+    let canonical = registry
+        .as_ref()
         .and_then(|registry| registry.find(target).map(|found| found.name.clone()))
         .unwrap_or_else(|| target.to_string());
-    iree::target_flags(&canonical).ok_or_else(|| {
+    // The backend the registry (or a spec library's manifest) names, else the name's form.
+    let backend = registry
+        .as_ref()
+        .and_then(|registry| registry.backend(target).ok().flatten());
+    let flags = match backend.as_deref() {
+        // A registry name is not an LLVM CPU name: IREE's default CPU (the dispatches, which
+        // is what matching sees, do not depend on it).
+        Some("llvm-cpu") => Some(vec![
+            "--iree-hal-target-device=local".to_string(),
+            "--iree-hal-local-target-device-backends=llvm-cpu".to_string(),
+        ]),
+        Some("vulkan-spirv") => Some(vec![
+            "--iree-hal-target-device=vulkan".to_string(),
+            format!("--iree-vulkan-target={canonical}"),
+        ]),
+        _ => iree::target_flags(&canonical),
+    };
+    flags.ok_or_else(|| {
         tool_error_with(
             NEEDED,
             format!(
@@ -56,6 +79,20 @@ pub fn flags_for(target: Option<&str>, why: &str) -> Result<Vec<String>, ExitSta
         );
         ExitStatus::Usage
     })
+}
+
+/// Whether the target's backend keeps named linalg ops in the dispatches its tuning specs see
+/// (IREE's CPU backend does; its GPU backends generalize them): tunespec's prediction then
+/// matches the ops as written.
+pub fn keeps_named_ops(library: &LibraryArgs) -> bool {
+    let Some(target) = library.target.as_deref() else {
+        return false;
+    };
+    tunespec::Registry::discover()
+        .and_then(|registry| registry.with_command_line(&library.specs))
+        .ok()
+        .and_then(|registry| registry.backend(target).ok().flatten())
+        .is_some_and(|backend| backend == "llvm-cpu")
 }
 
 /// The loaded IREE, or a usage error saying why a command needs it.
@@ -88,7 +125,7 @@ pub enum Dispatches {
 pub fn read(
     bytes: &[u8],
     name: &str,
-    target: Option<&str>,
+    library: &LibraryArgs,
     mode: Dispatches,
 ) -> Result<Read, ExitStatus> {
     let foreign = iree::foreign_dialect(bytes);
@@ -111,7 +148,7 @@ pub fn read(
         format!("{name} holds {dialect} ops, which only IREE reads")
     };
     let iree = iree_for(&why)?;
-    let flags = flags_for(target, &why)?;
+    let flags = flags_for(library, &why)?;
     let _phase = tracing::info_span!("iree.dispatches", dialect = %dialect).entered();
     let sources = sources(iree, bytes, name, &flags)?;
     let matched = cached(iree, &sources, name, &flags, MATCHED_PHASE, |iree| {
@@ -201,7 +238,10 @@ pub fn problems(diagnostics: &[iree::protocol::Diagnostic]) -> Vec<Problem> {
         .filter(|diagnostic| diagnostic.severity == "error")
         .map(|diagnostic| {
             let (loc, message) = split_location(&diagnostic.message);
-            Problem::error(REJECTED, format!("IREE: {message}"), loc)
+            // IREE's notes ("called from", "see current operation:" with the whole op's IR)
+            // follow the first line; the first line is the finding.
+            let first = message.lines().next().unwrap_or(&message).trim_end();
+            Problem::error(REJECTED, format!("IREE: {first}"), loc)
         })
         .collect();
     if problems.is_empty() {

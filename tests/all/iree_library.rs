@@ -425,3 +425,56 @@ fn switching_iree_versions_never_serves_the_other_versions_output() {
         "3.13 again: served from its own entries"
     );
 }
+
+/// The dispatch view follows the backend: IREE's llvm-cpu backend keeps `linalg.matmul` named
+/// where its tuning specs match, so a named-op matcher fires there, in IREE's own dispatches
+/// (`--dispatches iree --exact`) and in tunespec's prediction without IREE alike (a spec
+/// library defines the CPU target with `backend = "llvm-cpu"`).
+#[test]
+fn on_the_cpu_backend_a_named_op_matcher_fires_as_in_iree() {
+    let library = model("cpu_library");
+    let payload = model("linalg_matmul_256_f32.mlir");
+    let args = [
+        "-t",
+        "test_cpu",
+        "--no-default",
+        "-s",
+        library.to_str().unwrap(),
+    ];
+    let mut predicted = tunespec_command();
+    predicted
+        .env_remove("TUNESPEC_IREE_VENV")
+        .env("PATH", "/usr/bin:/bin")
+        .args(["explain", "--format", "short"])
+        .args(args)
+        .arg(&payload);
+    let output = output_with_timeout(&mut predicted);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        stdout.contains(
+            "linalg.matmul loops=256x256x256 types=f32,f32,f32: @named_matmul::match_matmul_256"
+        ),
+        "{stdout}"
+    );
+    let Some(venv) = venv() else { return };
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .args([
+                "explain",
+                "--dispatches",
+                "iree",
+                "--exact",
+                "--format",
+                "short",
+            ])
+            .args(args)
+            .arg(&payload),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{output:?}");
+    assert!(
+        stdout.contains("1 of 1 predicted config(s) checked equal, 0 differ"),
+        "{stdout}"
+    );
+}
