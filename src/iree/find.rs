@@ -6,7 +6,10 @@
 //! 2. `TUNESPEC_IREE_LIB` (the library);
 //! 3. `TUNESPEC_IREE_VENV` (a venv with `iree-base-compiler`);
 //! 4. `iree-compile` on `PATH`: the venv or install it belongs to;
-//! 5. `python3` on `PATH`: where `iree.compiler._mlir_libs` imports from.
+//! 5. `python3` on `PATH`: where its `iree` package is;
+//! 6. for a build from a checkout, the checkout's `target/iree-venv` (`tools/iree-venv.sh`).
+//!
+//! `TUNESPEC_NO_IREE=1` makes tunespec behave as if no IREE were installed (but `--iree`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -16,6 +19,8 @@ use std::time::Duration;
 pub const LIBRARY: &str = "libIREECompiler.so";
 /// The environment variable naming the library.
 pub const ENV_LIB: &str = "TUNESPEC_IREE_LIB";
+/// The environment variable that turns IREE off (`1`): hermetic runs, tests of the fallbacks.
+pub const ENV_NO_IREE: &str = "TUNESPEC_NO_IREE";
 /// The environment variable naming a venv (shared with iree-opt's lookup).
 pub const ENV_VENV: &str = tunespec_core::iree_attrs::ENV_IREE_VENV;
 
@@ -32,6 +37,8 @@ pub enum Origin {
     PathCompile(PathBuf),
     /// Python's site-packages (`python3` on `PATH`).
     Python,
+    /// The venv `tools/iree-venv.sh` made in the checkout this binary was built from.
+    Checkout,
 }
 
 impl std::fmt::Display for Origin {
@@ -48,6 +55,7 @@ impl std::fmt::Display for Origin {
                 )
             }
             Origin::Python => write!(f, "python3's site-packages (iree.compiler)"),
+            Origin::Checkout => write!(f, "the checkout's target/iree-venv (tools/iree-venv.sh)"),
         }
     }
 }
@@ -127,6 +135,12 @@ pub fn find_with(explicit: Option<&Path>, python: bool) -> Result<Found, String>
                 )
             });
     }
+    let not_found = format!(
+        "IREE's compiler library ({LIBRARY}) was not found (--iree, {ENV_LIB}, {ENV_VENV}, iree-compile on PATH, python3's iree package); {install_hint}"
+    );
+    if std::env::var_os(ENV_NO_IREE).is_some_and(|value| value == "1") {
+        return Err(format!("{ENV_NO_IREE}=1: {not_found}"));
+    }
     if let Some(value) = std::env::var_os(ENV_LIB).filter(|value| !value.is_empty()) {
         let path = PathBuf::from(value);
         return if path.is_file() {
@@ -167,9 +181,15 @@ pub fn find_with(explicit: Option<&Path>, python: bool) -> Result<Found, String>
             origin: Origin::Python,
         });
     }
-    Err(format!(
-        "IREE's compiler library ({LIBRARY}) was not found (--iree, {ENV_LIB}, {ENV_VENV}, iree-compile on PATH, python3's iree.compiler); {install_hint}"
-    ))
+    // A build from a checkout: the venv the project's tools made there (absent elsewhere).
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/iree-venv");
+    if let Some(library) = library_under(&checkout) {
+        return Ok(Found {
+            library,
+            origin: Origin::Checkout,
+        });
+    }
+    Err(not_found)
 }
 
 fn on_path(program: &str) -> Option<PathBuf> {

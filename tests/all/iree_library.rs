@@ -35,7 +35,9 @@ fn venv_3_12() -> Option<PathBuf> {
 
 fn with_iree(venv: &Path) -> Command {
     let mut command = tunespec_command();
-    command.env("TUNESPEC_IREE_VENV", venv);
+    command
+        .env_remove("TUNESPEC_NO_IREE")
+        .env("TUNESPEC_IREE_VENV", venv);
     command
 }
 
@@ -350,6 +352,7 @@ fn doctor_names_the_iree_found_and_a_broken_one_is_an_error() {
     std::fs::write(&fake, b"not a library").unwrap();
     let output = output_with_timeout(
         tunespec_command()
+            .env_remove("TUNESPEC_NO_IREE")
             .env("TUNESPEC_IREE_LIB", &fake)
             .args(["doctor"]),
     );

@@ -50,6 +50,9 @@ pub fn hermetic_env(home: &Path) -> Vec<(&'static str, OsString)> {
         ("TUNESPEC_CACHE_DIR", home.join("cache/tunespec").into()),
         ("TUNESPEC_NO_CONFIG", "1".into()),
         ("NO_COLOR", "1".into()),
+        // tunespec's own behaviour unless a test asks for IREE's library (a build from this
+        // checkout would otherwise find target/iree-venv).
+        ("TUNESPEC_NO_IREE", "1".into()),
     ]
 }
 
