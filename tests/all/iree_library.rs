@@ -332,6 +332,56 @@ fn without_iree_a_model_says_what_is_missing_and_how_to_install_it() {
     assert!(output.stdout.is_empty());
 }
 
+/// Attach of each model form (`util.global` weights, an attention) is read by iree-compile
+/// 3.13, with the library's config on the dispatch and not IREE's own.
+#[test]
+fn attach_of_util_global_and_attention_models_takes_effect_in_iree_compile() {
+    let Some(venv) = venv() else { return };
+    let compile = iree_compile().unwrap();
+    let attention_spec = model("attention_spec.mlir");
+    let cases: [(&str, Vec<&str>, &str); 2] = [
+        (
+            "util_global_linear.mlir",
+            vec![],
+            "workgroup = [256, 128, 0]",
+        ),
+        (
+            "torch_attention_f16.mlir",
+            vec!["--no-default", "-s", attention_spec.to_str().unwrap()],
+            "workgroup = [1, 128, 64, 0, 0]",
+        ),
+    ];
+    let configured = |input: &Path| {
+        let output = output_with_timeout(
+            Command::new(&compile)
+                .args(GFX942)
+                .args(["--compile-to=executable-configurations", "-o", "-"])
+                .arg(input),
+        );
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    for (name, args, marker) in cases {
+        let payload = model(name);
+        let dir = tempfile::tempdir().unwrap();
+        let attached = dir.path().join("attached.mlir");
+        let output = output_with_timeout(
+            with_iree(&venv)
+                .args(["attach", "-t", "gfx942"])
+                .args(&args)
+                .arg("-o")
+                .arg(&attached)
+                .arg(&payload),
+        );
+        assert!(output.status.success(), "{name}: {output:?}");
+        assert!(configured(&attached).contains(marker), "{name}: {marker}");
+        assert!(
+            !configured(&payload).contains(marker),
+            "{name}: IREE's own choice"
+        );
+    }
+}
+
 #[test]
 fn doctor_names_the_iree_found_and_a_broken_one_is_an_error() {
     if let Some(venv) = venv() {
@@ -411,6 +461,21 @@ fn switching_iree_versions_never_serves_the_other_versions_output() {
                 .args(["-o", "/dev/null"]),
         );
         assert!(read.status.success(), "{}: {read:?}", venv.display());
+        // The text `link` writes (checked by that IREE) parses in it too.
+        let text = dir.path().join("library.mlir");
+        let output = output_with_timeout(
+            with_iree(venv)
+                .env("TUNESPEC_CACHE_DIR", &cache)
+                .args(["link", "-t", "gfx942", "-o"])
+                .arg(&text),
+        );
+        assert!(output.status.success(), "{output:?}");
+        let read = output_with_timeout(
+            Command::new(venv.join("bin/iree-opt"))
+                .arg(&text)
+                .args(["-o", "/dev/null"]),
+        );
+        assert!(read.status.success(), "{}: {read:?}", venv.display());
     };
     link(&venv_13);
     let after_13 = entries();
@@ -418,8 +483,8 @@ fn switching_iree_versions_never_serves_the_other_versions_output() {
     let after_12 = entries();
     assert_eq!(
         after_12,
-        after_13 + 2,
-        "3.12's revision and its bytecode are entries of their own"
+        after_13 + 3,
+        "3.12's revision, its bytecode and its check of the text are entries of their own"
     );
     link(&venv_13);
     assert_eq!(
