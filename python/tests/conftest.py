@@ -17,8 +17,12 @@ REPO = Path(os.environ.get("TUNESPEC_REPO") or Path(__file__).resolve().parents[
 FIXTURES = REPO / "tests" / "fixtures"
 SCHEMAS = REPO / "docs" / "schema"
 # The binary the wheel installed into this environment (not the one the API finds: the tests
-# check that the API finds this one).
-INSTALLED_BIN = Path(sysconfig.get_path("scripts")) / "tunespec"
+# check that the API finds this one): beside the package when the wheel carries shared
+# libraries (maturin's `tunespec.scripts/`, with a Python launcher as the `tunespec` command),
+# else the command itself.
+LAUNCHER = Path(sysconfig.get_path("scripts")) / "tunespec"
+_BESIDE = Path(sysconfig.get_path("platlib")) / "tunespec.scripts" / "tunespec"
+INSTALLED_BIN = _BESIDE if _BESIDE.is_file() else LAUNCHER
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import tunespec
-from conftest import INSTALLED_BIN, REPO, cli
+from conftest import INSTALLED_BIN, LAUNCHER, REPO, cli
 
 
 def test_the_installed_package_is_tested_not_the_source_tree() -> None:
@@ -24,6 +24,10 @@ def test_the_installed_package_is_tested_not_the_source_tree() -> None:
 def test_the_wheel_installs_the_binary_into_the_environment() -> None:
     assert INSTALLED_BIN.is_file()
     assert tunespec.find_binary() == str(INSTALLED_BIN)
+    # The `tunespec` command in the venv's bin/ runs the same binary.
+    assert LAUNCHER.is_file()
+    launched = subprocess.run([str(LAUNCHER), "--version"], stdout=subprocess.PIPE, check=True)
+    assert launched.stdout == cli("--version").stdout
 
 
 def test_version_is_the_binarys() -> None:

@@ -13,7 +13,12 @@ _EXE = "tunespec.exe" if os.name == "nt" else "tunespec"
 
 
 def _candidates() -> List[Path]:
-    """The scripts directories the wheel may have installed the binary into, in order."""
+    """Where the wheel may have installed the binary, in order."""
+    # The wheel's binary proper, beside this package: maturin puts it in `tunespec.scripts/`
+    # when the wheel also carries shared libraries (`tunespec.libs/`, libzstd), and installs a
+    # small Python launcher as the `tunespec` command; running the binary directly spares a
+    # Python start per call.
+    beside = Path(__file__).resolve().parent.parent / "tunespec.scripts" / _EXE
     dirs: List[Path] = []
     # The environment this interpreter runs in (a venv's bin/, or the system's).
     scripts = sysconfig.get_path("scripts")
@@ -27,16 +32,17 @@ def _candidates() -> List[Path]:
             dirs.append(Path(user_scripts))
     # A venv whose interpreter is a symlink: the directory of sys.executable.
     dirs.append(Path(sys.executable).parent)
-    return [d / _EXE for d in dirs]
+    return [beside, *(d / _EXE for d in dirs)]
 
 
 def find_binary() -> str:
     """The path of the `tunespec` binary this package runs.
 
     In order: `$TUNESPEC_BIN` when set (an explicit choice, e.g. a development build; it must
-    name an executable file), the scripts directory of this Python environment (where
-    `pip install tunespec` put it), the user scheme's scripts directory, the interpreter's own
-    directory, then `tunespec` on `PATH`.
+    name an executable file), the binary the wheel installed beside this package
+    (`tunespec.scripts/`), the scripts directory of this Python environment (where
+    `pip install tunespec` puts the `tunespec` command), the user scheme's scripts directory,
+    the interpreter's own directory, then `tunespec` on `PATH`.
 
     Raises `FileNotFoundError` when none is found.
     """
