@@ -122,7 +122,8 @@ def test_link_spec_as_text_equals_spec_from_stdin() -> None:
     assert "@match_mmt_f16_2048x4096x4096" in library
     # Two specs as text: the second one goes through a temporary file.
     both = tunespec.link(specs=[text, ONE_MATCHER.read_bytes()])
-    assert "@match_mmt_f16_2048x4096x4096" in both and "@match_mmt_f16_2048x4096x4096_1" in both
+    # The second spec's clashing matcher is renamed (IREE's rule).
+    assert "@match_mmt_f16_2048x4096x4096 " in both and "@match_mmt_f16_2048x4096x4096_0 " in both
 
 
 def test_link_error_bad_spec() -> None:
@@ -154,13 +155,20 @@ def test_attach_equals_the_cli() -> None:
     assert "func.func @decoder_layer" in attached
 
 
-def test_attach_payload_and_spec_as_text() -> None:
-    attached = tunespec.attach(MATMUL_2048, specs=[IREE_ONE_MATCHER.read_text()])
-    expected = cli(
-        "attach", "--spec", str(IREE_ONE_MATCHER), "--no-default", "-", stdin=MATMUL_2048.encode()
-    )
+def test_attach_payload_and_spec_as_text(tmp_path: Path) -> None:
+    spec = IREE_ONE_MATCHER.read_text()
+    attached = tunespec.attach(MATMUL_2048, specs=[spec])
+    # The spec went through stdin (its name is in the attached library), the payload through a
+    # temporary file.
+    payload = tmp_path / "mm.mlir"
+    payload.write_text(MATMUL_2048)
+    expected = cli("attach", "--spec", "-", "--no-default", str(payload), stdin=spec.encode())
     assert attached == expected.stdout.decode()
-    assert "iree_codegen.tuning_spec_mlirbc" in attached
+    assert "iree_codegen.tuning_spec_mlirbc" in attached and "func.func @mm" in attached
+    # A payload as bytes, the spec as a path: the payload goes through stdin.
+    assert tunespec.attach(MATMUL_2048.encode(), target="gfx942") == cli(
+        "attach", "--target", "gfx942", "-", stdin=MATMUL_2048.encode()
+    ).stdout.decode()
 
 
 def test_attach_error_missing_payload(tmp_path: Path) -> None:
@@ -183,7 +191,7 @@ def test_explain_equals_the_cli_and_follows_the_schema(schemas: Schemas) -> None
     matched = [op for op in explanation.ops if op.matched]
     assert len(matched) == explanation.matched
     for op in matched:
-        assert op.matcher and op.matcher.startswith("@")
+        assert op.matcher and op.action
         assert op.matcher_location and ":" in op.matcher_location
         assert op.config and op.config_dict()
         assert op.element_types and op.loops
@@ -196,7 +204,7 @@ def test_explain_views_with_a_named_op_matcher_as_text() -> None:
     written = tunespec.explain(MATMUL_2048, specs=[ONE_MATCHER], view="written")
     assert written.view == "written"
     (op,) = [o for o in written.ops if o.op == "linalg.matmul"]
-    assert op.matcher == "@match_mmt_f16_2048x4096x4096"
+    assert op.matcher == "match_mmt_f16_2048x4096x4096"
     assert op.loops == (2048, 4096, 4096)
     assert op.element_types[:2] == ("f16", "f16")
     assert op.location and op.location.startswith("<stdin>")
@@ -255,4 +263,12 @@ def test_verify_deny_warnings_and_error(tmp_path: Path) -> None:
     with pytest.raises(tunespec.UsageError) as caught:
         tunespec.verify([tmp_path / "missing.mlir"])
     assert caught.value.status == 2
-    assert any(d.code == "tunespec::io" for d in caught.value.diagnostics)
+    (error,) = caught.value.errors
+    assert error.code == "tunespec::usage" and "missing.mlir" in error.message
+    # --deny-warnings: warnings count as errors (exit 1), still a report, not an exception.
+    named_op = tunespec.verify(ONE_MATCHER, iree_check=False)
+    assert named_op.ok and named_op.warnings == 1
+    assert named_op.diagnostics[0].code == "tunespec::verify::named-op-matcher"
+    denied = tunespec.verify(ONE_MATCHER, iree_check=False, deny_warnings=True)
+    assert not denied.ok and denied.errors == 1 and denied.warnings == 0
+    assert [d.severity for d in denied.diagnostics] == ["error"]
