@@ -222,6 +222,15 @@ def test_explain_error() -> None:
         tunespec.explain(PAYLOAD, target="gfx942", view="sideways")
 
 
+def test_explain_exact_needs_iree(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A setting that names no IREE library is an error, not a fall-through: exit 2.
+    monkeypatch.setenv("TUNESPEC_IREE_LIB", "/nonexistent/libIREECompiler.so")
+    with pytest.raises(tunespec.UsageError) as caught:
+        tunespec.explain(PAYLOAD, target="gfx942", exact=True)
+    (error,) = caught.value.errors
+    assert error.code == "tunespec::iree::needed" and "TUNESPEC_IREE_LIB" in error.message
+
+
 # --- verify ------------------------------------------------------------------------------------
 
 
