@@ -4,7 +4,6 @@ docs/schema/, and an error case each."""
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 
 import pytest
@@ -124,6 +123,16 @@ def test_link_spec_as_text_equals_spec_from_stdin() -> None:
     both = tunespec.link(specs=[text, ONE_MATCHER.read_bytes()])
     # The second spec's clashing matcher is renamed (IREE's rule).
     assert "@match_mmt_f16_2048x4096x4096 " in both and "@match_mmt_f16_2048x4096x4096_0 " in both
+
+
+def test_link_warnings_are_python_warnings() -> None:
+    text = IREE_ONE_MATCHER.read_text()
+    with pytest.warns(tunespec.TunespecWarning, match="duplicate-input"):
+        library = tunespec.link(specs=[IREE_ONE_MATCHER, text])  # the same content twice
+    assert library == tunespec.link(specs=[IREE_ONE_MATCHER])
+    with pytest.raises(tunespec.ProblemsError) as caught:
+        tunespec.link(specs=[IREE_ONE_MATCHER, text], deny_warnings=True)
+    assert [d.code for d in caught.value.diagnostics] == ["tunespec::link::duplicate-input"]
 
 
 def test_link_error_bad_spec() -> None:
