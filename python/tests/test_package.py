@@ -58,7 +58,9 @@ def test_python_m_tunespec_passes_the_exit_status_on() -> None:
     assert b"gfx942" in run.stderr  # did you mean
 
 
-def test_tunespec_bin_overrides_and_must_exist(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_tunespec_bin_overrides_and_must_exist(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("TUNESPEC_BIN", str(INSTALLED_BIN))
     assert tunespec.find_binary() == str(INSTALLED_BIN)
     monkeypatch.setenv("TUNESPEC_BIN", str(tmp_path / "nothing"))
@@ -72,7 +74,35 @@ def test_error_classes_by_exit_status() -> None:
     assert issubclass(tunespec.ProblemsError, tunespec.Error)
     assert issubclass(tunespec.UsageError, tunespec.Error)
     assert issubclass(tunespec.MismatchError, tunespec.Error)
-    error = tunespec.MismatchError(3, [tunespec.Diagnostic("error", "tunespec::explain::exact-mismatch", "differs")])
+    mismatch = tunespec.Diagnostic("error", "tunespec::explain::exact-mismatch", "differs")
+    error = tunespec.MismatchError(3, [mismatch])
     assert error.status == 3
     assert "exact-mismatch" in str(error)
     assert error.errors == error.diagnostics
+
+
+def test_the_binary_needs_no_mlir_or_llvm_library() -> None:
+    # MLIR is linked statically; what is not a glibc/GCC system library is bundled in the wheel.
+    ldd = subprocess.run(["ldd", str(INSTALLED_BIN)], stdout=subprocess.PIPE, check=True)
+    lines = [line.split() for line in ldd.stdout.decode().splitlines() if "=>" in line]
+    assert lines and "not found" not in ldd.stdout.decode()
+    system = (
+        "libc.so",
+        "libm.so",
+        "libstdc++.so",
+        "libgcc_s.so",
+        "libz.so",
+        "libdl.so",
+        "libpthread.so",
+        "librt.so",
+    )
+    for name, _, path, *_ in lines:
+        assert name.startswith(system) or "/tunespec.libs/" in path, name
+    # And it runs in a bare environment.
+    run = subprocess.run(
+        [str(INSTALLED_BIN), "targets", "--format", "short"],
+        env={"PATH": "/usr/bin:/bin"},
+        stdout=subprocess.PIPE,
+        check=False,
+    )
+    assert run.returncode == 0 and b"gfx942" in run.stdout
