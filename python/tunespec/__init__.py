@@ -1,0 +1,79 @@
+"""tunespec: the registry and linker for MLIR transform-dialect tuning specs (IREE), from Python.
+
+The wheel carries the `tunespec` binary (MLIR linked statically); these functions run it with
+`--format json` and return typed objects (dataclasses whose fields are the JSON's, see
+docs/schema/ in the repository):
+
+>>> import tunespec
+>>> library = tunespec.link(target="gfx942")                 # the linked library, MLIR text
+>>> report = tunespec.explain("model.mlir", target="gfx942")
+>>> [(op.op, op.matcher) for op in report.ops]
+
+Failures raise `tunespec.Error` (`ProblemsError`, `UsageError`, `MismatchError` by exit
+status) with the diagnostics as `Diagnostic` objects. `python -m tunespec ARGS` runs the CLI.
+"""
+
+from __future__ import annotations
+
+from ._api import Input, attach, explain, link, resolve, targets, verify, version
+from ._binary import find_binary
+from ._errors import Error, MismatchError, ProblemsError, TunespecWarning, UsageError
+from ._types import (
+    AsWritten,
+    ChainLink,
+    ConfigEntry,
+    Diagnostic,
+    ExplainedOp,
+    Explanation,
+    FiredPair,
+    Related,
+    Resolution,
+    ResolvedSpec,
+    SkippedSpec,
+    Target,
+    TargetSpec,
+    VerifyReport,
+)
+
+try:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _dist_version
+
+    try:
+        __version__ = _dist_version("tunespec")
+    except PackageNotFoundError:  # running from a source checkout
+        __version__ = "0+unknown"
+except ImportError:  # pragma: no cover
+    __version__ = "0+unknown"
+
+__all__ = [
+    "AsWritten",
+    "ChainLink",
+    "ConfigEntry",
+    "Diagnostic",
+    "Error",
+    "ExplainedOp",
+    "Explanation",
+    "FiredPair",
+    "Input",
+    "MismatchError",
+    "ProblemsError",
+    "Related",
+    "Resolution",
+    "ResolvedSpec",
+    "SkippedSpec",
+    "Target",
+    "TargetSpec",
+    "TunespecWarning",
+    "UsageError",
+    "VerifyReport",
+    "__version__",
+    "attach",
+    "explain",
+    "find_binary",
+    "link",
+    "resolve",
+    "targets",
+    "verify",
+    "version",
+]
