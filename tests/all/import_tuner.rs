@@ -96,6 +96,7 @@ fn import_tuner_merges_runs_by_key_faster_replaces_slower() {
 fn import_tuner_refuses_broken_runs_and_writes_nothing() {
     for (run, expected) in [
         ("missing_columns", "missing column(s) benchmark_time_us"),
+        ("bad_row", "_candidate_analysis.csv:3:"),
         ("bad_spec", "2_spec.mlir:"),
         ("no_results", "no benchmark results"),
     ] {
