@@ -135,7 +135,6 @@ impl Opts {
                     failed = true;
                     continue;
                 };
-                imported += 1;
                 let entry = Entry {
                     target: target.clone(),
                     key: matcher.key.clone(),
@@ -144,7 +143,7 @@ impl Opts {
                     measurement: chosen.measurement,
                     origin: format!("{name} ({})", matcher.name),
                 };
-                merge(&mut entries, entry, &mut notes);
+                imported += usize::from(merge(&mut entries, entry, &mut notes));
             }
         }
         if failed {
@@ -184,14 +183,14 @@ impl Opts {
 }
 
 /// Puts `entry` in: a new key is added; for a known key and target the faster measurement
-/// stays, and the choice is noted.
-fn merge(entries: &mut Vec<Entry>, entry: Entry, notes: &mut Vec<String>) {
+/// stays, and the choice is noted. Returns whether `entry` went in.
+fn merge(entries: &mut Vec<Entry>, entry: Entry, notes: &mut Vec<String>) -> bool {
     let Some(index) = entries
         .iter()
         .position(|old| old.target == entry.target && old.key == entry.key)
     else {
         entries.push(entry);
-        return;
+        return true;
     };
     let old = &entries[index];
     if entry.measurement.tuned_us < old.measurement.tuned_us {
@@ -204,6 +203,7 @@ fn merge(entries: &mut Vec<Entry>, entry: Entry, notes: &mut Vec<String>) {
             entry.target
         ));
         entries[index] = entry;
+        true
     } else {
         notes.push(format!(
             "{} ({} us) not imported: {} ({} us) matches the same op on {} and is as fast or faster",
@@ -213,6 +213,7 @@ fn merge(entries: &mut Vec<Entry>, entry: Entry, notes: &mut Vec<String>) {
             old.measurement.tuned_us,
             entry.target
         ));
+        false
     }
 }
 
