@@ -24,9 +24,16 @@ Matchers are keyed by what they match (root op kind, element types, indexing map
 constraints) and the target. Importing into a library this command wrote merges by key: a faster
 measurement replaces a slower one (noted); the same op tuned in several runs is one entry.
 
+Use the library with `--spec LIBRARY` (link, explain, ...) or `spec_dirs = [\"LIBRARY\"]` in
+tunespec.toml.
+
 Examples:
   tunespec import-tuner tuning_2026_11_20_10_00 --target gfx942 -o team-specs
-  tunespec link --target gfx942 --spec team-specs -o tuning_spec.mlir
+  tunespec import-tuner tuning_*/ --target mi300x -o team-specs
+
+Environment:
+  NO_COLOR, CLICOLOR, CLICOLOR_FORCE  colours of diagnostics
+  TUNESPEC_LOG                        what -v logs, as a filter (info, debug)
 
 Exit status:
   0  imported (or nothing beat its baseline)
