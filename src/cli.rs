@@ -24,6 +24,7 @@ pub mod export;
 pub mod extract;
 pub mod help;
 pub mod import_iree;
+pub mod import_tuner;
 pub mod link;
 pub mod log;
 pub mod model;
@@ -115,6 +116,8 @@ pub enum Command {
     Doctor(doctor::Opts),
     /// Write IREE's built-in default tuning specs (from an installed compiler) as a spec library
     ImportIree(import_iree::Opts),
+    /// Import the SHARK tuner's measured winners (tuner run directories) as a spec library
+    ImportTuner(import_tuner::Opts),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(docs::CompletionsOpts),
     /// Print the manual page (roff), of tunespec or of one command
@@ -142,7 +145,8 @@ impl Command {
             | Command::Show(_)
             | Command::Completions(_)
             | Command::Man(_)
-            | Command::ImportIree(_) => (DiagnosticFormat::Human, false),
+            | Command::ImportIree(_)
+            | Command::ImportTuner(_) => (DiagnosticFormat::Human, false),
             Command::Doctor(opts) => (opts.format.into(), false),
         }
     }
@@ -179,6 +183,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Completions(opts) => opts.run(),
         Command::Man(opts) => opts.run(),
         Command::ImportIree(opts) => opts.run(),
+        Command::ImportTuner(opts) => opts.run(),
         Command::Doctor(opts) => opts.run(),
     };
     // Configs that were ignored, and why: warnings in the run's format.

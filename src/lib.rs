@@ -51,6 +51,7 @@ pub mod iree_bytecode;
 pub mod iree_import;
 pub mod link;
 pub mod registry;
+pub mod tuner_import;
 
 pub use registry::Registry;
 // Shared with build.rs through the tunespec-core crate; re-exported under their own names.

@@ -201,6 +201,20 @@ fn check_output(output: &Path) -> Result<(), String> {
 /// Writes the library into a fresh directory next to `output`, then puts it in place with
 /// renames: a reader sees the old library or the new one, never half of one.
 fn write_library(output: &Path, imported: &[Imported], compiler: &str) -> Result<(), String> {
+    let mut files: Vec<(String, String)> = imported
+        .iter()
+        .map(|spec| (spec.relative_path.clone(), spec.text.clone()))
+        .collect();
+    files.push((
+        "registry.toml".to_string(),
+        iree_import::manifest_text(imported, compiler),
+    ));
+    write_directory(output, &files)
+}
+
+/// Writes `files` (relative path, text) as the directory `output`: staged in a fresh directory
+/// next to it, then renamed into place (an existing `output` is replaced whole).
+pub fn write_directory(output: &Path, files: &[(String, String)]) -> Result<(), String> {
     let parent = match output.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
@@ -209,22 +223,15 @@ fn write_library(output: &Path, imported: &[Imported], compiler: &str) -> Result
         .prefix(".tunespec-import-")
         .tempdir_in(&parent)
         .map_err(|error| format!("cannot create a directory in {}: {error}", parent.display()))?;
-    let write = |relative: &str, text: &str| -> Result<(), String> {
+    for (relative, text) in files {
         let path = staging.path().join(relative);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
         }
         std::fs::write(&path, text)
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))
-    };
-    for spec in imported {
-        write(&spec.relative_path, &spec.text)?;
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     }
-    write(
-        "registry.toml",
-        &iree_import::manifest_text(imported, compiler),
-    )?;
     let staged = staging.keep();
     let old = parent.join(format!(".tunespec-import-old-{}", std::process::id()));
     let replacing = output.exists();

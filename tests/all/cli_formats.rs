@@ -353,6 +353,7 @@ fn help_lists_examples_environment_and_exit_statuses() {
         "targets",
         "show",
         "cache",
+        "import-tuner",
         "completions",
         "man",
     ];

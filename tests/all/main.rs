@@ -14,6 +14,7 @@ mod environment;
 mod fastpath;
 mod forms;
 mod hardening;
+mod import_tuner;
 mod iree_default_spec;
 mod iree_e2e;
 mod iree_library;

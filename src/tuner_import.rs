@@ -1,0 +1,577 @@
+//! `tunespec import-tuner`: the SHARK tuner's run directories (`tuning_*/`: candidate specs in
+//! `candidates/specs/<N>_spec.mlir`, one `<dispatch>_candidate_analysis.csv` of benchmark
+//! records per dispatch) read into measured entries: the fastest candidate of each dispatch that
+//! beat the baseline, its matcher keyed by what it matches and annotated with where and how it
+//! was measured (`tunespec.provenance`, a sentence `explain` prints, and `tunespec.measurement`,
+//! the record as a dictionary).
+//!
+//! Nothing here writes files; `src/cli/import_tuner.rs` verifies and writes the library.
+
+use std::path::{Path, PathBuf};
+
+use crate::apply::PROVENANCE_ATTR;
+use crate::ir::{self, Attr};
+
+/// The matcher attribute that holds the measurement record (a dictionary of strings).
+pub const MEASUREMENT_ATTR: &str = "tunespec.measurement";
+/// The first line of a library manifest this command wrote.
+pub const MANIFEST_MARKER: &str = "# Written by `tunespec import-tuner`";
+/// The file name suffix of the tuner's per-dispatch benchmark records.
+pub const CSV_SUFFIX: &str = "_candidate_analysis.csv";
+/// The columns an analysis CSV must have.
+pub const REQUIRED_COLUMNS: [&str; 6] = [
+    "candidate_id",
+    "baseline_benchmark_time_us",
+    "benchmark_time_us",
+    "benchmark_speedup",
+    "benchmark_device_id",
+    "benchmark_status",
+];
+
+/// A problem in an input, with its place (`file` or `file:line`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputError {
+    /// `path` or `path:line`.
+    pub place: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.place, self.message)
+    }
+}
+
+fn input_error(place: impl Into<String>, message: impl Into<String>) -> InputError {
+    InputError {
+        place: place.into(),
+        message: message.into(),
+    }
+}
+
+/// One row of an analysis CSV (the columns tunespec reads; the tuner writes more).
+#[derive(Debug, serde::Deserialize)]
+struct Row {
+    candidate_id: u64,
+    #[serde(deserialize_with = "csv::invalid_option")]
+    baseline_benchmark_time_us: Option<f64>,
+    #[serde(deserialize_with = "csv::invalid_option")]
+    benchmark_time_us: Option<f64>,
+    #[serde(deserialize_with = "csv::invalid_option")]
+    benchmark_speedup: Option<f64>,
+    benchmark_device_id: String,
+    benchmark_status: String,
+}
+
+/// The measurement of the candidate imported for one dispatch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measurement {
+    /// The dispatch the candidate was tuned for (the CSV's stem).
+    pub dispatch: String,
+    /// The candidate's number (`candidates/specs/<N>_spec.mlir`).
+    pub candidate: u64,
+    /// The device it ran on (`hip://0`).
+    pub device: String,
+    /// The IREE compiler version the run used, or `unknown`.
+    pub iree: String,
+    /// The run's date (`YYYY-MM-DD`, from the directory name), or `unknown`.
+    pub date: String,
+    /// The baseline's time, in microseconds.
+    pub baseline_us: f64,
+    /// The candidate's time, in microseconds.
+    pub tuned_us: f64,
+    /// tuned / baseline (below 1 is faster).
+    pub speedup: f64,
+}
+
+impl Measurement {
+    /// The sentence `explain` prints (`provenance: N config(s) <this>`).
+    pub fn provenance(&self) -> String {
+        format!(
+            "measured on {} (speedup {:.3}: {} us -> {} us; IREE {}; {}; dispatch {})",
+            self.device,
+            self.speedup,
+            self.baseline_us,
+            self.tuned_us,
+            self.iree,
+            self.date,
+            self.dispatch
+        )
+    }
+
+    /// The record as an MLIR dictionary of strings.
+    pub fn dictionary(&self) -> String {
+        let fields = [
+            ("source", "measured".to_string()),
+            ("device", self.device.clone()),
+            ("iree", self.iree.clone()),
+            ("date", self.date.clone()),
+            ("baseline_us", self.baseline_us.to_string()),
+            ("tuned_us", self.tuned_us.to_string()),
+            ("speedup", format!("{:.3}", self.speedup)),
+            ("dispatch", self.dispatch.clone()),
+            ("candidate", self.candidate.to_string()),
+        ];
+        let inner: Vec<String> = fields
+            .iter()
+            .map(|(name, value)| format!("{name} = {}", mlir_string(value)))
+            .collect();
+        format!("{{{}}}", inner.join(", "))
+    }
+
+    /// Reads a record back from a matcher's `tunespec.measurement` dictionary.
+    pub fn from_attr(attr: &Attr) -> Option<Measurement> {
+        let get = |name: &str| {
+            attr.dict_get(name)
+                .and_then(Attr::as_str)
+                .map(str::to_string)
+        };
+        Some(Measurement {
+            dispatch: get("dispatch")?,
+            candidate: get("candidate")?.parse().ok()?,
+            device: get("device")?,
+            iree: get("iree")?,
+            date: get("date")?,
+            baseline_us: get("baseline_us")?.parse().ok()?,
+            tuned_us: get("tuned_us")?.parse().ok()?,
+            speedup: get("speedup")?.parse().ok()?,
+        })
+    }
+}
+
+/// An MLIR string literal.
+fn mlir_string(value: &str) -> String {
+    let mut out = String::from("\"");
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The winner of one dispatch of a run: its candidate spec (as read) and measurement.
+#[derive(Clone, Debug)]
+pub struct Chosen {
+    /// The candidate spec's path.
+    pub spec_path: PathBuf,
+    /// Its text.
+    pub text: String,
+    /// How it was measured.
+    pub measurement: Measurement,
+}
+
+/// What reading one run gave: the winners, and a note per dispatch skipped.
+#[derive(Debug, Default)]
+pub struct RunResult {
+    /// One per dispatch with a candidate faster than its baseline.
+    pub chosen: Vec<Chosen>,
+    /// Dispatches without one, and why.
+    pub skipped: Vec<String>,
+}
+
+/// Reads one tuner run directory.
+pub fn read_run(run: &Path) -> Result<RunResult, InputError> {
+    let display = run.display().to_string();
+    let entries =
+        std::fs::read_dir(run).map_err(|error| input_error(&display, error.to_string()))?;
+    let mut csvs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.ends_with(CSV_SUFFIX))
+        })
+        .collect();
+    csvs.sort();
+    if csvs.is_empty() {
+        return Err(input_error(
+            display,
+            format!("no benchmark results (no *{CSV_SUFFIX}): is this a tuner run that benchmarked its candidates?"),
+        ));
+    }
+    let iree = iree_version(run);
+    let date = run_date(run);
+    let mut result = RunResult::default();
+    for csv_path in csvs {
+        let name = csv_path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let dispatch = name.trim_end_matches(CSV_SUFFIX).to_string();
+        let rows = read_csv(&csv_path)?;
+        let place = csv_path.display().to_string();
+        let measured: Vec<&(u64, Row)> = rows
+            .iter()
+            .filter(|(_, row)| {
+                row.benchmark_time_us
+                    .is_some_and(|t| t.is_finite() && t > 0.0)
+            })
+            .filter(|(_, row)| status_ok(&row.benchmark_status))
+            .collect();
+        if measured.is_empty() {
+            return Err(input_error(
+                place,
+                "no benchmark results: no row has a benchmark_time_us",
+            ));
+        }
+        let baseline = measured
+            .iter()
+            .find(|(_, row)| row.candidate_id == 0)
+            .and_then(|(_, row)| row.benchmark_time_us)
+            .or_else(|| {
+                measured
+                    .iter()
+                    .find_map(|(_, row)| row.baseline_benchmark_time_us)
+            })
+            .filter(|t| t.is_finite() && *t > 0.0);
+        let Some(baseline) = baseline else {
+            return Err(input_error(
+                place,
+                "no baseline time: neither candidate 0's benchmark_time_us nor a baseline_benchmark_time_us",
+            ));
+        };
+        let best = measured
+            .iter()
+            .filter(|(_, row)| row.candidate_id != 0)
+            .filter_map(|(line, row)| {
+                let baseline = row.baseline_benchmark_time_us.unwrap_or(baseline);
+                let time = row.benchmark_time_us?;
+                (time < baseline).then_some((*line, row, time, baseline))
+            })
+            .min_by(|a, b| {
+                a.2.total_cmp(&b.2)
+                    .then(a.1.candidate_id.cmp(&b.1.candidate_id))
+            });
+        let Some((line, row, tuned, baseline)) = best else {
+            result.skipped.push(format!(
+                "{place}: no candidate beat the baseline ({baseline} us); {dispatch} not imported"
+            ));
+            continue;
+        };
+        let spec_path = run
+            .join("candidates/specs")
+            .join(format!("{}_spec.mlir", row.candidate_id));
+        let text = std::fs::read_to_string(&spec_path).map_err(|error| {
+            input_error(
+                format!("{place}:{line}"),
+                format!(
+                    "candidate {} has no readable spec {}: {error}",
+                    row.candidate_id,
+                    spec_path.display()
+                ),
+            )
+        })?;
+        let speedup = row.benchmark_speedup.unwrap_or(tuned / baseline);
+        result.chosen.push(Chosen {
+            spec_path,
+            text,
+            measurement: Measurement {
+                dispatch,
+                candidate: row.candidate_id,
+                device: non_empty(&row.benchmark_device_id),
+                iree: iree.clone(),
+                date: date.clone(),
+                baseline_us: baseline,
+                tuned_us: tuned,
+                speedup,
+            },
+        });
+    }
+    Ok(result)
+}
+
+fn non_empty(value: &str) -> String {
+    if value.trim().is_empty() {
+        "unknown".to_string()
+    } else {
+        value.trim().to_string()
+    }
+}
+
+/// Whether a `benchmark_status` says the benchmark ran.
+fn status_ok(status: &str) -> bool {
+    !matches!(
+        status.trim().to_ascii_lowercase().as_str(),
+        "false" | "failed" | "failure" | "error" | "timeout"
+    )
+}
+
+/// The rows of an analysis CSV with their 1-based line numbers.
+fn read_csv(path: &Path) -> Result<Vec<(u64, Row)>, InputError> {
+    let place = path.display().to_string();
+    let mut reader =
+        csv::Reader::from_path(path).map_err(|error| input_error(&place, error.to_string()))?;
+    let headers = reader
+        .headers()
+        .map_err(|error| input_error(format!("{place}:1"), error.to_string()))?
+        .clone();
+    let missing: Vec<&str> = REQUIRED_COLUMNS
+        .iter()
+        .copied()
+        .filter(|column| !headers.iter().any(|header| header.trim() == *column))
+        .collect();
+    if !missing.is_empty() {
+        return Err(input_error(
+            format!("{place}:1"),
+            format!(
+                "not a tuner candidate analysis: missing column(s) {}",
+                missing.join(", ")
+            ),
+        ));
+    }
+    let mut rows = Vec::new();
+    for record in reader.deserialize::<Row>() {
+        match record {
+            Ok(row) => {
+                // The reader's position is after the record; its line is the record's own.
+                rows.push((0, row));
+            }
+            Err(error) => {
+                let line = error.position().map_or(0, |position| position.line());
+                return Err(input_error(format!("{place}:{line}"), error.to_string()));
+            }
+        }
+    }
+    // Lines of records: the header is line 1 and the tuner writes one record per line.
+    for (index, row) in rows.iter_mut().enumerate() {
+        row.0 = index as u64 + 2;
+    }
+    Ok(rows)
+}
+
+/// The IREE version the run's logs name (`summary.log`, `autotune_*.log`), else `unknown`.
+fn iree_version(run: &Path) -> String {
+    let Ok(entries) = std::fs::read_dir(run) else {
+        return "unknown".to_string();
+    };
+    let mut logs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "log"))
+        .collect();
+    logs.sort();
+    for log in logs {
+        let Ok(text) = std::fs::read_to_string(&log) else {
+            continue;
+        };
+        for line in text.lines() {
+            let lower = line.to_ascii_lowercase();
+            if !(lower.contains("iree") && lower.contains("version")) {
+                continue;
+            }
+            let version = line
+                .split(|c: char| c.is_whitespace() || c == '=' || c == ',' || c == ':')
+                .map(|token| token.trim_matches(|c: char| c == '"' || c == '\''))
+                .find(|token| {
+                    token.starts_with(|c: char| c.is_ascii_digit()) && token.contains('.')
+                });
+            if let Some(version) = version {
+                return version.to_string();
+            }
+        }
+    }
+    "unknown".to_string()
+}
+
+/// `YYYY-MM-DD` from a run directory named `tuning_YYYY_MM_DD_HH_MM`, else `unknown`.
+fn run_date(run: &Path) -> String {
+    let name = run
+        .canonicalize()
+        .ok()
+        .and_then(|path| path.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let parts: Vec<&str> = name
+        .strip_prefix("tuning_")
+        .map(|rest| rest.split('_').collect())
+        .unwrap_or_default();
+    match parts.as_slice() {
+        [year, month, day, ..]
+            if year.len() == 4
+                && [year, month, day]
+                    .iter()
+                    .all(|p| p.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            format!("{year}-{month}-{day}")
+        }
+        _ => "unknown".to_string(),
+    }
+}
+
+/// A tuned matcher in a spec: its name and key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyedMatcher {
+    /// The matcher's symbol name.
+    pub name: String,
+    /// Root op kind, element types and maps, dimension constraints.
+    pub key: String,
+}
+
+/// The matchers of a spec that match a root op (`transform.iree.match.contraction`,
+/// `convolution`, `attention`), with their keys.
+pub fn keyed_matchers(module: &ir::Module) -> Vec<KeyedMatcher> {
+    let mut found = Vec::new();
+    module.root.walk(&mut |op| {
+        if op.name != ir::names::NAMED_SEQUENCE {
+            return;
+        }
+        let Some(name) = op.sym_name() else {
+            return;
+        };
+        let mut kind = None;
+        let mut parts = Vec::new();
+        for inner in op.body() {
+            if let Some(root) = inner.name.strip_prefix("transform.iree.match.") {
+                if matches!(root, "contraction" | "convolution" | "attention") {
+                    kind = Some(root.to_string());
+                    for (attr, value) in &inner.attrs {
+                        parts.push(format!("{attr}={value:?}"));
+                    }
+                } else if root == "dims_equal" {
+                    let values: Vec<String> = inner
+                        .attrs
+                        .iter()
+                        .map(|(_, value)| format!("{value:?}"))
+                        .collect();
+                    parts.push(format!("dims_equal[{}]", values.join(",")));
+                }
+            }
+        }
+        if let Some(kind) = kind {
+            found.push(KeyedMatcher {
+                name: name.to_string(),
+                key: format!("{kind} {}", parts.join(" ")),
+            });
+        }
+    });
+    found
+}
+
+/// The measurement recorded on a matcher of `module`, if any.
+pub fn recorded_measurement(module: &ir::Module, matcher: &str) -> Option<Measurement> {
+    let mut found = None;
+    module.root.walk(&mut |op| {
+        if found.is_none() && op.name == ir::names::NAMED_SEQUENCE && op.sym_name() == Some(matcher)
+        {
+            found = op.attr(MEASUREMENT_ATTR).and_then(Measurement::from_attr);
+        }
+    });
+    found
+}
+
+/// `text` with `tunespec.provenance` and `tunespec.measurement` on the named sequence
+/// `@matcher` (added to its `attributes {...}`, or as one). None if the header is not found.
+pub fn annotate(text: &str, matcher: &str, measurement: &Measurement) -> Option<String> {
+    let plain = format!("transform.named_sequence @{matcher}(");
+    let quoted = format!("transform.named_sequence @\"{matcher}\"(");
+    let start = match text.find(&plain) {
+        Some(at) => at + plain.len(),
+        None => text.find(&quoted)? + quoted.len(),
+    };
+    // Skip the argument list.
+    let mut depth = 1usize;
+    let mut index = start;
+    let bytes = text.as_bytes();
+    while depth > 0 {
+        match *bytes.get(index)? {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'"' => {
+                index += 1;
+                while *bytes.get(index)? != b'"' {
+                    index += if bytes[index] == b'\\' { 2 } else { 1 };
+                }
+            }
+            _ => {}
+        }
+        index += 1;
+    }
+    let attrs = format!(
+        "{PROVENANCE_ATTR} = {}, {MEASUREMENT_ATTR} = {}",
+        mlir_string(&measurement.provenance()),
+        measurement.dictionary()
+    );
+    let body = index + text[index..].find('{')?;
+    let between = &text[index..body];
+    if between.trim_end().ends_with("attributes") {
+        let mut out = String::with_capacity(text.len() + attrs.len() + 4);
+        out.push_str(&text[..=body]);
+        out.push_str(&attrs);
+        out.push_str(", ");
+        out.push_str(&text[body + 1..]);
+        return Some(out);
+    }
+    let mut out = String::with_capacity(text.len() + attrs.len() + 16);
+    out.push_str(text[..body].trim_end());
+    out.push_str(&format!(" attributes {{{attrs}}} "));
+    out.push_str(&text[body..]);
+    Some(out)
+}
+
+/// A file name for a dispatch's spec: its name with characters other than letters, digits,
+/// `_` and `-` replaced by `_`.
+pub fn file_stem(dispatch: &str) -> String {
+    let stem: String = dispatch
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if stem.is_empty() {
+        "dispatch".to_string()
+    } else {
+        stem
+    }
+}
+
+/// The manifest of an imported library: each target's specs, before that target's defaults.
+pub fn manifest_text(targets: &[(String, Vec<String>)]) -> String {
+    let mut text = format!(
+        "{MANIFEST_MARKER}: measured configs from SHARK tuner runs.\n\
+         # Each spec's matcher carries its measurement (tunespec.measurement).\n\
+         schema = 1\n"
+    );
+    for (target, specs) in targets {
+        let list: Vec<String> = specs.iter().map(|spec| format!("\"{spec}\"")).collect();
+        text.push_str(&format!(
+            "\n[extend.{target}]\nspecs = [{}]\n",
+            list.join(", ")
+        ));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotates_a_header_without_attributes() {
+        let text = "transform.named_sequence @m(%a: !transform.any_op {transform.readonly}) -> (!transform.any_op) {\n}";
+        let measurement = Measurement {
+            dispatch: "d".into(),
+            candidate: 3,
+            device: "hip://0".into(),
+            iree: "unknown".into(),
+            date: "2026-01-02".into(),
+            baseline_us: 100.0,
+            tuned_us: 80.0,
+            speedup: 0.8,
+        };
+        let out = annotate(text, "m", &measurement).unwrap();
+        assert!(out.contains(") -> (!transform.any_op) attributes {tunespec.provenance = \"measured on hip://0 (speedup 0.800"));
+        assert!(out.ends_with("candidate = \"3\"}} {\n}"));
+    }
+
+    #[test]
+    fn file_stems_are_plain() {
+        assert_eq!(file_stem("main$async_dispatch_0"), "main_async_dispatch_0");
+    }
+}
