@@ -41,6 +41,33 @@ fn with_iree(venv: &Path) -> Command {
     command
 }
 
+/// iree-compile's (of `venv`) configured dispatches of `input` for gfx942.
+fn configured_by(venv: &Path, input: &Path) -> String {
+    let output = output_with_timeout(
+        Command::new(venv.join("bin/iree-compile"))
+            .args(GFX942)
+            .args(["--compile-to=executable-configurations", "-o", "-"])
+            .arg(input),
+    );
+    assert!(output.status.success(), "{}: {output:?}", venv.display());
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// `tunespec attach -t gfx942 ARGS -o DIR/attached.mlir PAYLOAD` with `venv`'s IREE: the file.
+fn attach_with(venv: &Path, dir: &Path, args: &[&str], payload: &Path) -> PathBuf {
+    let attached = dir.join("attached.mlir");
+    let output = output_with_timeout(
+        with_iree(venv)
+            .args(["attach", "-t", "gfx942"])
+            .args(args)
+            .arg("-o")
+            .arg(&attached)
+            .arg(payload),
+    );
+    assert!(output.status.success(), "{}: {output:?}", payload.display());
+    attached
+}
+
 fn model(name: &str) -> PathBuf {
     repo_root().join("tests/fixtures/models").join(name)
 }
@@ -117,22 +144,13 @@ fn iree_3_12_explains_exactly_and_reads_what_attach_writes_for_it() {
     let summary = exact(&venv, &payload);
     assert!(summary.starts_with("exact: IREE 3.12."), "{summary}");
     let dir = tempfile::tempdir().unwrap();
-    let attached = dir.path().join("attached.mlir");
-    let output = output_with_timeout(
-        with_iree(&venv)
-            .args(["attach", "-t", "gfx942", "-o"])
-            .arg(&attached)
-            .arg(&payload),
+    let attached = attach_with(&venv, dir.path(), &[], &payload);
+    let marker = "workgroup = [256, 128, 0]";
+    assert!(configured_by(&venv, &attached).contains(marker));
+    assert!(
+        !configured_by(&venv, &payload).contains(marker),
+        "IREE's own choice"
     );
-    assert!(output.status.success(), "{output:?}");
-    let output = output_with_timeout(
-        Command::new(venv.join("bin/iree-compile"))
-            .args(GFX942)
-            .args(["--compile-to=executable-configurations", "-o", "-"])
-            .arg(&attached),
-    );
-    assert!(output.status.success(), "{output:?}");
-    assert!(String::from_utf8_lossy(&output.stdout).contains("workgroup = [256, 128, 0]"));
 }
 
 #[test]
@@ -185,38 +203,21 @@ fn an_sdxl_form_spec_on_a_torch_model_is_exact_and_attached_in_each_iree() {
         );
         assert!(summary.contains("1 of 1 predicted"), "{summary}");
         let dir = tempfile::tempdir().unwrap();
-        let attached = dir.path().join("attached.mlir");
-        let output = output_with_timeout(
-            with_iree(&venv)
-                .args(["attach", "-t", "gfx942", "--no-default", "-s"])
-                .arg(&spec)
-                .arg("-o")
-                .arg(&attached)
-                .arg(&payload),
+        let spec_arg = spec.to_str().unwrap();
+        let attached = attach_with(
+            &venv,
+            dir.path(),
+            &["--no-default", "-s", spec_arg],
+            &payload,
         );
-        assert!(output.status.success(), "{output:?}");
-        let output = output_with_timeout(
-            Command::new(venv.join("bin/iree-compile"))
-                .args(GFX942)
-                .args(["--compile-to=executable-configurations", "-o", "-"])
-                .arg(&attached),
-        );
-        assert!(output.status.success(), "{}: {output:?}", venv.display());
         // The spec's tiles (IREE's own heuristic picks reduction [0, 0, 2], subgroup [4, 4, 0]).
-        let configured = String::from_utf8_lossy(&output.stdout).into_owned();
+        let marker = "reduction = [0, 0, 4], subgroup = [4, 2, 0]";
         assert!(
-            configured.contains("reduction = [0, 0, 4], subgroup = [4, 2, 0]"),
+            configured_by(&venv, &attached).contains(marker),
             "{}: the spec's config is not on the dispatch",
             venv.display()
         );
-        let baseline = output_with_timeout(
-            Command::new(venv.join("bin/iree-compile"))
-                .args(GFX942)
-                .args(["--compile-to=executable-configurations", "-o", "-"])
-                .arg(&payload),
-        );
-        assert!(!String::from_utf8_lossy(&baseline.stdout)
-            .contains("reduction = [0, 0, 4], subgroup = [4, 2, 0]"));
+        assert!(!configured_by(&venv, &payload).contains(marker));
     }
 }
 
@@ -255,17 +256,9 @@ fn iree_dispatch_dumps_are_explained_exactly() {
 #[test]
 fn attach_of_a_torch_model_is_read_by_iree_compile_with_the_explained_config() {
     let Some(venv) = venv() else { return };
-    let compile = iree_compile().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let attached = dir.path().join("attached.mlir");
     let payload = model("torch_mm_4096_f16.mlir");
-    let output = output_with_timeout(
-        with_iree(&venv)
-            .args(["attach", "-t", "gfx942", "-o"])
-            .arg(&attached)
-            .arg(&payload),
-    );
-    assert!(output.status.success(), "{output:?}");
+    let attached = attach_with(&venv, dir.path(), &[], &payload);
     let written = std::fs::read_to_string(&attached).unwrap();
     assert!(written.contains("iree_codegen.tuning_spec_mlirbc"));
     assert!(
@@ -296,16 +289,7 @@ fn attach_of_a_torch_model_is_read_by_iree_compile_with_the_explained_config() {
     };
     let lowering = tunespec::iree::configs::attribute_named(&info, "lowering_config").unwrap();
     // ... is what iree-compile puts on the dispatch of the attached model, and not its own.
-    let configured = |input: &Path| {
-        let output = output_with_timeout(
-            Command::new(&compile)
-                .args(GFX942)
-                .args(["--compile-to=executable-configurations", "-o", "-"])
-                .arg(input),
-        );
-        assert!(output.status.success(), "{output:?}");
-        squash(&String::from_utf8_lossy(&output.stdout))
-    };
+    let configured = |input: &Path| squash(&configured_by(&venv, input));
     assert!(configured(&attached).contains(&squash(&lowering)));
     assert!(!configured(&payload).contains(&squash(&lowering)));
 }
@@ -337,7 +321,6 @@ fn without_iree_a_model_says_what_is_missing_and_how_to_install_it() {
 #[test]
 fn attach_of_util_global_and_attention_models_takes_effect_in_iree_compile() {
     let Some(venv) = venv() else { return };
-    let compile = iree_compile().unwrap();
     let attention_spec = model("attention_spec.mlir");
     let cases: [(&str, Vec<&str>, &str); 2] = [
         (
@@ -351,32 +334,16 @@ fn attach_of_util_global_and_attention_models_takes_effect_in_iree_compile() {
             "workgroup = [1, 128, 64, 0, 0]",
         ),
     ];
-    let configured = |input: &Path| {
-        let output = output_with_timeout(
-            Command::new(&compile)
-                .args(GFX942)
-                .args(["--compile-to=executable-configurations", "-o", "-"])
-                .arg(input),
-        );
-        assert!(output.status.success(), "{output:?}");
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    };
     for (name, args, marker) in cases {
         let payload = model(name);
         let dir = tempfile::tempdir().unwrap();
-        let attached = dir.path().join("attached.mlir");
-        let output = output_with_timeout(
-            with_iree(&venv)
-                .args(["attach", "-t", "gfx942"])
-                .args(&args)
-                .arg("-o")
-                .arg(&attached)
-                .arg(&payload),
-        );
-        assert!(output.status.success(), "{name}: {output:?}");
-        assert!(configured(&attached).contains(marker), "{name}: {marker}");
+        let attached = attach_with(&venv, dir.path(), &args, &payload);
         assert!(
-            !configured(&payload).contains(marker),
+            configured_by(&venv, &attached).contains(marker),
+            "{name}: {marker}"
+        );
+        assert!(
+            !configured_by(&venv, &payload).contains(marker),
             "{name}: IREE's own choice"
         );
     }
