@@ -243,7 +243,7 @@ pub enum Engine {
 /// Applies `library` to `payload` (in place) and removes the attached attribute unless
 /// `keep_attr`. Interpreter failures come back as located problems. With [`Engine::Auto`], a
 /// library made only of recognised matchers and annotate actions is evaluated natively (see
-/// `fastpath.rs`); the result is the same payload.
+/// `fastpath/`); the result is the same payload.
 pub fn apply(
     mlir: &Mlir,
     payload: &OwnedOp<'_>,

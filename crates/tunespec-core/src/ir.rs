@@ -221,7 +221,7 @@ pub mod names {
     pub const ANY_OP: &str = "!transform.any_op";
 }
 
-/// What a native matcher needs to know about one payload op (see `fastpath.rs`).
+/// What a native matcher needs to know about one payload op (see `tunespec::fastpath`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpFeatures {
     /// Pre-order id, as in the snapshot.
