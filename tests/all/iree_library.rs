@@ -14,7 +14,7 @@ use crate::support::tunespec_command;
 const GFX942: &[&str] = &["--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"];
 
 /// The reference venv (the one iree-compile belongs to), or `None` outside CI without it.
-fn venv() -> Option<PathBuf> {
+pub(crate) fn venv() -> Option<PathBuf> {
     let compile = iree_compile()?;
     Some(compile.parent()?.parent()?.to_path_buf())
 }
@@ -42,7 +42,7 @@ fn with_iree(venv: &Path) -> Command {
 }
 
 /// iree-compile's (of `venv`) configured dispatches of `input` for gfx942.
-fn configured_by(venv: &Path, input: &Path) -> String {
+pub(crate) fn configured_by(venv: &Path, input: &Path) -> String {
     let output = output_with_timeout(
         Command::new(venv.join("bin/iree-compile"))
             .args(GFX942)
@@ -54,7 +54,7 @@ fn configured_by(venv: &Path, input: &Path) -> String {
 }
 
 /// `tunespec attach -t gfx942 ARGS -o DIR/attached.mlir PAYLOAD` with `venv`'s IREE: the file.
-fn attach_with(venv: &Path, dir: &Path, args: &[&str], payload: &Path) -> PathBuf {
+pub(crate) fn attach_with(venv: &Path, dir: &Path, args: &[&str], payload: &Path) -> PathBuf {
     let attached = dir.join("attached.mlir");
     let output = output_with_timeout(
         with_iree(venv)
@@ -68,18 +68,18 @@ fn attach_with(venv: &Path, dir: &Path, args: &[&str], payload: &Path) -> PathBu
     attached
 }
 
-fn model(name: &str) -> PathBuf {
+pub(crate) fn model(name: &str) -> PathBuf {
     repo_root().join("tests/fixtures/models").join(name)
 }
 
 /// `explain --exact`'s summary line and exit status, after checking that every predicted
 /// config was checked equal.
-fn exact(venv: &Path, payload: &Path) -> String {
+pub(crate) fn exact(venv: &Path, payload: &Path) -> String {
     exact_with(venv, payload, &[])
 }
 
 /// [`exact`] with more arguments (specs).
-fn exact_with(venv: &Path, payload: &Path, args: &[&str]) -> String {
+pub(crate) fn exact_with(venv: &Path, payload: &Path, args: &[&str]) -> String {
     let output = output_with_timeout(
         with_iree(venv)
             .args(["explain", "--exact", "-t", "gfx942", "--format", "short"])

@@ -17,6 +17,7 @@ mod hardening;
 mod import_tuner;
 mod iree_default_spec;
 mod iree_e2e;
+mod iree_inputs;
 mod iree_library;
 mod iree_ops;
 mod iree_read_back;
