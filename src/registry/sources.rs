@@ -367,8 +367,13 @@ impl Registry {
                 Ok(Some(source)) => layer.sources.push(source),
                 Ok(None) => {}
                 Err(problems) if problems.iter().all(|p| p.loc.is_none()) => {
-                    let messages: Vec<String> =
-                        problems.iter().map(|p| p.message.clone()).collect();
+                    let messages: Vec<String> = problems
+                        .iter()
+                        .map(|p| match &p.help {
+                            Some(help) => format!("{}\n  help: {help}", p.message),
+                            None => p.message.clone(),
+                        })
+                        .collect();
                     return Err(Error::Io(messages.join("\n")));
                 }
                 Err(problems) => return Err(Error::Problems(problems)),
@@ -404,6 +409,20 @@ fn load_configs(discovery: &Discovery, problems: &mut Vec<Problem>) -> Vec<(Orig
 
 /// A directory without a `registry.toml`: its spec files, for every target.
 fn plain_directory(dir: &Path, origin: &Origin) -> Result<Source, Vec<Problem>> {
+    if let Some(run) = tuner_run(dir) {
+        return Err(vec![Problem::error(
+            codes::CONFIG,
+            format!(
+                "{} is a SHARK tuner run's candidates: every candidate of a dispatch matches the same op, so only the first in file order would ever fire, and 0_spec.mlir is the baseline's empty placeholder",
+                dir.display()
+            ),
+            None,
+        )
+        .with_help(format!(
+            "import the fastest measured candidate of each dispatch, with its measurement: `tunespec import-tuner {} --target TARGET -o LIBRARY`, then use `--spec LIBRARY`",
+            run.display()
+        ))]);
+    }
     let files = manifest::list_spec_entries(dir)
         .map_err(|message| vec![Problem::error(codes::IO, message, None)])?;
     if files.is_empty() {
@@ -422,6 +441,49 @@ fn plain_directory(dir: &Path, origin: &Origin) -> Result<Source, Vec<Problem>> 
         files: files.into_iter().map(|(_, file)| file).collect(),
         root: Some(dir.to_path_buf()),
         why,
+    })
+}
+
+/// The SHARK tuner run `dir` belongs to, when `dir` is one (`candidates/specs/<N>_spec.mlir`
+/// beside `*_candidate_analysis.csv` or `summary.log`) or is its `candidates/specs` directory.
+/// Linking such a directory as specs is never what the user wants (see the error above).
+fn tuner_run(dir: &Path) -> Option<PathBuf> {
+    let is_run = |run: &Path| {
+        let specs = run.join("candidates").join("specs");
+        let candidates = std::fs::read_dir(&specs).ok().is_some_and(|entries| {
+            entries.filter_map(Result::ok).any(|entry| {
+                entry
+                    .file_name()
+                    .to_str()
+                    .and_then(|name| name.strip_suffix("_spec.mlir"))
+                    .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+            })
+        });
+        let marked = run.join("summary.log").is_file()
+            || std::fs::read_dir(run).ok().is_some_and(|entries| {
+                entries.filter_map(Result::ok).any(|entry| {
+                    entry
+                        .file_name()
+                        .to_str()
+                        .is_some_and(|name| name.ends_with("_candidate_analysis.csv"))
+                })
+            });
+        candidates && marked
+    };
+    if is_run(dir) {
+        return Some(dir.to_path_buf());
+    }
+    let canonical_dir = canonical(dir);
+    let run = canonical_dir.parent()?.parent()?;
+    (canonical_dir.file_name()? == "specs"
+        && canonical_dir.parent()?.file_name()? == "candidates"
+        && is_run(run))
+    .then(|| {
+        // As the user wrote it where it can be (`RUN/candidates/specs` -> `RUN`).
+        dir.parent()
+            .and_then(Path::parent)
+            .filter(|given| !given.as_os_str().is_empty())
+            .map_or_else(|| run.to_path_buf(), Path::to_path_buf)
     })
 }
 

@@ -36,4 +36,5 @@ mod show_verify_config;
 mod stdin_specs;
 mod support;
 mod swaps;
+mod tuner_runs;
 mod user_paths;
