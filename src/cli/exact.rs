@@ -54,19 +54,36 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
         Ok(sources) => sources,
         Err(status) => return status,
     };
-    let compiled = {
-        let _phase = tracing::info_span!("iree.configure").entered();
-        iree.executables(
-            &sources,
-            exact.name,
-            &flags,
-            (Some(super::model::SOURCES_PHASE), CONFIG_PHASE),
-            Some((exact.attr, &library)),
-        )
-    };
+    // IREE's configuration phase is a function of the dispatches, the library and the
+    // attribute it is attached under (and IREE's revision and flags, in every key): cached, a
+    // rerun of the same check asks IREE nothing; an edited spec runs the phase again.
+    let mut keyed = Vec::with_capacity(sources.len() + library.len() + 64);
+    for part in [&sources[..], exact.attr.as_bytes(), &library[..]] {
+        keyed.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        keyed.extend_from_slice(part);
+    }
+    let phase = format!("{CONFIG_PHASE} with the library attached");
+    let compiled = super::model::cached_as(
+        iree,
+        (&keyed, exact.raw),
+        exact.name,
+        &flags,
+        &phase,
+        |iree| {
+            let _phase = tracing::info_span!("iree.configure").entered();
+            iree.executables(
+                &sources,
+                exact.name,
+                &flags,
+                (Some(super::model::SOURCES_PHASE), CONFIG_PHASE),
+                Some((exact.attr, &library)),
+            )
+            .map(|(text, _)| text)
+        },
+    );
     let text = match compiled {
-        Ok((text, _)) => text,
-        Err(failure) => return super::model::report(failure, exact.raw),
+        Ok(text) => text,
+        Err(status) => return status,
     };
     let configured = configs::read_configured(&String::from_utf8_lossy(&text));
     let mut lines = Vec::new();

@@ -174,7 +174,7 @@ pub fn iree_formed() -> bool {
 }
 
 /// `make`'s answer for (`input`, `name`, the IREE's revision, `flags`, `phase`), through the
-/// cache of linked libraries.
+/// cache of linked libraries. IREE's diagnostics are reported against `input`.
 fn cached(
     iree: &iree::Iree,
     input: &[u8],
@@ -183,6 +183,20 @@ fn cached(
     phase: &str,
     make: impl FnOnce(&iree::Iree) -> Result<Vec<u8>, Failure>,
 ) -> Result<Vec<u8>, ExitStatus> {
+    cached_as(iree, (input, input), name, flags, phase, make)
+}
+
+/// [`cached`] keyed by `keyed.0` (every byte the answer depends on), with IREE's diagnostics
+/// reported against `keyed.1` (what the user gave).
+pub fn cached_as(
+    iree: &iree::Iree,
+    keyed: (&[u8], &[u8]),
+    name: &str,
+    flags: &[String],
+    phase: &str,
+    make: impl FnOnce(&iree::Iree) -> Result<Vec<u8>, Failure>,
+) -> Result<Vec<u8>, ExitStatus> {
+    let (input, source) = keyed;
     let key = tunespec::cache::dispatches_key(input, name, &iree.revision, flags, phase);
     let mut failure = None;
     let found = tunespec::cache::Cache::global().get_or_insert_with(&key, || match make(iree) {
@@ -199,7 +213,7 @@ fn cached(
         Ok(found) => Ok(found.bytecode),
         Err(_) => Err(report(
             failure.unwrap_or_else(|| Failure::Tool("IREE gave no answer".into())),
-            input,
+            source,
         )),
     }
 }

@@ -513,3 +513,38 @@ fn on_the_cpu_backend_a_named_op_matcher_fires_as_in_iree() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_rerun_of_exact_asks_iree_nothing_and_an_edited_spec_asks_again() {
+    let Some(venv) = venv() else { return };
+    let cache = tempfile::tempdir().unwrap();
+    let payload = model("torch_mm_4096_f16.mlir");
+    let spec_dir = tempfile::tempdir().unwrap();
+    let spec = spec_dir.path().join("spec.mlir");
+    let original = std::fs::read_to_string(model("tosa_matmul_spec.mlir")).unwrap();
+    // `-v` logs each phase that ran; IREE's configuration phase is `iree.configure`.
+    let configures = |spec_text: &str| {
+        std::fs::write(&spec, spec_text).unwrap();
+        let output = output_with_timeout(
+            with_iree(&venv)
+                .env("TUNESPEC_CACHE_DIR", cache.path())
+                .args([
+                    "-v", "explain", "--exact", "-t", "gfx942", "--format", "short",
+                ])
+                .arg("--spec")
+                .arg(&spec)
+                .arg(&payload),
+        );
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{stdout}");
+        assert!(stdout.contains("1 of 1 predicted config(s) checked equal, 0 differ"));
+        String::from_utf8_lossy(&output.stderr).contains("iree.configure")
+    };
+    assert!(configures(&original), "the first run asks IREE");
+    assert!(!configures(&original), "the same inputs again: cached");
+    let edited = original.replace("@match_main_dispatch_0", "@match_edited_dispatch_0");
+    assert!(
+        configures(&edited),
+        "an edited spec: IREE's phase runs again"
+    );
+}
