@@ -71,7 +71,8 @@ fn configs_are_found_by_walking_up_and_in_the_xdg_directory() {
         Discovery {
             project: None,
             user: None,
-            spec_path: vec![PathBuf::from("/x")]
+            spec_path: vec![PathBuf::from("/x")],
+            derived: None,
         }
     );
 }
