@@ -190,6 +190,7 @@ fn names(root: &Path, resolution: &registry::Resolution) -> Vec<String> {
 fn user_specs_come_first_in_documented_precedence() {
     let levels = levels();
     let registry = Registry::embedded()
+        .with_derived(true)
         .with_discovery(&levels.discovery)
         .unwrap();
     let resolution = registry
@@ -282,6 +283,7 @@ fn user_specs_come_first_in_documented_precedence() {
 fn user_specs_for_an_alias_or_a_feature_apply_only_when_requested() {
     let levels = levels();
     let registry = Registry::embedded()
+        .with_derived(true)
         .with_discovery(&levels.discovery)
         .unwrap();
     let plain = registry.resolve("gfx942", &[]).unwrap();
@@ -330,6 +332,7 @@ fn user_specs_for_an_alias_or_a_feature_apply_only_when_requested() {
 fn a_spec_library_adds_targets_that_fall_back_into_the_defaults() {
     let levels = levels();
     let registry = Registry::embedded()
+        .with_derived(true)
         .with_discovery(&levels.discovery)
         .unwrap();
     let library = levels.root.join("project/tuning/lib");
@@ -375,6 +378,7 @@ fn a_spec_reached_twice_is_included_once_at_its_first_place() {
         )],
     );
     let registry = Registry::embedded()
+        .with_derived(true)
         .with_discovery(&levels.discovery)
         .unwrap();
     let resolution = registry
@@ -401,7 +405,10 @@ fn a_spec_reached_twice_is_included_once_at_its_first_place() {
 /// The problems of building a registry from `discovery`, as `file:line:col: message`.
 fn config_problems(discovery: &Discovery) -> Vec<String> {
     crate::support::in_process();
-    match Registry::embedded().with_discovery(discovery) {
+    match Registry::embedded()
+        .with_derived(true)
+        .with_discovery(discovery)
+    {
         Err(Error::Problems(problems)) => problems
             .into_iter()
             .map(|problem| {
@@ -537,7 +544,7 @@ fn a_config_parses_paths_relative_to_itself() {
 
 #[test]
 fn command_line_paths_must_exist_and_libraries_add_targets_for_one_resolution() {
-    let registry = Registry::embedded();
+    let registry = Registry::embedded().with_derived(true);
     assert_eq!(
         registry
             .resolve("gfx942", &[PathBuf::from("no/such.mlir")])
