@@ -442,7 +442,7 @@ fn config_problems_are_located_in_the_config() {
     };
     assert_eq!(
         config_problems(&project("spec_dir = [\"x\"]\n")),
-        ["tunespec.toml:1:1: unknown field `spec_dir`, expected one of `schema`, `spec_dirs`, `targets`, `safe_configs`"]
+        ["tunespec.toml:1:1: unknown field `spec_dir`, expected one of `schema`, `spec_dirs`, `targets`, `safe_configs`, `derived`"]
     );
     assert_eq!(
         config_problems(&project("schema = 3\n")),
