@@ -32,6 +32,8 @@ macro_rules! env_specs {
     () => {
         "  TUNESPEC_SPEC_PATH        `:`-separated user spec files and directories
   TUNESPEC_NO_CONFIG        1: ignore tunespec.toml and the user config
+  TUNESPEC_DERIVED          1: also link tunespec's derived (never measured) default specs,
+                            0: not (over `derived` in the configs; --derived/--no-derived win)
   XDG_CONFIG_HOME, HOME     the user config, $XDG_CONFIG_HOME/tunespec/config.toml
 "
     };
