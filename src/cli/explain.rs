@@ -106,7 +106,6 @@ impl Opts {
         };
         match explained {
             Ok(explanation) => {
-                report_unmatched(&explanation, self.format);
                 let would = if self.library.given() {
                     super::explain_provenance::would_apply(
                         &mlir,
@@ -120,6 +119,11 @@ impl Opts {
                 } else {
                     Vec::new()
                 };
+                if matches!(self.format, Format::Github | Format::Sarif) {
+                    let mut notes = unmatched_notes(&explanation);
+                    provenance::annotate_notes(&mut notes, &explanation, &would);
+                    report(&notes, None);
+                }
                 emit(&render_explanation_with(
                     &explanation,
                     self.format,

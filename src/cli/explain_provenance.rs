@@ -176,6 +176,8 @@ pub fn would_lines(would: &[WouldApply]) -> String {
 /// One op nothing configured where a withheld derived default's matcher would have.
 #[derive(Clone, Debug)]
 pub struct WouldApply {
+    /// The op's row id in the explanation (pre-order id in the payload).
+    pub id: u32,
     /// The op's name (`op -> dispatch op` as the table shows it).
     pub op: String,
     /// Where it is in the payload.
@@ -261,6 +263,7 @@ pub fn would_apply(
             let other = derived.rows.iter().find(|other| other.id == row.id)?;
             let pair = other.pair.and_then(|index| derived.pairs.get(index))?;
             Some(WouldApply {
+                id: row.id,
                 op: match &row.dispatch_op {
                     Some(dispatch) => format!("{} -> {dispatch}", row.op),
                     None => row.op.clone(),
@@ -272,4 +275,23 @@ pub fn would_apply(
             })
         })
         .collect()
+}
+
+/// The unmatched-op notes of `github` and `sarif` (one per unmatched row, in row order, as
+/// [`super::explain::unmatched_notes`] makes them), each told which withheld derived default
+/// would configure its op.
+pub fn annotate_notes(
+    notes: &mut [tunespec::problem::Problem],
+    explanation: &Explanation,
+    would: &[WouldApply],
+) {
+    let unmatched = explanation.rows.iter().filter(|row| row.pair.is_none());
+    for (row, note) in unmatched.zip(notes.iter_mut()) {
+        if let Some(entry) = would.iter().find(|entry| entry.id == row.id) {
+            note.message.push_str(&format!(
+                "; with --derived, @{} ({}) would configure it",
+                entry.matcher, entry.provenance
+            ));
+        }
+    }
 }

@@ -185,6 +185,29 @@ fn measured_first_links_no_derived_defaults_and_explain_says_where_they_would_ap
             .unwrap()
             .starts_with("specs/gfx9/")));
 
+    // github (and sarif): each unmatched op's note names the derived default it would get.
+    let github = measured_first()
+        .args([
+            "explain",
+            "--target",
+            "gfx942",
+            "--format",
+            "github",
+            LLAMA_PAYLOAD,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(github.status.code(), Some(0));
+    let notes = String::from_utf8_lossy(&github.stderr);
+    assert_eq!(
+        notes
+            .lines()
+            .filter(|line| line.contains("would configure it"))
+            .count(),
+        withheld.len(),
+        "{notes}"
+    );
+
     // The same ops, configured, with --derived: exactly those the note named.
     let with_derived = json(&run_ok(measured_first().args([
         "explain",
