@@ -3,6 +3,7 @@ docs/schema/, and an error case each."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -89,6 +90,40 @@ def test_measured_first_withholds_derived_defaults(schemas: Schemas) -> None:
     withheld = explanation.provenance.derived_withheld
     assert withheld and all(w.provenance.startswith("derived") for w in withheld)
     assert len(withheld) == tunespec.explain(PAYLOAD, target="gfx942", derived=True).matched
+
+
+def test_measured_library_provenance(tmp_path: Path, schemas: Schemas) -> None:
+    # A spec library of measured configs (import-tuner on a fixture run in the tuner's format) is
+    # linked without derived=True, and its records come back typed.
+    run = FIXTURES / "tuner" / "tuning_2026_11_20_10_00"
+    library = tmp_path / "measured"
+    imported = cli("import-tuner", str(run), "--target", "gfx942", "-o", str(library))
+    assert imported.returncode == 0, imported.stderr
+    # The expected record, from the run's CSV: the fastest candidate that beat its baseline.
+    with next(run.glob("*_candidate_analysis.csv")).open(newline="") as records:
+        rows = list(csv.DictReader(records))
+    time, baseline, device = min(
+        (float(r["benchmark_time_us"]), float(r["baseline_benchmark_time_us"]), r["benchmark_device_id"])
+        for r in rows
+        if r["candidate_id"] != "0"
+        and float(r["benchmark_time_us"]) < float(r["baseline_benchmark_time_us"])
+    )
+    speedup = time / baseline
+    resolution = tunespec.resolve("gfx942", specs=[library])
+    schemas.validate("resolve", resolution.to_json())
+    (spec,) = resolution.specs
+    assert spec.provenance is not None and spec.provenance.kind == "measured"
+    (entry,) = spec.provenance.measured
+    assert entry.device == device and abs(entry.speedup - speedup) < 5e-4
+    explanation = tunespec.explain(FIXTURES / "tuner" / "mmt_payload.mlir", "gfx942", [library])
+    schemas.validate("explain", explanation.to_json())
+    (op,) = explanation.ops
+    assert op.provenance_kind == "measured" and op.measurement is not None
+    assert op.measurement["device"] == device and op.measurement["iree"] == entry.iree
+    assert explanation.provenance is not None and explanation.provenance.measured == 1
+    assert explanation.provenance.summary == (
+        f"1 config(s) measured on {device} with IREE {entry.iree} (median speedup {speedup:.3f})"
+    )
 
 
 def test_resolve_puts_user_specs_first(schemas: Schemas) -> None:
