@@ -11,7 +11,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use tunespec_core::{iree_attrs, manifest, mlir, problem, verify};
+use tunespec_core::{iree_attrs, manifest, mlir, problem, provenance, verify};
 
 fn main() {
     // The package's own directory as cargo compiled this script (the run-time CARGO_MANIFEST_DIR
@@ -179,6 +179,12 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
                 continue;
             }
         };
+        // Where each matcher's config comes from, counted once here so that resolution can
+        // withhold derived-only defaults (measured first) without parsing at run time.
+        let counts = match &verified.snapshot {
+            Some(snapshot) => provenance::count(snapshot),
+            None => provenance::count(&module.snapshot()),
+        };
         let file = format!("{relative}bc").replace(".mlirbcbc", ".mlirbc");
         let destination = embedded_dir.join(&file);
         std::fs::create_dir_all(destination.parent().expect("has a parent")).expect("writable");
@@ -187,7 +193,8 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
             spec_entries,
             "    EmbeddedSpec {{ path: {path:?}, bytecode_file: {file:?}, module_name: {module_name:?}, \
              source_hash: {source_hash:?}, bytecode_hash: {bytecode_hash:?}, matcher_count: {matchers}, \
-             source_bytes: {source_bytes}, bytecode_bytes: {bytecode_bytes}, merge_ready: {merge_ready} }},",
+             source_bytes: {source_bytes}, bytecode_bytes: {bytecode_bytes}, merge_ready: {merge_ready}, \
+             measured_matchers: {measured}, derived_matchers: {derived}, derived_rules: &{rules:?} }},",
             path = name,
             module_name = facts.module_name.clone().unwrap_or_default(),
             source_hash = blake3::hash(&bytes).to_hex().to_string(),
@@ -196,6 +203,9 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
             source_bytes = bytes.len(),
             bytecode_bytes = bytecode.len(),
             merge_ready = facts.merge_ready,
+            measured = counts.measured,
+            derived = counts.derived,
+            rules = counts.rules,
         )
         .expect("write to String");
         spec_index.push(relative);

@@ -20,6 +20,7 @@ pub mod docs;
 pub mod doctor;
 pub mod exact;
 pub mod explain;
+pub mod explain_provenance;
 pub mod export;
 pub mod extract;
 pub mod help;

@@ -16,6 +16,8 @@
 //! schema = 1                                  # optional
 //! spec_dirs = ["tuning/specs"]                # plain directories: every spec applies to every
 //!                                             # target; with a registry.toml: a spec library
+//! derived = true                              # optional: link tunespec's derived (never
+//!                                             # measured) default specs too (TUNESPEC_DERIVED)
 //! [targets.mi300x]                            # a target, alias or SKU name, case-insensitive
 //! specs = ["tuning/mi300x/*.mlir", { path = "tuning/xnack.mlir", features = ["xnack+"] }]
 //! ```
@@ -51,6 +53,9 @@ struct RawConfig {
     /// User config only: project configs owned by other users that may be used anyway.
     #[serde(default)]
     safe_configs: Vec<Spanned<String>>,
+    /// Whether tunespec's derived (never measured) default specs are linked.
+    #[serde(default)]
+    derived: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -68,6 +73,9 @@ pub struct Config {
     pub spec_dirs: Vec<ConfigPath>,
     /// Per-target spec files, in the order of the file.
     pub targets: Vec<ConfigTarget>,
+    /// `derived = true|false`: whether tunespec's derived default specs are linked (unset: the
+    /// next level decides; none: off, measured first).
+    pub derived: Option<bool>,
 }
 
 /// One path written in a config, resolved, with where it was written.
@@ -213,6 +221,7 @@ impl Config {
                 path: path.to_path_buf(),
                 spec_dirs,
                 targets,
+                derived: raw.derived,
             })
         } else {
             Err(problems)
@@ -373,6 +382,9 @@ pub struct Discovery {
     pub user: Option<PathBuf>,
     /// `TUNESPEC_SPEC_PATH` entries, in order (empty entries dropped).
     pub spec_path: Vec<PathBuf>,
+    /// `TUNESPEC_DERIVED` (`1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off`), the twin of the
+    /// configs' `derived` key; it wins over both configs, and `--derived`/`--no-derived` over it.
+    pub derived: Option<bool>,
 }
 
 impl Discovery {
@@ -392,10 +404,21 @@ impl Discovery {
                     .collect()
             })
             .unwrap_or_default();
+        let derived = env(DERIVED_ENV).and_then(|value| {
+            let parsed = parse_switch(&value.to_string_lossy());
+            if parsed.is_none() {
+                notice(format!(
+                    "ignoring {DERIVED_ENV}={}: it takes 1, true, yes, on, 0, false, no or off",
+                    value.to_string_lossy()
+                ));
+            }
+            parsed
+        });
         let skip = env("TUNESPEC_NO_CONFIG").is_some_and(|value| !value.is_empty() && value != "0");
         if skip {
             return Discovery {
                 spec_path,
+                derived,
                 ..Discovery::default()
             };
         }
@@ -420,7 +443,21 @@ impl Discovery {
             project,
             user,
             spec_path,
+            derived,
         }
+    }
+}
+
+/// The environment twin of the configs' `derived` key.
+pub const DERIVED_ENV: &str = "TUNESPEC_DERIVED";
+
+/// `1`, `true`, `yes`, `on` (any case) are on; `0`, `false`, `no`, `off` and the empty string
+/// are off; anything else is `None`.
+pub fn parse_switch(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "" | "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
     }
 }
 

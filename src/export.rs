@@ -7,6 +7,11 @@
 //! A table has one row per (target, spec) with the spec's size and BLAKE3 hash; a second table
 //! lists targets with their aliases, features and fallback, and `tunespec_find_target` looks a
 //! name or alias up as `tunespec resolve` does.
+//!
+//! The export is the registry, not a link: every default spec is exported as it is, derived
+//! ones included, whatever `--derived` or a config says. Measured first is a policy of linking
+//! a target (`tunespec link`, `apply`, ...); a compiler that embeds these arrays chooses which
+//! to use, and each spec's matchers carry their `tunespec.provenance`.
 
 use std::fmt::Write as _;
 

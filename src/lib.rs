@@ -50,6 +50,7 @@ pub mod iree;
 pub mod iree_bytecode;
 pub mod iree_import;
 pub mod link;
+pub mod provenance;
 pub mod registry;
 pub mod tuner_import;
 

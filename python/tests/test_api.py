@@ -3,6 +3,7 @@ docs/schema/, and an error case each."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -59,22 +60,79 @@ def test_targets_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_resolve_equals_the_cli_and_follows_the_schema(schemas: Schemas) -> None:
-    resolution = tunespec.resolve("gfx942")
-    assert resolution.to_json() == json.loads(cli("resolve", "--format", "json", "gfx942").stdout)
+    resolution = tunespec.resolve("gfx942", derived=True)
+    assert resolution.to_json() == json.loads(
+        cli("resolve", "--format", "json", "--derived", "gfx942").stdout
+    )
     schemas.validate("resolve", resolution.to_json())
     assert resolution.target == "gfx942"
     assert resolution.chain[0].name == "gfx942"
     assert resolution.specs and all(s.origin == "default" for s in resolution.specs)
     assert [s.position for s in resolution.specs] == list(range(1, len(resolution.specs) + 1))
+    assert resolution.derived
+    assert all(s.provenance and s.provenance.kind == "derived" for s in resolution.specs)
+
+
+def test_measured_first_withholds_derived_defaults(schemas: Schemas) -> None:
+    # tunespec's defaults are all derived by rule: without derived=True none is linked, each is
+    # skipped with the reason, and explain lists the ops one would configure.
+    resolution = tunespec.resolve("gfx942")
+    schemas.validate("resolve", resolution.to_json())
+    assert not resolution.derived and resolution.specs == ()
+    assert resolution.skipped
+    assert all("derived by rule, not measured" in s.reason for s in resolution.skipped)
+    assert "foreach_match" not in tunespec.link(target="gfx942")
+    assert "foreach_match" in tunespec.link(target="gfx942", derived=True)
+    explanation = tunespec.explain(PAYLOAD, target="gfx942")
+    schemas.validate("explain", explanation.to_json())
+    assert explanation.matched == 0
+    assert explanation.provenance is not None
+    withheld = explanation.provenance.derived_withheld
+    assert withheld and all(w.provenance.startswith("derived") for w in withheld)
+    assert len(withheld) == tunespec.explain(PAYLOAD, target="gfx942", derived=True).matched
+
+
+def test_measured_library_provenance(tmp_path: Path, schemas: Schemas) -> None:
+    # A spec library of measured configs (import-tuner on a fixture run in the tuner's format) is
+    # linked without derived=True, and its records come back typed.
+    run = FIXTURES / "tuner" / "tuning_2026_11_20_10_00"
+    library = tmp_path / "measured"
+    imported = cli("import-tuner", str(run), "--target", "gfx942", "-o", str(library))
+    assert imported.returncode == 0, imported.stderr
+    # The expected record, from the run's CSV: the fastest candidate that beat its baseline.
+    with next(run.glob("*_candidate_analysis.csv")).open(newline="") as records:
+        rows = list(csv.DictReader(records))
+    time, baseline, device = min(
+        (float(r["benchmark_time_us"]), float(r["baseline_benchmark_time_us"]), r["benchmark_device_id"])
+        for r in rows
+        if r["candidate_id"] != "0"
+        and float(r["benchmark_time_us"]) < float(r["baseline_benchmark_time_us"])
+    )
+    speedup = time / baseline
+    resolution = tunespec.resolve("gfx942", specs=[library])
+    schemas.validate("resolve", resolution.to_json())
+    (spec,) = resolution.specs
+    assert spec.provenance is not None and spec.provenance.kind == "measured"
+    (entry,) = spec.provenance.measured
+    assert entry.device == device and abs(entry.speedup - speedup) < 5e-4
+    explanation = tunespec.explain(FIXTURES / "tuner" / "mmt_payload.mlir", "gfx942", [library])
+    schemas.validate("explain", explanation.to_json())
+    (op,) = explanation.ops
+    assert op.provenance_kind == "measured" and op.measurement is not None
+    assert op.measurement["device"] == device and op.measurement["iree"] == entry.iree
+    assert explanation.provenance is not None and explanation.provenance.measured == 1
+    assert explanation.provenance.summary == (
+        f"1 config(s) measured on {device} with IREE {entry.iree} (median speedup {speedup:.3f})"
+    )
 
 
 def test_resolve_puts_user_specs_first(schemas: Schemas) -> None:
-    resolution = tunespec.resolve("gfx942", specs=[IREE_ONE_MATCHER])
+    resolution = tunespec.resolve("gfx942", specs=[IREE_ONE_MATCHER], derived=True)
     schemas.validate("resolve", resolution.to_json())
     first = resolution.specs[0]
     assert first.position == 1 and first.origin != "default"
     assert first.name.endswith("iree_one_matcher.mlir")
-    assert len(resolution.specs) == len(tunespec.resolve("gfx942").specs) + 1
+    assert len(resolution.specs) == len(tunespec.resolve("gfx942", derived=True).specs) + 1
 
 
 def test_resolve_error_unknown_target() -> None:
@@ -90,16 +148,16 @@ def test_resolve_error_unknown_target() -> None:
 
 
 def test_link_target_equals_the_cli() -> None:
-    library = tunespec.link(target="gfx942")
+    library = tunespec.link(target="gfx942", derived=True)
     assert isinstance(library, str)
-    assert library == cli("link", "--target", "gfx942").stdout.decode()
+    assert library == cli("link", "--target", "gfx942", "--derived").stdout.decode()
     assert "transform.with_named_sequence" in library and "@__kernel_config" in library
 
 
 def test_link_bytecode_equals_the_cli() -> None:
-    library = tunespec.link(target="gfx942", emit="mlirbc")
+    library = tunespec.link(target="gfx942", emit="mlirbc", derived=True)
     assert isinstance(library, bytes) and library.startswith(BYTECODE_MAGIC)
-    assert library == cli("link", "--target", "gfx942", "--emit", "mlirbc").stdout
+    assert library == cli("link", "--target", "gfx942", "--derived", "--emit", "mlirbc").stdout
 
 
 def test_link_user_specs_without_defaults() -> None:
@@ -110,7 +168,7 @@ def test_link_user_specs_without_defaults() -> None:
     # Without a target only the specs are linked: the same library.
     assert tunespec.link(specs=[IREE_ONE_MATCHER]) == library
     # With the defaults the library is larger.
-    assert len(tunespec.link(target="gfx942", specs=[IREE_ONE_MATCHER])) > len(library)
+    assert len(tunespec.link(target="gfx942", specs=[IREE_ONE_MATCHER], derived=True)) > len(library)
 
 
 def test_link_spec_as_text_equals_spec_from_stdin() -> None:
@@ -157,9 +215,9 @@ def test_link_error_no_target_no_specs() -> None:
 
 
 def test_attach_equals_the_cli() -> None:
-    attached = tunespec.attach(PAYLOAD, target="gfx942")
+    attached = tunespec.attach(PAYLOAD, target="gfx942", derived=True)
     assert isinstance(attached, str)
-    assert attached == cli("attach", "--target", "gfx942", str(PAYLOAD)).stdout.decode()
+    assert attached == cli("attach", "--target", "gfx942", "--derived", str(PAYLOAD)).stdout.decode()
     assert "iree_codegen.tuning_spec_mlirbc" in attached
     assert "func.func @decoder_layer" in attached
 
@@ -190,8 +248,10 @@ def test_attach_error_missing_payload(tmp_path: Path) -> None:
 
 
 def test_explain_equals_the_cli_and_follows_the_schema(schemas: Schemas) -> None:
-    explanation = tunespec.explain(PAYLOAD, target="gfx942")
-    expected = json.loads(cli("explain", "--format", "json", "--target", "gfx942", str(PAYLOAD)).stdout)
+    explanation = tunespec.explain(PAYLOAD, target="gfx942", derived=True)
+    expected = json.loads(
+        cli("explain", "--format", "json", "--target", "gfx942", "--derived", str(PAYLOAD)).stdout
+    )
     assert explanation.to_json() == expected
     schemas.validate("explain", explanation.to_json())
     assert explanation.view == "dispatch"
@@ -205,6 +265,9 @@ def test_explain_equals_the_cli_and_follows_the_schema(schemas: Schemas) -> None
         assert op.config and op.config_dict()
         assert op.element_types and op.loops
         assert op.fired and op.fired[-1].matcher == op.matcher
+        assert op.provenance_kind == "derived" and op.measurement is None
+    assert explanation.provenance is not None
+    assert explanation.provenance.derived == explanation.matched
     assert all(op.location and "llama2_7b_f16_prefill_4096.mlir" in op.location for op in explanation.ops)
 
 

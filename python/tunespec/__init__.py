@@ -5,7 +5,7 @@ The wheel carries the `tunespec` binary (MLIR linked statically); these function
 docs/schema/ in the repository):
 
 >>> import tunespec
->>> library = tunespec.link(target="gfx942")                 # the linked library, MLIR text
+>>> library = tunespec.link(target="gfx942", derived=True)   # the linked library, MLIR text
 >>> report = tunespec.explain("model.mlir", target="gfx942")
 >>> [(op.op, op.matcher) for op in report.ops]
 
@@ -26,13 +26,18 @@ from ._types import (
     ExplainedOp,
     Explanation,
     FiredPair,
+    MeasuredEntry,
+    ProvenanceSummary,
     Related,
     Resolution,
     ResolvedSpec,
     SkippedSpec,
+    SpecProvenance,
     Target,
     TargetSpec,
+    TargetSpecProvenance,
     VerifyReport,
+    WithheldOp,
 )
 
 try:
@@ -56,17 +61,22 @@ __all__ = [
     "Explanation",
     "FiredPair",
     "Input",
+    "MeasuredEntry",
     "MismatchError",
     "ProblemsError",
+    "ProvenanceSummary",
     "Related",
     "Resolution",
     "ResolvedSpec",
     "SkippedSpec",
+    "SpecProvenance",
     "Target",
     "TargetSpec",
+    "TargetSpecProvenance",
     "TunespecWarning",
     "UsageError",
     "VerifyReport",
+    "WithheldOp",
     "__version__",
     "attach",
     "explain",

@@ -139,8 +139,19 @@ def _check(result: _Result) -> _Result:
     return result
 
 
+def _derived_args(derived: Optional[bool]) -> List[str]:
+    # None: configs and TUNESPEC_DERIVED decide (measured first when none says).
+    if derived is None:
+        return []
+    return ["--derived"] if derived else ["--no-derived"]
+
+
 def _library_args(
-    staging: _Staging, target: Optional[str], specs: Iterable[Input], default: bool
+    staging: _Staging,
+    target: Optional[str],
+    specs: Iterable[Input],
+    default: bool,
+    derived: Optional[bool] = None,
 ) -> List[str]:
     if isinstance(specs, (str, bytes, os.PathLike)):
         specs = [specs]  # one spec given bare
@@ -152,7 +163,7 @@ def _library_args(
     # Without a target there are no defaults to link: only the given specs.
     if not default or (target is None and spec_args):
         args.append("--no-default")
-    return args
+    return args + _derived_args(derived)
 
 
 def link(
@@ -163,12 +174,16 @@ def link(
     *,
     dedupe: bool = False,
     deny_warnings: bool = False,
+    derived: Optional[bool] = None,
 ) -> Union[str, bytes]:
     """Link the user's `specs` (highest priority first) and the target's default specs into one
     library, as `tunespec link` does.
 
     `target`: an architecture, SKU or alias (`"gfx942"`, `"mi300x"`); without one only `specs`
-    are linked. `default=False` leaves the target's defaults out. `emit="mlir"` returns the
+    are linked. `default=False` leaves the target's defaults out. Measured first: the target's
+    defaults derived by rule (never measured: all of tunespec's today) are linked only with
+    `derived=True` (`--derived`); `derived=False` is `--no-derived`, and `None` leaves it to
+    `derived` in the configs and `TUNESPEC_DERIVED`. `emit="mlir"` returns the
     library as text (`str`), `emit="mlirbc"` as MLIR bytecode (`bytes`). `dedupe` drops matchers
     that can never fire; `deny_warnings` turns warnings into `ProblemsError`. Warnings of a
     successful link are issued as `TunespecWarning`.
@@ -177,7 +192,7 @@ def link(
         raise ValueError(f"emit must be 'mlir' or 'mlirbc', not {emit!r}")
     with _Staging() as staging:
         args = ["link", "--format=json", "--output=-", f"--emit={emit}"]
-        args += _library_args(staging, target, specs, default)
+        args += _library_args(staging, target, specs, default, derived)
         if dedupe:
             args.append("--dedupe")
         if deny_warnings:
@@ -196,6 +211,7 @@ def attach(
     *,
     attr: Optional[str] = None,
     blob: str = "dense",
+    derived: Optional[bool] = None,
 ) -> Union[str, bytes]:
     """Link a library (as `link` does) and attach it to `payload` as
     `iree_codegen.tuning_spec_mlirbc` (or `attr`), as `tunespec attach` does.
@@ -205,7 +221,7 @@ def attach(
     """
     with _Staging() as staging:
         args = ["attach", "--format=json", "--output=-", f"--blob={blob}"]
-        args += _library_args(staging, target, specs, default)
+        args += _library_args(staging, target, specs, default, derived)
         if attr is not None:
             args.append(f"--attr={attr}")
         args += ["--", staging.arg(payload)]
@@ -223,6 +239,7 @@ def explain(
     *,
     view: str = "dispatch",
     exact: bool = False,
+    derived: Optional[bool] = None,
 ) -> Explanation:
     """Every candidate op of `payload`, the config it gets and the matcher (with its spec line)
     that set it, as `tunespec explain --format json` reports it.
@@ -230,11 +247,13 @@ def explain(
     The library is linked for `target` and `specs` (as `link` does), or, with neither, the one
     attached to the payload. `view="written"` matches the ops as written instead of as IREE's
     dispatches hold them. `exact=True` also runs IREE's configuration phase (the user's IREE)
-    and raises `MismatchError` when IREE set another config than predicted.
+    and raises `MismatchError` when IREE set another config than predicted. `derived` as in
+    `link`; without it, `provenance.derived_withheld` lists the ops a derived default would
+    configure.
     """
     with _Staging() as staging:
         args = ["explain", "--format=json", f"--view={view}"]
-        args += _library_args(staging, target, specs, default)
+        args += _library_args(staging, target, specs, default, derived)
         if exact:
             args.append("--exact")
         args += ["--", staging.arg(payload)]
@@ -301,14 +320,18 @@ def verify(
     )
 
 
-def resolve(target: str, specs: Iterable[Input] = ()) -> Resolution:
+def resolve(
+    target: str, specs: Iterable[Input] = (), *, derived: Optional[bool] = None
+) -> Resolution:
     """The target's fallback chain and the ordered specs a compile for it uses (user specs,
-    configs, defaults), each with where it comes from and why, as `tunespec resolve` reports."""
+    configs, defaults), each with where it comes from, why and its provenance, as `tunespec
+    resolve` reports. `derived` as in `link` (withheld defaults are in `skipped`)."""
     if isinstance(specs, (str, bytes, os.PathLike)):
         specs = [specs]
     with _Staging() as staging:
         args = ["resolve", "--format=json"]
         args += [f"--spec={staging.arg(spec)}" for spec in specs]
+        args += _derived_args(derived)
         args += ["--", target]
         result = _check(_run(args, staging.stdin))
     return Resolution.from_json(json.loads(result.stdout))

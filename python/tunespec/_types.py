@@ -162,6 +162,10 @@ class ExplainedOp:
     config: Tuple[ConfigEntry, ...]
     fired: Tuple[FiredPair, ...]
     as_written: Optional[AsWritten]
+    # measured, derived, stated (None: unmatched), and the measured matcher's record (device,
+    # iree, speedup as a number, date, times, dispatch, ... as strings).
+    provenance_kind: Optional[str] = None
+    measurement: Optional[Dict[str, Any]] = field(default=None, hash=False)
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "ExplainedOp":
@@ -180,10 +184,14 @@ class ExplainedOp:
             config=tuple(ConfigEntry.from_json(c) for c in obj["config"]),
             fired=tuple(FiredPair.from_json(f) for f in obj["fired"]),
             as_written=None if as_written is None else AsWritten.from_json(as_written),
+            provenance_kind=obj.get("provenance_kind"),
+            measurement=None if obj.get("measurement") is None else dict(obj["measurement"]),
         )
 
     def to_json(self) -> Json:
         return {
+            "provenance_kind": self.provenance_kind,
+            "measurement": None if self.measurement is None else dict(self.measurement),
             "op": self.op,
             "dispatch_op": self.dispatch_op,
             "location": self.location,
@@ -209,6 +217,78 @@ class ExplainedOp:
 
 
 @dataclass(frozen=True)
+class WithheldOp:
+    """An op nothing configured where a derived default, withheld by measured first, would."""
+
+    op: str
+    location: Optional[str]
+    matcher: str
+    matcher_location: Optional[str]
+    provenance: str
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "WithheldOp":
+        return cls(
+            obj["op"],
+            obj.get("location"),
+            obj["matcher"],
+            obj.get("matcher_location"),
+            obj["provenance"],
+        )
+
+    def to_json(self) -> Json:
+        return {
+            "op": self.op,
+            "location": self.location,
+            "matcher": self.matcher,
+            "matcher_location": self.matcher_location,
+            "provenance": self.provenance,
+        }
+
+
+@dataclass(frozen=True)
+class ProvenanceSummary:
+    """Where `explain`'s configs come from (one per configured op): measured (on which devices,
+    with which IREE versions, their median speedup, tuned over baseline time), derived by rule,
+    stated; `summary` is the line the text report prints; `derived_withheld` the ops a derived
+    default would configure with `derived=True`."""
+
+    measured: int
+    derived: int
+    stated: int
+    devices: Tuple[str, ...]
+    iree_versions: Tuple[str, ...]
+    median_speedup: Optional[float]
+    summary: Optional[str]
+    derived_withheld: Tuple[WithheldOp, ...]
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "ProvenanceSummary":
+        return cls(
+            measured=obj["measured"],
+            derived=obj["derived"],
+            stated=obj["stated"],
+            devices=tuple(obj["devices"]),
+            iree_versions=tuple(obj["iree_versions"]),
+            median_speedup=obj.get("median_speedup"),
+            summary=obj.get("summary"),
+            derived_withheld=tuple(WithheldOp.from_json(w) for w in obj["derived_withheld"]),
+        )
+
+    def to_json(self) -> Json:
+        return {
+            "measured": self.measured,
+            "derived": self.derived,
+            "stated": self.stated,
+            "devices": list(self.devices),
+            "iree_versions": list(self.iree_versions),
+            "median_speedup": self.median_speedup,
+            "summary": self.summary,
+            "derived_withheld": [w.to_json() for w in self.derived_withheld],
+        }
+
+
+@dataclass(frozen=True)
 class Explanation:
     """`explain`'s document (docs/schema/explain.schema.json), plus the run's warnings."""
 
@@ -219,6 +299,7 @@ class Explanation:
     matched: int
     unmatched: int
     pairs: int
+    provenance: Optional[ProvenanceSummary] = None
     diagnostics: Tuple[Diagnostic, ...] = field(default=(), compare=False)
 
     @classmethod
@@ -233,6 +314,10 @@ class Explanation:
             matched=obj["matched"],
             unmatched=obj["unmatched"],
             pairs=obj["pairs"],
+            provenance=(
+                None if obj.get("provenance") is None
+                else ProvenanceSummary.from_json(obj["provenance"])
+            ),
             diagnostics=diagnostics,
         )
 
@@ -245,6 +330,7 @@ class Explanation:
             "matched": self.matched,
             "unmatched": self.unmatched,
             "pairs": self.pairs,
+            "provenance": None if self.provenance is None else self.provenance.to_json(),
         }
 
 
@@ -304,6 +390,55 @@ class ChainLink:
 
 
 @dataclass(frozen=True)
+class MeasuredEntry:
+    """A measured config's record as `resolve` shows it: device, IREE version, speedup (tuned
+    over baseline time: below 1 is faster)."""
+
+    device: str
+    iree: str
+    speedup: float
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "MeasuredEntry":
+        return cls(obj["device"], obj["iree"], obj["speedup"])
+
+    def to_json(self) -> Json:
+        return {"device": self.device, "iree": self.iree, "speedup": self.speedup}
+
+
+@dataclass(frozen=True)
+class SpecProvenance:
+    """Where a resolved spec's configs come from: `kind` (measured, derived, stated, mixed),
+    its measured records, how many matchers are derived and by which rules, how many are stated
+    (None: unknown, a user's file is scanned, not parsed)."""
+
+    kind: str
+    measured: Tuple[MeasuredEntry, ...]
+    derived: int
+    rules: Tuple[str, ...]
+    stated: Optional[int]
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "SpecProvenance":
+        return cls(
+            kind=obj["kind"],
+            measured=tuple(MeasuredEntry.from_json(m) for m in obj["measured"]),
+            derived=obj["derived"],
+            rules=tuple(obj["rules"]),
+            stated=obj.get("stated"),
+        )
+
+    def to_json(self) -> Json:
+        return {
+            "kind": self.kind,
+            "measured": [m.to_json() for m in self.measured],
+            "derived": self.derived,
+            "rules": list(self.rules),
+            "stated": self.stated,
+        }
+
+
+@dataclass(frozen=True)
 class ResolvedSpec:
     """A spec a compile for the target uses, at `position` (1 = highest priority)."""
 
@@ -317,6 +452,7 @@ class ResolvedSpec:
     bytes: int
     hash: str
     matchers: Optional[int]
+    provenance: Optional[SpecProvenance] = None
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "ResolvedSpec":
@@ -331,6 +467,10 @@ class ResolvedSpec:
             bytes=obj["bytes"],
             hash=obj["hash"],
             matchers=obj.get("matchers"),
+            provenance=(
+                None if obj.get("provenance") is None
+                else SpecProvenance.from_json(obj["provenance"])
+            ),
         )
 
     def to_json(self) -> Json:
@@ -345,6 +485,7 @@ class ResolvedSpec:
             "bytes": self.bytes,
             "hash": self.hash,
             "matchers": self.matchers,
+            "provenance": None if self.provenance is None else self.provenance.to_json(),
         }
 
 
@@ -386,6 +527,8 @@ class Resolution:
     specs: Tuple[ResolvedSpec, ...]
     skipped: Tuple[SkippedSpec, ...]
     fingerprint: str
+    # Whether derived defaults were asked for; without, they are in `skipped`.
+    derived: bool = False
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "Resolution":
@@ -400,6 +543,7 @@ class Resolution:
             specs=tuple(ResolvedSpec.from_json(s) for s in obj["specs"]),
             skipped=tuple(SkippedSpec.from_json(s) for s in obj["skipped"]),
             fingerprint=obj["fingerprint"],
+            derived=obj.get("derived", False),
         )
 
     def to_json(self) -> Json:
@@ -410,10 +554,35 @@ class Resolution:
             "alias": self.alias,
             "features": list(self.features),
             "target_id": self.target_id,
+            "derived": self.derived,
             "chain": [c.to_json() for c in self.chain],
             "specs": [s.to_json() for s in self.specs],
             "skipped": [s.to_json() for s in self.skipped],
             "fingerprint": self.fingerprint,
+        }
+
+
+@dataclass(frozen=True)
+class TargetSpecProvenance:
+    """How many of an embedded spec's matchers are measured, derived (by which rules), stated."""
+
+    kind: str
+    measured: int
+    derived: int
+    stated: int
+    rules: Tuple[str, ...]
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "TargetSpecProvenance":
+        return cls(obj["kind"], obj["measured"], obj["derived"], obj["stated"], tuple(obj["rules"]))
+
+    def to_json(self) -> Json:
+        return {
+            "kind": self.kind,
+            "measured": self.measured,
+            "derived": self.derived,
+            "stated": self.stated,
+            "rules": list(self.rules),
         }
 
 
@@ -427,6 +596,7 @@ class TargetSpec:
     source_bytes: int
     source_hash: str
     bytecode_hash: str
+    provenance: Optional[TargetSpecProvenance] = None
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "TargetSpec":
@@ -437,6 +607,9 @@ class TargetSpec:
             obj["source_bytes"],
             obj["source_hash"],
             obj["bytecode_hash"],
+            None
+            if obj.get("provenance") is None
+            else TargetSpecProvenance.from_json(obj["provenance"]),
         )
 
     def to_json(self) -> Json:
@@ -447,6 +620,7 @@ class TargetSpec:
             "source_bytes": self.source_bytes,
             "source_hash": self.source_hash,
             "bytecode_hash": self.bytecode_hash,
+            "provenance": None if self.provenance is None else self.provenance.to_json(),
         }
 
 

@@ -20,6 +20,9 @@ pub struct PairInfo {
     /// Where the matcher's config comes from (its `tunespec.provenance` attribute: the rule it
     /// was derived by, or the device and date it was measured on), when the spec says.
     pub provenance: Option<String>,
+    /// The matcher's measurement record (`tunespec.measurement`, written by `import-tuner`),
+    /// field by field as strings; empty when it has none.
+    pub measurement: Vec<(String, String)>,
     /// The nested module whose `foreach_match` lists the pair (names from the library's root;
     /// empty: the top level). `matcher` and `action` are paths from the root (`spec::match`).
     pub scope: Vec<String>,
@@ -196,6 +199,7 @@ fn visit_sequence(
                     .and_then(|op| op.attr(PROVENANCE_ATTR))
                     .and_then(Attr::as_str)
                     .map(str::to_string),
+                measurement: matcher_op.map(measurement_record).unwrap_or_default(),
                 matcher_loc: matcher_op.and_then(|op| op.loc.clone()),
                 matcher: full(&matcher),
                 action: full(&action),
@@ -565,4 +569,15 @@ pub fn fired_pairs(explanations: &[Explanation]) -> BTreeSet<usize> {
                 .flat_map(|row| row.fired.iter().copied().chain(row.pair))
         })
         .collect()
+}
+
+/// A matcher's `tunespec.measurement` dictionary as (field, string) pairs.
+fn measurement_record(matcher: &ir::Op) -> Vec<(String, String)> {
+    match matcher.attr(crate::provenance::MEASUREMENT_ATTR) {
+        Some(Attr::Dict(fields)) => fields
+            .iter()
+            .filter_map(|(name, value)| value.as_str().map(|v| (name.clone(), v.to_string())))
+            .collect(),
+        _ => Vec::new(),
+    }
 }

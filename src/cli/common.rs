@@ -238,6 +238,47 @@ pub struct LibraryArgs {
     /// Link only the user specs
     #[arg(long)]
     pub no_default: bool,
+    #[command(flatten)]
+    pub derived: DerivedArgs,
+}
+
+/// `--derived` / `--no-derived`: whether tunespec's derived default specs (configs derived by
+/// rule, never measured) are linked. Off unless asked: a derived config slower than IREE's own
+/// heuristic would slow a model down without a word. Shared by every command that links and by
+/// `resolve`.
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct DerivedArgs {
+    /// Also link tunespec's derived default specs (derived by rule, never measured; default:
+    /// off, or `derived` in tunespec.toml / the user config, or TUNESPEC_DERIVED)
+    #[arg(long, overrides_with = "no_derived")]
+    pub derived: bool,
+    /// Link only measured entries and the user's own specs, whatever configs and
+    /// TUNESPEC_DERIVED say
+    #[arg(long, overrides_with = "derived")]
+    pub no_derived: bool,
+}
+
+impl DerivedArgs {
+    /// The command line's choice, if it made one (the last of the two flags wins).
+    pub fn choice(self) -> Option<bool> {
+        if self.derived {
+            Some(true)
+        } else if self.no_derived {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// The discovered registry (configs, `TUNESPEC_SPEC_PATH`, `TUNESPEC_DERIVED`) with the
+    /// command line's choice applied.
+    pub fn registry(self) -> Result<registry::Registry, registry::Error> {
+        let registry = registry::Registry::discover()?;
+        Ok(match self.choice() {
+            Some(derived) => registry.with_derived(derived),
+            None => registry,
+        })
+    }
 }
 
 impl LibraryArgs {
@@ -264,14 +305,20 @@ impl LibraryArgs {
                 .map(registry::ResolvedSpec::link_input)
                 .collect());
         };
-        let resolution = registry::Registry::discover()
-            .and_then(|registry| registry.resolve(target, &self.specs))?;
+        let resolution = self.resolution(target)?;
         Ok(resolution
             .specs
             .iter()
             .filter(|spec| !(self.no_default && spec.origin == registry::Origin::Default))
             .map(registry::ResolvedSpec::link_input)
             .collect())
+    }
+
+    /// The resolution of `target` with these flags' specs and derived choice.
+    pub fn resolution(&self, target: &str) -> Result<registry::Resolution, registry::Error> {
+        self.derived
+            .registry()
+            .and_then(|registry| registry.resolve(target, &self.specs))
     }
 
     /// Links the library for use in this process (`apply`, `explain`, `coverage`) and returns

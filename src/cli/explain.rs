@@ -12,6 +12,7 @@ use tunespec::problem::{Problem, Severity};
 use super::common::{
     emit, fail, input_name, library_for, quiet, read, report, ExitStatus, Format, LibraryArgs,
 };
+use super::explain_provenance::{self as provenance, WouldApply};
 use super::table::{self, Align};
 
 /// The code of the note on a candidate op no matcher configures (`github`, `sarif`).
@@ -105,11 +106,29 @@ impl Opts {
         };
         match explained {
             Ok(explanation) => {
-                report_unmatched(&explanation, self.format);
-                emit(&render_explanation(
+                let would = if self.library.given() {
+                    super::explain_provenance::would_apply(
+                        &mlir,
+                        &self.library,
+                        &explanation,
+                        &payload_bytes,
+                        &name,
+                        &self.attr,
+                        self.engine,
+                    )
+                } else {
+                    Vec::new()
+                };
+                if matches!(self.format, Format::Github | Format::Sarif) {
+                    let mut notes = unmatched_notes(&explanation);
+                    provenance::annotate_notes(&mut notes, &explanation, &would);
+                    report(&notes, None);
+                }
+                emit(&render_explanation_with(
                     &explanation,
                     self.format,
                     table::stdout_width(),
+                    &would,
                 ));
                 if self.exact {
                     return super::exact::run(
@@ -185,10 +204,20 @@ pub fn render_explanation(
     format: Format,
     width: Option<usize>,
 ) -> String {
+    render_explanation_with(explanation, format, width, &[])
+}
+
+/// [`render_explanation`], with the ops a withheld derived default would have configured.
+pub fn render_explanation_with(
+    explanation: &Explanation,
+    format: Format,
+    width: Option<usize>,
+    would: &[WouldApply],
+) -> String {
     match format {
-        Format::Json => json_explanation(explanation),
-        Format::Human | Format::Github => human_explanation(explanation, width),
-        Format::Short => short_explanation(explanation),
+        Format::Json => json_explanation(explanation, would),
+        Format::Human | Format::Github => human_explanation(explanation, width, would),
+        Format::Short => short_explanation(explanation, would),
         Format::Sarif => String::new(),
     }
 }
@@ -229,7 +258,7 @@ pub fn unmatched_notes(explanation: &Explanation) -> Vec<Problem> {
 
 /// One line per candidate op, `location: op: @matcher (spec location): config` (`no match`
 /// when none configures it), then a summary line unless `-q`.
-fn short_explanation(explanation: &Explanation) -> String {
+fn short_explanation(explanation: &Explanation, would: &[WouldApply]) -> String {
     let mut out = String::new();
     for row in &explanation.rows {
         if let Some(loc) = &row.loc {
@@ -257,6 +286,9 @@ fn short_explanation(explanation: &Explanation) -> String {
             )),
             None => out.push_str("no match"),
         }
+        if let Some(pair) = pair_of(explanation, row) {
+            out.push_str(&format!(" [{}]", provenance::words(pair)));
+        }
         let config = short_configs(&row.config);
         if !config.is_empty() {
             out.push_str(&format!(": {config}"));
@@ -273,6 +305,10 @@ fn short_explanation(explanation: &Explanation) -> String {
     if !quiet() {
         out.push_str(&summary_line(explanation));
         out.push('\n');
+        if let Some(summary) = provenance::summary(explanation) {
+            out.push_str(&format!("provenance summary: {summary}\n"));
+        }
+        out.push_str(&provenance::would_lines(would));
     }
     out
 }
@@ -326,7 +362,7 @@ fn pair_of<'e>(
 }
 
 /// The explanation as one JSON document.
-fn json_explanation(explanation: &Explanation) -> String {
+fn json_explanation(explanation: &Explanation, would: &[WouldApply]) -> String {
     let pair_of = |row| pair_of(explanation, row);
     let ops: Vec<_> = explanation
         .rows
@@ -347,7 +383,10 @@ fn json_explanation(explanation: &Explanation) -> String {
                     "config": config_json(&written.config),
                 })
             });
+            let (provenance_kind, measurement) = provenance::op_json(pair);
             json!({
+                "provenance_kind": provenance_kind,
+                "measurement": measurement,
                 "op": row.op,
                 "dispatch_op": row.dispatch_op,
                 "location": row.loc.as_ref().map(ToString::to_string),
@@ -386,12 +425,17 @@ fn json_explanation(explanation: &Explanation) -> String {
             "matched": matched,
             "unmatched": explanation.rows.len() - matched,
             "pairs": explanation.pairs.len(),
+            "provenance": provenance::summary_json(explanation, would),
         })
     )
 }
 
 /// The explanation as a table, one row per candidate op, and a summary (unless `-q`).
-fn human_explanation(explanation: &Explanation, width: Option<usize>) -> String {
+fn human_explanation(
+    explanation: &Explanation,
+    width: Option<usize>,
+    would: &[WouldApply],
+) -> String {
     let pair_of = |row| pair_of(explanation, row);
     let mut rows: Vec<Vec<String>> = Vec::new();
     for row in &explanation.rows {
@@ -462,20 +506,6 @@ fn human_explanation(explanation: &Explanation, width: Option<usize>) -> String 
     }
     out.push('\n');
     // Where the configs that apply come from, as the specs say.
-    let mut provenances: std::collections::BTreeMap<&str, usize> = Default::default();
-    for row in &explanation.rows {
-        if let Some(pair) = pair_of(row) {
-            *provenances
-                .entry(
-                    pair.provenance
-                        .as_deref()
-                        .unwrap_or("not stated by the spec"),
-                )
-                .or_default() += 1;
-        }
-    }
-    for (provenance, count) in &provenances {
-        out.push_str(&format!("provenance: {count} config(s) {provenance}\n"));
-    }
+    out.push_str(&provenance::human_lines(explanation, would));
     out
 }

@@ -32,6 +32,8 @@ macro_rules! env_specs {
     () => {
         "  TUNESPEC_SPEC_PATH        `:`-separated user spec files and directories
   TUNESPEC_NO_CONFIG        1: ignore tunespec.toml and the user config
+  TUNESPEC_DERIVED          1: also link tunespec's derived (never measured) default specs,
+                            0: not (over `derived` in the configs; --derived/--no-derived win)
   XDG_CONFIG_HOME, HOME     the user config, $XDG_CONFIG_HOME/tunespec/config.toml
 "
     };
@@ -105,6 +107,7 @@ pub const LINK: &str = concat!(
     "Examples:
   tunespec link --target mi300x -o library.mlirbc --emit mlirbc
   tunespec link -t gfx942 -s my_spec.mlir -s team_specs/ -o -
+  tunespec link -t gfx942 --derived -o lib.mlir     tunespec's derived defaults too (never measured)
   tunespec link --no-default -s a.mlir -s b.mlir --dedupe --deny-warnings
 
 Environment:
@@ -160,7 +163,8 @@ Environment:
 
 pub const EXPLAIN: &str = concat!(
     "Examples:
-  tunespec explain -t gfx942 model.mlir
+  tunespec explain -t gfx942 model.mlir   also lists where a derived default would apply
+  tunespec explain -t gfx942 --derived model.mlir
   tunespec explain -t mi300x -s my_spec.mlir --format json model.mlir
   tunespec explain model.tuned.mlir --view written
   tunespec explain -t gfx942 --exact torch_model.mlir   checked against IREE's own compile

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use super::common::{emit, emit_stderr, render, tool_error, ExitStatus, Format};
 use crate::diagnostics::Style;
-use tunespec::registry::{self, Registry, Resolution};
+use tunespec::provenance::SpecProvenance;
+use tunespec::registry::{self, Resolution};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = super::help::RESOLVE)]
@@ -20,12 +21,16 @@ pub struct Opts {
     /// object (json), or a SARIF log of the run's diagnostics (sarif)
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    #[command(flatten)]
+    pub derived: super::common::DerivedArgs,
 }
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
         let phase = tracing::info_span!("resolve", target = %self.target).entered();
-        let resolution = match Registry::discover()
+        let resolution = match self
+            .derived
+            .registry()
             .and_then(|registry| registry.resolve(&self.target, &self.specs))
         {
             Ok(resolution) => resolution,
@@ -89,10 +94,11 @@ fn short(resolution: &Resolution) -> String {
             .map(|count| format!(" matchers={count}"))
             .unwrap_or_default();
         out.push_str(&format!(
-            "spec {} {} origin={}{matchers}: {}\n",
+            "spec {} {} origin={}{matchers} provenance={}: {}\n",
             index + 1,
             spec.name,
             spec.origin.label(),
+            SpecProvenance::of(spec).kind(),
             spec.reason
         ));
     }
@@ -142,11 +148,12 @@ fn human(resolution: &Resolution) -> String {
             .map(|count| format!(" ({count} matchers)"))
             .unwrap_or_default();
         out.push_str(&format!(
-            "  {:>2}. {}{matchers}\n      {}: {}\n",
+            "  {:>2}. {}{matchers}\n      {}: {}\n      provenance: {}\n",
             index + 1,
             spec.name,
             spec.origin.label(),
-            spec.reason
+            spec.reason,
+            SpecProvenance::of(spec).describe()
         ));
     }
     if !resolution.skipped.is_empty() {

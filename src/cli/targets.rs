@@ -17,6 +17,8 @@ pub struct Opts {
 /// What the table and `short` say about a target.
 struct Row {
     matchers: usize,
+    /// Where its specs' configs come from: each distinct spec provenance, `; `-separated.
+    provenance: String,
     bytes: usize,
     /// One short hash over the target's spec hashes, in priority order.
     hash: String,
@@ -27,7 +29,14 @@ fn row(target: &Target) -> Row {
     for spec in target.specs() {
         hasher.update(spec.bytecode_hash.as_bytes());
     }
+    let mut provenance: Vec<String> = target.specs().map(|spec| spec.provenance().1).collect();
+    provenance.dedup();
     Row {
+        provenance: if provenance.is_empty() {
+            "-".to_string()
+        } else {
+            provenance.join("; ")
+        },
         matchers: target.specs().map(|spec| spec.matcher_count).sum(),
         bytes: target.specs().map(|spec| spec.bytecode_bytes).sum(),
         hash: hasher.finalize().to_hex()[..12].to_string(),
@@ -47,7 +56,7 @@ impl Opts {
                 for target in registry::targets() {
                     let row = row(target);
                     out.push_str(&format!(
-                        "{}: fallback={} aliases={} specs={} matchers={} bytes={} hash={}: {}\n",
+                        "{}: fallback={} aliases={} specs={} matchers={} bytes={} hash={} provenance={}: {}\n",
                         target.name,
                         target.fallback.unwrap_or("-"),
                         if target.aliases.is_empty() {
@@ -59,6 +68,7 @@ impl Opts {
                         row.matchers,
                         row.bytes,
                         row.hash,
+                        row.provenance.replace(' ', ""),
                         target.description
                     ));
                 }
@@ -84,6 +94,13 @@ fn json_target(target: &Target) -> serde_json::Value {
                 "source_bytes": spec.source_bytes,
                 "source_hash": spec.source_hash,
                 "bytecode_hash": spec.bytecode_hash,
+                "provenance": {
+                    "kind": spec.provenance().0,
+                    "measured": spec.measured_matchers,
+                    "derived": spec.derived_matchers,
+                    "stated": spec.matcher_count.saturating_sub(spec.measured_matchers + spec.derived_matchers),
+                    "rules": spec.derived_rules,
+                },
             })
         })
         .collect();
@@ -109,6 +126,7 @@ fn human() -> String {
         ("matchers", Align::Right),
         ("bytes", Align::Right),
         ("hash", Align::Left),
+        ("provenance", Align::Wrap),
         ("description", Align::Wrap),
     ];
     let rows: Vec<Vec<String>> = registry::targets()
@@ -123,6 +141,7 @@ fn human() -> String {
                 row.matchers.to_string(),
                 row.bytes.to_string(),
                 row.hash,
+                row.provenance,
                 target.description.to_string(),
             ]
         })

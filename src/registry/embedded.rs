@@ -29,6 +29,12 @@ pub struct EmbeddedSpec {
     pub bytecode_bytes: usize,
     /// Whether it is merge-ready.
     pub merge_ready: bool,
+    /// How many of its matchers carry a measurement record (`tunespec.measurement`).
+    pub measured_matchers: usize,
+    /// How many of its matchers say they were derived by a rule (`tunespec.provenance`).
+    pub derived_matchers: usize,
+    /// The rules its derived matchers name (`R2`), sorted.
+    pub derived_rules: &'static [&'static str],
 }
 
 /// One row of the build's target table and the indices of its specs in [`specs`], in priority
@@ -67,6 +73,38 @@ impl EmbeddedSpec {
             .get_file(self.bytecode_file)
             .map(|file| file.contents())
             .unwrap_or_default()
+    }
+}
+
+impl EmbeddedSpec {
+    /// Whether every matcher is derived by a rule and none measured or stated: such a default is
+    /// withheld unless derived configs are asked for (see [`super::Registry::with_derived`]).
+    pub fn derived_only(&self) -> bool {
+        self.derived_matchers > 0
+            && self.measured_matchers == 0
+            && self.derived_matchers >= self.matcher_count
+    }
+
+    /// `measured`, `derived` or `stated` for the spec as a whole (`mixed` when its matchers
+    /// differ), and the words `targets` prints.
+    pub fn provenance(&self) -> (&'static str, String) {
+        let stated = self
+            .matcher_count
+            .saturating_sub(self.measured_matchers + self.derived_matchers);
+        let rules = if self.derived_rules.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", self.derived_rules.join(","))
+        };
+        match (self.measured_matchers, self.derived_matchers, stated) {
+            (0, 0, _) => ("stated", "stated".to_string()),
+            (0, _, 0) => ("derived", format!("derived (rule{rules})")),
+            (_, 0, 0) => ("measured", "measured".to_string()),
+            (measured, derived, stated) => (
+                "mixed",
+                format!("{measured} measured, {derived} derived (rule{rules}), {stated} stated"),
+            ),
+        }
     }
 }
 

@@ -13,13 +13,22 @@
 //!
 //! 1. user specs: `--spec` (command line), the project's `tunespec.toml`, the user config,
 //!    `TUNESPEC_SPEC_PATH` (see [`crate::config`]);
-//! 2. the default specs of the target, then of each target on its fallback chain.
+//! 2. the default specs of the target, then of each target on its fallback chain; those whose
+//!    matchers are all derived by rule (never measured, which is all of tunespec's today) only
+//!    when derived configs are asked for ([`Registry::with_derived`]).
 //!
 //! ```
 //! use tunespec::Registry;
 //!
-//! // The default specs only; `Registry::discover()` adds the user's configs and TUNESPEC_SPEC_PATH.
-//! let registry = Registry::embedded();
+//! // Measured first: the default specs are all derived by rule, so a plain resolution withholds
+//! // them (and says so in `skipped`); `with_derived(true)` is `--derived`.
+//! let measured_only = Registry::embedded().resolve("MI300X", &[]).unwrap();
+//! assert!(measured_only.specs.is_empty());
+//! assert_eq!(measured_only.withheld.len(), measured_only.skipped.len());
+//!
+//! // The default specs only; `Registry::discover()` adds the user's configs, TUNESPEC_SPEC_PATH
+//! // and TUNESPEC_DERIVED.
+//! let registry = Registry::embedded().with_derived(true);
 //! let resolution = registry.resolve("MI300X:sramecc+:xnack-", &[]).unwrap();
 //! assert_eq!(resolution.target, "gfx942");
 //! assert_eq!(resolution.alias.as_deref(), Some("mi300x"));

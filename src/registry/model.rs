@@ -19,6 +19,9 @@ pub struct Registry {
     pub(super) targets: Vec<Target>,
     /// Highest precedence first.
     pub(super) layers: Vec<Layer>,
+    /// Whether default specs whose matchers are all derived by rule are linked (off: measured
+    /// first; see [`Registry::with_derived`]).
+    pub(super) derived: bool,
 }
 
 impl Default for Registry {
@@ -36,7 +39,23 @@ impl Registry {
                 .map(Target::from_embedded)
                 .collect(),
             layers: Vec::new(),
+            derived: false,
         }
+    }
+
+    /// The same registry, linking derived defaults or not. Measured first: tunespec's default
+    /// specs are derived by rule, never measured, and a derived config slower than IREE's own
+    /// heuristic would make a model slower without a word, so resolution withholds a default
+    /// spec whose matchers are all derived unless this is on (`--derived`, `derived = true` in a
+    /// config, `TUNESPEC_DERIVED=1`). User specs and measured entries are always linked.
+    pub fn with_derived(mut self, derived: bool) -> Registry {
+        self.derived = derived;
+        self
+    }
+
+    /// Whether derived defaults are linked (see [`Registry::with_derived`]).
+    pub fn derived(&self) -> bool {
+        self.derived
     }
 
     /// The default registry with the user's spec libraries: the project config, the user config

@@ -102,6 +102,12 @@ pub struct Resolution {
     pub specs: Vec<ResolvedSpec>,
     /// Specs considered and left out, with why.
     pub skipped: Vec<SkippedSpec>,
+    /// Whether derived defaults were asked for ([`Registry::with_derived`]).
+    pub derived: bool,
+    /// The default specs withheld because their matchers are all derived by rule (also in
+    /// `skipped`), in the order they would have been linked: `explain` matches them too, to say
+    /// where a derived config would have applied had it been asked for.
+    pub withheld: Vec<ResolvedSpec>,
 }
 
 impl Resolution {
@@ -155,6 +161,7 @@ impl Resolution {
             "alias": self.alias,
             "features": self.features,
             "target_id": self.target_id(),
+            "derived": self.derived,
             "chain": self.chain.iter().map(|link| json!({
                 "name": link.name,
                 "kind": link.kind,
@@ -172,6 +179,7 @@ impl Resolution {
                 "bytes": spec.bytes.len(),
                 "hash": spec.hash(),
                 "matchers": spec.matchers(),
+                "provenance": crate::provenance::SpecProvenance::of(spec).to_json(),
             })).collect::<Vec<_>>(),
             "skipped": self.skipped.iter().map(|spec| json!({
                 "name": spec.name,
@@ -233,6 +241,7 @@ impl Registry {
                 .collect(),
         };
         let mut builder = Builder::new(&id.features);
+        builder.derived = self.derived;
         for layer in &self.layers {
             for (source, key) in layer_steps(layer, &keys.keys) {
                 builder.source(source, key, &layer.origin, &keys)?;
@@ -259,6 +268,8 @@ impl Registry {
                 .collect(),
             chain: chain.into_iter().cloned().collect(),
             skipped: std::mem::take(&mut builder.skipped),
+            derived: self.derived,
+            withheld: std::mem::take(&mut builder.withheld),
             specs: builder.finish(),
         })
     }
@@ -268,6 +279,7 @@ impl Registry {
         let registry = Registry {
             targets: Vec::new(),
             layers: Vec::new(),
+            derived: false,
         }
         .with_command_line(specs)?;
         let mut builder = Builder::new(&[]);
@@ -368,6 +380,10 @@ struct Builder<'a> {
     skipped: Vec<SkippedSpec>,
     /// Identity (canonical path or embedded path) of each included spec, by position.
     seen: Vec<String>,
+    /// Whether derived-only defaults are included.
+    derived: bool,
+    /// Derived-only defaults left out.
+    withheld: Vec<ResolvedSpec>,
 }
 
 impl<'a> Builder<'a> {
@@ -377,6 +393,8 @@ impl<'a> Builder<'a> {
             specs: Vec::new(),
             skipped: Vec::new(),
             seen: Vec::new(),
+            derived: false,
+            withheld: Vec::new(),
         }
     }
 
@@ -558,17 +576,38 @@ impl<'a> Builder<'a> {
         ) {
             return;
         }
-        self.seen.push(identity);
-        self.specs.push(ResolvedSpec {
+        let resolved = ResolvedSpec {
             name: spec.path.to_string(),
             location: spec.path.to_string(),
             bytes: Cow::Borrowed(spec.bytecode()),
             origin: Origin::Default,
-            target: Some(target),
+            target: Some(target.clone()),
             features: features.to_vec(),
-            reason: with_features(reason, features),
+            reason: with_features(reason.clone(), features),
             embedded: Some(spec),
-        });
+        };
+        if !self.derived && spec.derived_only() {
+            // Measured first: withheld, but kept for `explain`'s note and said in `skipped`.
+            if !self
+                .withheld
+                .iter()
+                .any(|known| known.name == resolved.name)
+            {
+                self.skipped.push(SkippedSpec {
+                    name: spec.path.to_string(),
+                    origin: Origin::Default,
+                    target: Some(target),
+                    reason: format!(
+                        "{reason}; skipped: {}",
+                        withheld_reason(spec.derived_matchers)
+                    ),
+                });
+                self.withheld.push(resolved);
+            }
+            return;
+        }
+        self.seen.push(identity);
+        self.specs.push(resolved);
     }
 }
 
@@ -631,4 +670,11 @@ fn with_features(reason: String, features: &[String]) -> String {
     } else {
         format!("{reason}; the request has {}", features.join(", "))
     }
+}
+
+/// Why a derived-only default is withheld, in the words `resolve` prints.
+fn withheld_reason(matchers: usize) -> String {
+    format!(
+        "its {matchers} matcher(s) are derived by rule, not measured; derived defaults are linked only on request (--derived, `derived = true`, TUNESPEC_DERIVED=1)"
+    )
 }

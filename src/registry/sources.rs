@@ -104,6 +104,14 @@ impl Registry {
     pub fn with_discovery(mut self, discovery: &Discovery) -> Result<Registry, Error> {
         let mut problems = Vec::new();
         let configs = load_configs(discovery, &mut problems);
+        // Measured first unless asked: the environment, then the project config, then the user
+        // config; none of them set leaves the registry's own choice.
+        if let Some(derived) = discovery
+            .derived
+            .or_else(|| configs.iter().find_map(|(_, config)| config.derived))
+        {
+            self.derived = derived;
+        }
         // Spec directories first: libraries may define the targets that configs name.
         let first_layer = self.layers.len();
         for (origin, config) in &configs {

@@ -164,6 +164,7 @@ fn only_entry(dir: &Path) -> PathBuf {
 /// The inputs `tunespec link --target gfx942` links, as the library sees them.
 fn gfx942_inputs() -> Vec<LinkInput> {
     registry::Registry::embedded()
+        .with_derived(true)
         .chain("gfx942")
         .unwrap()
         .into_iter()
@@ -183,7 +184,7 @@ fn gfx942_inputs() -> Vec<LinkInput> {
 
 /// The target part of the key `link --target gfx942` uses: its resolved fallback chain.
 fn gfx942_target() -> String {
-    let registry = registry::Registry::embedded();
+    let registry = registry::Registry::embedded().with_derived(true);
     let chain: Vec<&str> = registry
         .chain("gfx942")
         .unwrap()

@@ -429,6 +429,7 @@ fn link_usage_errors() {
 /// The matchers a target's chain of default specs has.
 fn chain_matchers(target: &str) -> usize {
     tunespec::Registry::embedded()
+        .with_derived(true)
         .resolve(target, &[])
         .unwrap()
         .specs

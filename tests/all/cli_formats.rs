@@ -18,6 +18,8 @@ fn tunespec() -> Command {
         .env("TUNESPEC_TERM_WIDTH", "100")
         .env("COLUMNS", "100")
         .env("TUNESPEC_NO_CONFIG", "1")
+        // The formats are shown on tunespec's derived defaults (see support::hermetic_env).
+        .env("TUNESPEC_DERIVED", "1")
         .env("TUNESPEC_CACHE", "off")
         .env_remove("TUNESPEC_SPEC_PATH")
         .env_remove("TUNESPEC_LOG")

@@ -126,7 +126,7 @@ fn named_op_matcher_rule_follows_the_backend() {
 /// (inherited along fallbacks), and a spec library may define a CPU target.
 #[test]
 fn named_op_matcher_rule_follows_the_targets_backend() {
-    let registry = tunespec::registry::Registry::embedded();
+    let registry = tunespec::registry::Registry::embedded().with_derived(true);
     for (target, backend) in [("mi308x", "rocm"), ("gfx1100", "rocm"), ("sm_80", "cuda")] {
         assert_eq!(
             registry.backend(target).unwrap().as_deref(),

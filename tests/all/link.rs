@@ -598,6 +598,7 @@ fn link_both_forms(dir: &Path, name: &str, args: &[String]) -> (PathBuf, PathBuf
             .arg(out)
             .env("TUNESPEC_CACHE", "off")
             .env("TUNESPEC_NO_CONFIG", "1")
+            .env("TUNESPEC_DERIVED", "1")
             .env_remove("TUNESPEC_SPEC_PATH")
             .status()
             .unwrap();

@@ -25,6 +25,7 @@ mod iree_rules;
 mod iree_semantics;
 mod iree_verify;
 mod link;
+mod measured_first;
 mod mutation_fuzz;
 mod parallel;
 mod parser_safety;

@@ -22,6 +22,7 @@ const CALLER_SETTINGS: &[&str] = &[
     "TUNESPEC_TRUST_BYTECODE",
     "TUNESPEC_TERM_WIDTH",
     "TUNESPEC_LOG",
+    "TUNESPEC_DERIVED",
     "XDG_CONFIG_HOME",
     "XDG_CACHE_HOME",
 ];
@@ -53,6 +54,11 @@ pub fn hermetic_env(home: &Path) -> Vec<(&'static str, OsString)> {
         // tunespec's own behaviour unless a test asks for IREE's library (a build from this
         // checkout would otherwise find target/iree-venv).
         ("TUNESPEC_NO_IREE", "1".into()),
+        // The suite was written when tunespec's derived default specs were linked by default;
+        // most tests are about linking, applying and explaining those defaults, not about the
+        // measured-first policy, so they keep them. `measured_first.rs` removes this to test
+        // the real default (derived defaults withheld).
+        ("TUNESPEC_DERIVED", "1".into()),
     ]
 }
 

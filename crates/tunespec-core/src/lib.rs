@@ -19,4 +19,5 @@ pub mod iree_ops;
 pub mod manifest;
 pub mod mlir;
 pub mod problem;
+pub mod provenance;
 pub mod verify;

@@ -28,7 +28,7 @@ fn target_ids_are_case_insensitive_with_llvm_features() {
 
 #[test]
 fn default_targets_resolve_through_their_fallback_chains() {
-    let registry = Registry::embedded();
+    let registry = Registry::embedded().with_derived(true);
     let resolution = registry.resolve("MI308X", &[]).unwrap();
     assert_eq!(resolution.chain_names(), ["mi308x", "gfx942", "gfx9"]);
     assert_eq!(resolution.alias, None);
@@ -97,7 +97,7 @@ fn every_default_chain_links_without_shadowed_or_duplicate_matchers() {
     // Family and vendor specs match shapes the architecture specs do not, so linking a chain
     // never hides one default matcher behind another (upstream matchers cannot tell f16 from
     // bf16, so a repeated shape would hand one of them the other's intrinsic).
-    let registry = Registry::embedded();
+    let registry = Registry::embedded().with_derived(true);
     let mlir = tunespec::mlir::Mlir::new();
     for target in registry::targets() {
         let resolution = registry.resolve(target.name, &[]).unwrap();
@@ -120,7 +120,7 @@ fn every_default_chain_links_without_shadowed_or_duplicate_matchers() {
 
 #[test]
 fn features_are_checked_kept_and_part_of_the_fingerprint() {
-    let registry = Registry::embedded();
+    let registry = Registry::embedded().with_derived(true);
     let resolution = registry.resolve("mi300x:sramecc+:XNACK-", &[]).unwrap();
     assert_eq!(resolution.target_id(), "gfx942:sramecc+:xnack-");
     assert_eq!(resolution.features, ["sramecc+", "xnack-"]);
@@ -151,7 +151,7 @@ fn features_are_checked_kept_and_part_of_the_fingerprint() {
 
 #[test]
 fn unknown_targets_name_the_nearest_known_ones() {
-    let registry = Registry::embedded();
+    let registry = Registry::embedded().with_derived(true);
     let error = registry.resolve("gfx943:xnack+", &[]).unwrap_err();
     assert_eq!(
         error,

@@ -54,6 +54,7 @@ fn resolve_json_has_the_documented_fields() {
         }
     }
     let embedded = Registry::embedded()
+        .with_derived(true)
         .find("gfx942")
         .unwrap()
         .default_specs()
@@ -153,6 +154,7 @@ fn link_and_resolve_read_the_project_config_from_the_current_directory() {
         "{list}"
     );
     let defaults: usize = Registry::embedded()
+        .with_derived(true)
         .resolve("gfx942", &[])
         .unwrap()
         .specs

@@ -71,7 +71,8 @@ fn configs_are_found_by_walking_up_and_in_the_xdg_directory() {
         Discovery {
             project: None,
             user: None,
-            spec_path: vec![PathBuf::from("/x")]
+            spec_path: vec![PathBuf::from("/x")],
+            derived: None,
         }
     );
 }
@@ -189,6 +190,7 @@ fn names(root: &Path, resolution: &registry::Resolution) -> Vec<String> {
 fn user_specs_come_first_in_documented_precedence() {
     let levels = levels();
     let registry = Registry::embedded()
+        .with_derived(true)
         .with_discovery(&levels.discovery)
         .unwrap();
     let resolution = registry
@@ -281,6 +283,7 @@ fn user_specs_come_first_in_documented_precedence() {
 fn user_specs_for_an_alias_or_a_feature_apply_only_when_requested() {
     let levels = levels();
     let registry = Registry::embedded()
+        .with_derived(true)
         .with_discovery(&levels.discovery)
         .unwrap();
     let plain = registry.resolve("gfx942", &[]).unwrap();
@@ -329,6 +332,7 @@ fn user_specs_for_an_alias_or_a_feature_apply_only_when_requested() {
 fn a_spec_library_adds_targets_that_fall_back_into_the_defaults() {
     let levels = levels();
     let registry = Registry::embedded()
+        .with_derived(true)
         .with_discovery(&levels.discovery)
         .unwrap();
     let library = levels.root.join("project/tuning/lib");
@@ -374,6 +378,7 @@ fn a_spec_reached_twice_is_included_once_at_its_first_place() {
         )],
     );
     let registry = Registry::embedded()
+        .with_derived(true)
         .with_discovery(&levels.discovery)
         .unwrap();
     let resolution = registry
@@ -400,7 +405,10 @@ fn a_spec_reached_twice_is_included_once_at_its_first_place() {
 /// The problems of building a registry from `discovery`, as `file:line:col: message`.
 fn config_problems(discovery: &Discovery) -> Vec<String> {
     crate::support::in_process();
-    match Registry::embedded().with_discovery(discovery) {
+    match Registry::embedded()
+        .with_derived(true)
+        .with_discovery(discovery)
+    {
         Err(Error::Problems(problems)) => problems
             .into_iter()
             .map(|problem| {
@@ -434,7 +442,7 @@ fn config_problems_are_located_in_the_config() {
     };
     assert_eq!(
         config_problems(&project("spec_dir = [\"x\"]\n")),
-        ["tunespec.toml:1:1: unknown field `spec_dir`, expected one of `schema`, `spec_dirs`, `targets`, `safe_configs`"]
+        ["tunespec.toml:1:1: unknown field `spec_dir`, expected one of `schema`, `spec_dirs`, `targets`, `safe_configs`, `derived`"]
     );
     assert_eq!(
         config_problems(&project("schema = 3\n")),
@@ -536,7 +544,7 @@ fn a_config_parses_paths_relative_to_itself() {
 
 #[test]
 fn command_line_paths_must_exist_and_libraries_add_targets_for_one_resolution() {
-    let registry = Registry::embedded();
+    let registry = Registry::embedded().with_derived(true);
     assert_eq!(
         registry
             .resolve("gfx942", &[PathBuf::from("no/such.mlir")])

@@ -88,6 +88,8 @@ always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l derived -d 'Also link tunespec/'s derived default specs (derived by rule, never measured; default: off, or `derived` in tunespec.toml / the user config, or TUNESPEC_DERIVED)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l no-derived -d 'Link only measured entries and the user/'s own specs, whatever configs and TUNESPEC_DERIVED say'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l dedupe -d 'Drop matchers that can never fire (a structurally identical matcher precedes them)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l deny-warnings -d 'Treat warnings (e.g. shadowed matchers) as errors: report them and write nothing'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l no-iree-check -d 'Do not check the library with IREE/'s compiler when one is found (the check: IREE parses and verifies the text written; `--emit mlirbc` is IREE/'s own bytecode)'
@@ -110,6 +112,8 @@ always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l derived -d 'Also link tunespec/'s derived default specs (derived by rule, never measured; default: off, or `derived` in tunespec.toml / the user config, or TUNESPEC_DERIVED)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l no-derived -d 'Link only measured entries and the user/'s own specs, whatever configs and TUNESPEC_DERIVED say'
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s h -l help -d 'Print help (see more with /'--help/')'
@@ -144,6 +148,8 @@ always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l derived -d 'Also link tunespec/'s derived default specs (derived by rule, never measured; default: off, or `derived` in tunespec.toml / the user config, or TUNESPEC_DERIVED)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l no-derived -d 'Link only measured entries and the user/'s own specs, whatever configs and TUNESPEC_DERIVED say'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l keep-attr -d 'Keep the library attribute on the payload'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l explain -d 'Also print (to stderr) what configured each candidate op'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l as-dispatch -d 'Materialize on the payload as iree-compile/'s config materialization sees it (named linalg ops generalized, as IREE/'s dispatch formation does) and write that: tunespec/'s prediction of the configs a real compile puts on each dispatch'
@@ -171,6 +177,8 @@ always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l derived -d 'Also link tunespec/'s derived default specs (derived by rule, never measured; default: off, or `derived` in tunespec.toml / the user config, or TUNESPEC_DERIVED)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l no-derived -d 'Link only measured entries and the user/'s own specs, whatever configs and TUNESPEC_DERIVED say'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l exact -d 'Also run IREE/'s configuration phase (the user/'s IREE, found as `tunespec doctor` says) with the library attached, and check each predicted config against the one IREE set (exit 3 on a difference)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
@@ -192,6 +200,8 @@ always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l no-default -d 'Link only the user specs'
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l derived -d 'Also link tunespec/'s derived default specs (derived by rule, never measured; default: off, or `derived` in tunespec.toml / the user config, or TUNESPEC_DERIVED)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l no-derived -d 'Link only measured entries and the user/'s own specs, whatever configs and TUNESPEC_DERIVED say'
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s h -l help -d 'Print help (see more with /'--help/')'
@@ -205,6 +215,8 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l color -d '
 always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l derived -d 'Also link tunespec/'s derived default specs (derived by rule, never measured; default: off, or `derived` in tunespec.toml / the user config, or TUNESPEC_DERIVED)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -l no-derived -d 'Link only measured entries and the user/'s own specs, whatever configs and TUNESPEC_DERIVED say'
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand resolve" -s h -l help -d 'Print help (see more with /'--help/')'

@@ -1,0 +1,334 @@
+//! Provenance in reports: per spec (`resolve`, `targets`) and per config (`explain`), whether a
+//! config was measured (device, IREE version, speedup: the `tunespec.measurement` record that
+//! `tunespec import-tuner` writes), derived by a rule (tunespec's defaults), or stated (the user
+//! wrote it and said neither); and `explain`'s summary line, "N configs measured on <device> with
+//! IREE <version> (median speedup X), M derived by rule".
+//!
+//! The kinds themselves are [`tunespec_core::provenance`] (shared with `build.rs`, which counts
+//! them per default spec); this module only reads and words them.
+
+use std::collections::BTreeSet;
+
+use serde_json::json;
+
+use crate::registry::ResolvedSpec;
+use crate::tuner_import::Measurement;
+pub use tunespec_core::provenance::{classify, count, kind_of_sentence, rule, Counts, Kind};
+pub use tunespec_core::provenance::{MEASUREMENT_ATTR, PROVENANCE_ATTR};
+
+/// One measured entry as reports show it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measured {
+    /// The device it ran on (`hip://0`).
+    pub device: String,
+    /// The IREE version the run used.
+    pub iree: String,
+    /// Tuned time over baseline time (below 1 is faster: the tuner's `benchmark_speedup`).
+    pub speedup: f64,
+}
+
+impl From<&Measurement> for Measured {
+    fn from(measurement: &Measurement) -> Measured {
+        Measured {
+            device: measurement.device.clone(),
+            iree: measurement.iree.clone(),
+            speedup: measurement.speedup,
+        }
+    }
+}
+
+/// Where the configs of one spec come from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SpecProvenance {
+    /// Its measured matchers' records, in the order written.
+    pub measured: Vec<Measured>,
+    /// How many matchers are derived by a rule.
+    pub derived: usize,
+    /// The rules they name.
+    pub rules: Vec<String>,
+    /// How many say neither, when known (the defaults' matcher counts are; a user's file is
+    /// not parsed for `resolve`).
+    pub stated: Option<usize>,
+}
+
+impl SpecProvenance {
+    /// A spec's provenance: the build's counts for a default, a lexical scan of the text for
+    /// a user's file (`resolve` parses nothing; bytecode files say nothing here).
+    pub fn of(spec: &ResolvedSpec) -> SpecProvenance {
+        if let Some(embedded) = spec.embedded {
+            return SpecProvenance {
+                // Records of measured defaults are not in the build's tables; none exists yet.
+                measured: Vec::new(),
+                derived: embedded.derived_matchers,
+                rules: embedded
+                    .derived_rules
+                    .iter()
+                    .map(|r| r.to_string())
+                    .collect(),
+                stated: Some(
+                    embedded
+                        .matcher_count
+                        .saturating_sub(embedded.derived_matchers + embedded.measured_matchers),
+                ),
+            };
+        }
+        scan(&spec.bytes)
+    }
+
+    /// `measured`, `derived`, `stated` or `mixed`.
+    pub fn kind(&self) -> &'static str {
+        let stated = self.stated.unwrap_or(0);
+        match (self.measured.len(), self.derived, stated) {
+            (0, 0, _) => "stated",
+            (0, _, 0) => "derived",
+            (_, 0, 0) => "measured",
+            _ => "mixed",
+        }
+    }
+
+    /// The words `resolve` prints: `measured: 2 on hip://0 with IREE 3.13.0 (median speedup
+    /// 0.800)`, `derived by rule R2: 12`, `stated: 3`, joined by `; `.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.measured.is_empty() {
+            parts.push(format!(
+                "measured: {} {}",
+                self.measured.len(),
+                measured_words(&self.measured)
+            ));
+        }
+        if self.derived > 0 {
+            parts.push(format!(
+                "derived by rule{}: {}",
+                rules_words(&self.rules),
+                self.derived
+            ));
+        }
+        match self.stated {
+            Some(0) => {}
+            Some(stated) => parts.push(format!("stated: {stated}")),
+            None if parts.is_empty() => parts.push("stated".to_string()),
+            None => {}
+        }
+        parts.join("; ")
+    }
+
+    /// The JSON form (`resolve`'s `provenance`, docs/schema/resolve.schema.json).
+    pub fn to_json(&self) -> serde_json::Value {
+        json!({
+            "kind": self.kind(),
+            "measured": self.measured.iter().map(measured_json).collect::<Vec<_>>(),
+            "derived": self.derived,
+            "rules": self.rules,
+            "stated": self.stated,
+        })
+    }
+}
+
+/// A measured entry as JSON: device, IREE version, speedup.
+pub fn measured_json(measured: &Measured) -> serde_json::Value {
+    json!({
+        "device": measured.device,
+        "iree": measured.iree,
+        "speedup": measured.speedup,
+    })
+}
+
+/// ` R1,R2` (or nothing).
+fn rules_words(rules: &[String]) -> String {
+    if rules.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", rules.join(","))
+    }
+}
+
+/// `on hip://0 with IREE 3.13.0 (median speedup 0.800)`; several devices or versions are
+/// listed, `, `-separated, in sorted order.
+pub fn measured_words(measured: &[Measured]) -> String {
+    let devices: BTreeSet<&str> = measured.iter().map(|m| m.device.as_str()).collect();
+    let versions: BTreeSet<&str> = measured.iter().map(|m| m.iree.as_str()).collect();
+    let speedups: Vec<f64> = measured.iter().map(|m| m.speedup).collect();
+    format!(
+        "on {} with IREE {} (median speedup {:.3})",
+        devices.into_iter().collect::<Vec<_>>().join(", "),
+        versions.into_iter().collect::<Vec<_>>().join(", "),
+        median(&speedups).unwrap_or(f64::NAN)
+    )
+}
+
+/// The median (the mean of the middle two for an even count); `None` for none.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    sorted.sort_by(f64::total_cmp);
+    let middle = sorted.len() / 2;
+    Some(if sorted.len() % 2 == 0 {
+        (sorted[middle - 1] + sorted[middle]) / 2.0
+    } else {
+        sorted[middle]
+    })
+}
+
+/// `explain`'s summary: "N config(s) measured on <device> with IREE <version> (median speedup
+/// X), M derived by rule, K stated" over the configs that apply (one per configured op); parts
+/// with no config are left out; `None` when nothing is configured.
+pub fn summary(measured: &[Measured], derived: usize, stated: usize) -> Option<String> {
+    let mut parts = Vec::new();
+    if !measured.is_empty() {
+        parts.push(format!(
+            "{} config(s) measured {}",
+            measured.len(),
+            measured_words(measured)
+        ));
+    }
+    if derived > 0 {
+        parts.push(format!("{derived} derived by rule"));
+    }
+    if stated > 0 {
+        parts.push(format!("{stated} stated"));
+    }
+    if parts.is_empty() {
+        None
+    } else {
+        Some(parts.join(", "))
+    }
+}
+
+/// Provenance read from a spec's text without parsing MLIR: each `tunespec.measurement = {...}`
+/// record and each `tunespec.provenance = "derived ..."` sentence without one. Bytecode has no
+/// text to read: it yields nothing (stated unknown).
+pub fn scan(bytes: &[u8]) -> SpecProvenance {
+    let mut found = SpecProvenance::default();
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return found;
+    };
+    let measurement_key = format!("{MEASUREMENT_ATTR} = {{");
+    let mut rest = text;
+    while let Some(at) = rest.find(&measurement_key) {
+        rest = &rest[at + measurement_key.len()..];
+        let fields = dictionary_strings(rest);
+        let get = |name: &str| {
+            fields
+                .iter()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.clone())
+        };
+        if let (Some(device), Some(iree), Some(speedup)) = (
+            get("device"),
+            get("iree"),
+            get("speedup").and_then(|s| s.parse().ok()),
+        ) {
+            found.measured.push(Measured {
+                device,
+                iree,
+                speedup,
+            });
+        }
+    }
+    let sentence_key = format!("{PROVENANCE_ATTR} = \"");
+    let mut rules = BTreeSet::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(&sentence_key) {
+        rest = &rest[at + sentence_key.len()..];
+        let sentence = rest.split('"').next().unwrap_or_default();
+        if kind_of_sentence(Some(sentence)) == Kind::Derived {
+            found.derived += 1;
+            if let Some(rule) = rule(sentence) {
+                rules.insert(rule.to_string());
+            }
+        }
+    }
+    found.rules = rules.into_iter().collect();
+    found
+}
+
+/// The `name = "value"` fields of a dictionary of strings whose `{` was just read, up to its
+/// `}` (escapes `\"` and `\\` undone).
+fn dictionary_strings(text: &str) -> Vec<(String, String)> {
+    let mut fields = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    let mut key = String::new();
+    while let Some((_, c)) = chars.next() {
+        match c {
+            '}' => break,
+            '"' => {
+                let mut value = String::new();
+                while let Some((_, c)) = chars.next() {
+                    match c {
+                        '\\' => {
+                            if let Some((_, escaped)) = chars.next() {
+                                value.push(match escaped {
+                                    'n' => '\n',
+                                    other => other,
+                                });
+                            }
+                        }
+                        '"' => break,
+                        other => value.push(other),
+                    }
+                }
+                fields.push((key.trim().trim_end_matches('=').trim().to_string(), value));
+                key.clear();
+            }
+            ',' => key.clear(),
+            other => key.push(other),
+        }
+    }
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&[0.9, 0.7, 0.8]), Some(0.8));
+        assert_eq!(median(&[0.9, 0.7]), Some(0.8));
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn scan_reads_records_and_rules() {
+        let text = r#"transform.named_sequence @m(%a: !transform.any_op) -> (!transform.any_op) attributes {tunespec.provenance = "measured on hip://0", tunespec.measurement = {source = "measured", device = "hip://0", iree = "3.13.0", speedup = "0.800", dispatch = "d \"x\""}} {}
+        transform.named_sequence @n() attributes {tunespec.provenance = "derived by rule R2 (not measured on hardware)"} {}"#;
+        let found = scan(text.as_bytes());
+        assert_eq!(
+            found.measured,
+            [Measured {
+                device: "hip://0".into(),
+                iree: "3.13.0".into(),
+                speedup: 0.8
+            }]
+        );
+        assert_eq!(found.derived, 1);
+        assert_eq!(found.rules, ["R2"]);
+        assert_eq!(found.kind(), "mixed");
+    }
+
+    #[test]
+    fn summary_lists_devices_and_versions() {
+        let m = |device: &str, iree: &str, speedup| Measured {
+            device: device.into(),
+            iree: iree.into(),
+            speedup,
+        };
+        assert_eq!(
+            summary(&[m("hip://0", "3.13.0", 0.8)], 2, 0).unwrap(),
+            "1 config(s) measured on hip://0 with IREE 3.13.0 (median speedup 0.800), 2 derived by rule"
+        );
+        assert_eq!(
+            summary(
+                &[m("hip://1", "3.12.0", 0.5), m("hip://0", "3.13.0", 0.7), m("hip://0", "3.13.0", 0.9)],
+                0,
+                1
+            )
+            .unwrap(),
+            "3 config(s) measured on hip://0, hip://1 with IREE 3.12.0, 3.13.0 (median speedup 0.700), 1 stated"
+        );
+        assert_eq!(summary(&[], 0, 0), None);
+    }
+}
