@@ -51,6 +51,7 @@ pub mod iree_bytecode;
 pub mod iree_import;
 pub mod link;
 pub mod registry;
+pub mod spec_check;
 pub mod tuner_import;
 
 pub use registry::Registry;

@@ -354,6 +354,7 @@ fn help_lists_examples_environment_and_exit_statuses() {
         "show",
         "cache",
         "import-tuner",
+        "check",
         "completions",
         "man",
     ];
