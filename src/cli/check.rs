@@ -122,9 +122,12 @@ impl Opts {
         };
         let mlir = Mlir::new();
         let mut unreadable = Vec::new();
+        // Files with no matcher of a root op (a baseline placeholder, a helper library).
+        let mut without = Vec::new();
         let mut jobs = Vec::new();
         for file in &files {
             match spec_check::matchers_of(&mlir, file) {
+                Ok(matchers) if matchers.is_empty() => without.push(file.name.clone()),
                 Ok(matchers) => {
                     for (keyed, info, measurement) in matchers {
                         jobs.push(Job {
@@ -150,7 +153,13 @@ impl Opts {
                 jobs: workers,
             },
         );
-        self.print(&files, &fixes, &unreadable, &reports, &iree.revision);
+        self.print(
+            &files,
+            &fixes,
+            (&unreadable, &without),
+            &reports,
+            &iree.revision,
+        );
         if unreadable.is_empty() && reports.iter().all(|report| report.ok) {
             ExitStatus::Ok
         } else {
@@ -162,7 +171,7 @@ impl Opts {
         &self,
         files: &[SpecFile],
         fixes: &[Fix],
-        unreadable: &[(String, String)],
+        (unreadable, without): (&[(String, String)], &[String]),
         reports: &[MatcherReport],
         revision: &str,
     ) {
@@ -185,6 +194,7 @@ impl Opts {
                     "file": file,
                     "message": message,
                 })).collect::<Vec<_>>(),
+                "without_matchers": without,
                 "results": reports,
                 "summary": {
                     "files": files.len(),
@@ -224,6 +234,11 @@ impl Opts {
             }
             for (file, message) in unreadable {
                 out.push_str(&format!("{file}: cannot be read: {message}\n"));
+            }
+            for file in without {
+                out.push_str(&format!(
+                    "{file}: no matcher of a root op (transform.iree.match.contraction, convolution, attention): nothing checked\n"
+                ));
             }
             for report in reports {
                 out.push_str(&format!(

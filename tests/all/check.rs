@@ -329,6 +329,12 @@ fn measurements_of_another_iree_and_attention_matchers_are_warned_about() {
         "gfx942/attention.mlir",
         &spec(&[(ATTENTION.to_string(), "match_attention")]),
     );
+    // The tuner's baseline placeholder: no matcher, nothing to check.
+    write(
+        &library,
+        "gfx942/placeholder.mlir",
+        "module attributes {iree_codegen.tuning_spec_with_default_entrypoint, transform.with_named_sequence} {\n  transform.named_sequence @__kernel_config(%arg0: !transform.any_op {transform.consumed}) -> !transform.any_op attributes {iree_codegen.tuning_spec_entrypoint} {\n    transform.yield %arg0 : !transform.any_op\n  }\n}\n",
+    );
     write(
         &library,
         "registry.toml",
@@ -365,6 +371,9 @@ fn measurements_of_another_iree_and_attention_matchers_are_warned_about() {
         "{warning}"
     );
     assert_eq!(document["summary"]["warnings"], 2);
+    let without = document["without_matchers"].as_array().unwrap();
+    assert_eq!(without.len(), 1, "{document}");
+    assert!(without[0].as_str().unwrap().ends_with("placeholder.mlir"));
 
     // In the short format each warning is a diagnostic line.
     let output = with_iree(&venv)
