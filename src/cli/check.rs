@@ -29,7 +29,8 @@ Per matcher of a root op (transform.iree.match.contraction, convolution, attenti
   effect   a payload of the matcher's own shape, element types and layout, compiled by IREE to
            executable-configurations with the spec attached, gets the matcher's config
            (contractions as a linalg.generic, convolutions as NHWC x HWCF; no payload is built
-           for attention: skipped, with the reason)
+           for attention: skipped, with the reason); when IREE picks the same config without
+           the spec, the step says the match is not observable
   compile  the full compile of that payload with the spec succeeds (IREE's pipeline to its end,
            the VM module a .vmfb is written from)
 A measurement recorded with another IREE version (tunespec.measurement, from import-tuner) is a

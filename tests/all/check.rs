@@ -266,6 +266,11 @@ fn a_good_spec_passes_and_a_config_that_does_not_compile_fails_step_c() {
         assert_eq!(good_result[step]["status"], "ok", "{good_result}");
     }
     assert_eq!(good_result["ok"], true);
+    // Its tiles are not IREE's own choice: the effect is observable, no remark.
+    assert!(
+        good_result["effect"].get("message").is_none(),
+        "{good_result}"
+    );
     assert_eq!(good_result["kind"], "contraction");
     let bad_result = &results[1];
     assert_eq!(bad_result["parse"]["status"], "ok", "{bad_result}");
@@ -279,6 +284,27 @@ fn a_good_spec_passes_and_a_config_that_does_not_compile_fails_step_c() {
     assert_eq!(document["summary"]["passed"], 1);
     assert_eq!(document["summary"]["failed"], 1);
     assert!(document["iree"].as_str().unwrap().starts_with("3.13"));
+
+    // IREE's own choice for that payload as the spec's config: ok, but said to be unobservable.
+    let default = TILE_AND_FUSE
+        .replace("reduction = [0, 0, 4]", "reduction = [0, 0, 2]")
+        .replace("workgroup = [32, 32, 0]", "workgroup = [128, 128, 0]");
+    let same = write(
+        &dir,
+        "same.mlir",
+        &spec(&[big("#iree_gpu.pipeline<TileAndFuse>", &default, "")]).replace(
+            "subgroup_size = 64>>",
+            "subgroup_size = 64, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2, no_reduce_shared_memory_bank_conflicts = false, use_igemm_convolution = false>}>>",
+        ),
+    );
+    let (code, document) = json(&venv, &["--target", "gfx942"], &[&same]);
+    assert_eq!(code, 0, "{document}");
+    let effect = &result(&document, BIG)["effect"];
+    assert_eq!(effect["status"], "ok");
+    assert_eq!(
+        effect["message"],
+        "IREE chooses the same config without the spec: the match is not observable"
+    );
 
     // A matcher that @__kernel_config never runs: its config never reaches the payload, step
     // b fails.
@@ -465,4 +491,36 @@ fn without_iree_check_exits_2_with_the_install_hint_and_writes_nothing() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not an architecture"));
+}
+
+/// A tuner-form convolution matcher (NHWC x HWCF, 2x32x32x128 output, 3x3 filter, 64 input
+/// channels) with a TileAndFuse config of its 7 loops.
+const CONVOLUTION: &str = "  transform.named_sequence @match_conv(%arg0: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    %batch, %oi, %oc, %fd, %ic, %depth, %strides, %dilations = transform.iree.match.convolution %arg0, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [2] : !transform.param<i64>
+    transform.iree.match.dims_equal %oi, [32, 32] : !transform.param<i64>
+    transform.iree.match.dims_equal %oc, [128] : !transform.param<i64>
+    transform.iree.match.dims_equal %fd, [3, 3] : !transform.param<i64>
+    transform.iree.match.dims_equal %ic, [64] : !transform.param<i64>
+    %0 = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_F16>, promote_operands = [0, 1], reduction = [0, 0, 0, 0, 1, 1, 4], subgroup = [1, 1, 1, 2, 0, 0, 0], workgroup = [1, 2, 32, 64, 0, 0, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 64>> -> !transform.any_param
+    transform.yield %arg0, %0 : !transform.any_op, !transform.any_param
+  }
+";
+
+#[test]
+fn a_convolution_matcher_takes_effect_on_an_nhwc_hwcf_payload() {
+    let Some(venv) = venv() else { return };
+    let dir = private_home();
+    let conv = write(
+        &dir,
+        "conv.mlir",
+        &spec(&[(CONVOLUTION.to_string(), "match_conv")]),
+    );
+    let (code, document) = json(&venv, &["--target", "gfx942"], &[&conv]);
+    assert_eq!(code, 0, "{document}");
+    let result = result(&document, "match_conv");
+    assert_eq!(result["kind"], "convolution");
+    for step in ["parse", "effect", "compile"] {
+        assert_eq!(result[step]["status"], "ok", "{step}: {result}");
+    }
 }
