@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 pub mod apply;
 pub mod attach;
 pub mod cache;
+pub mod check;
 pub mod common;
 pub mod coverage;
 pub mod docs;
@@ -119,6 +120,9 @@ pub enum Command {
     ImportIree(import_iree::Opts),
     /// Import the SHARK tuner's measured winners (tuner run directories) as a spec library
     ImportTuner(import_tuner::Opts),
+    /// Re-check every matcher of specs and spec libraries against the installed IREE (--fix
+    /// migrates old syntax)
+    Check(check::Opts),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(docs::CompletionsOpts),
     /// Print the manual page (roff), of tunespec or of one command
@@ -138,6 +142,7 @@ impl Command {
             // The report commands: in `sarif` the log is their output.
             Command::Explain(opts) => (opts.format.into(), true),
             Command::Coverage(opts) => (opts.format.into(), true),
+            Command::Check(opts) => (opts.format.into(), true),
             Command::Resolve(opts) => (opts.format.into(), true),
             Command::Targets(opts) => (opts.format.into(), true),
             Command::Cache(opts) => (opts.format().into(), opts.is_stats()),
@@ -185,6 +190,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Man(opts) => opts.run(),
         Command::ImportIree(opts) => opts.run(),
         Command::ImportTuner(opts) => opts.run(),
+        Command::Check(opts) => opts.run(),
         Command::Doctor(opts) => opts.run(),
     };
     // Configs that were ignored, and why: warnings in the run's format.
@@ -240,7 +246,7 @@ pub fn usage_error(error: &clap::Error) -> ExitStatus {
         .find(|arg| !arg.starts_with('-'))
         .is_some_and(|command| {
             [
-                "verify", "explain", "coverage", "resolve", "targets", "cache",
+                "verify", "explain", "coverage", "resolve", "targets", "cache", "check",
             ]
             .contains(&command.as_str())
         });

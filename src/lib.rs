@@ -52,6 +52,7 @@ pub mod iree_import;
 pub mod link;
 pub mod provenance;
 pub mod registry;
+pub mod spec_check;
 pub mod tuner_import;
 
 pub use registry::Registry;

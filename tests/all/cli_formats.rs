@@ -356,6 +356,7 @@ fn help_lists_examples_environment_and_exit_statuses() {
         "show",
         "cache",
         "import-tuner",
+        "check",
         "completions",
         "man",
     ];
@@ -743,4 +744,40 @@ fn report_commands_print_usage_and_io_errors_in_their_format() {
     assert_eq!(code, 2);
     assert!(stderr.is_empty(), "{stderr}");
     assert_valid("sarif.schema.json", [stdout.as_str()]);
+}
+
+#[test]
+fn check_json_is_valid_against_its_schema() {
+    let Some(compile) = crate::reference::iree_compile() else {
+        return;
+    };
+    let venv = compile.parent().unwrap().parent().unwrap();
+    let good = "tests/fixtures/tuner/tuning_2026_11_20_10_00/candidates/specs/1_spec.mlir";
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.mlir");
+    let text = std::fs::read_to_string(repo_root().join(good)).unwrap();
+    std::fs::write(
+        &old,
+        text.replace("#iree_gpu.pipeline<TileAndFuse>", "LLVMGPUTileAndFuse"),
+    )
+    .unwrap();
+    let check = |args: &[&str]| {
+        output(
+            tunespec()
+                .env_remove("TUNESPEC_NO_IREE")
+                .env("TUNESPEC_IREE_VENV", venv)
+                .args(["check", "--target", "gfx942", "--format", "json"])
+                .args(args),
+        )
+    };
+    let (code, stdout, stderr) = check(&[good]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_valid("check.schema.json", [stdout.as_str()]);
+    let (code, stdout, _) = check(&[old.to_str().unwrap(), good]);
+    assert_eq!(code, 1);
+    assert_valid("check.schema.json", [stdout.as_str()]);
+    let document: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(document["fixes"][0]["applied"], false);
+    assert_eq!(document["results"][0]["parse"]["status"], "failed");
+    assert_eq!(document["results"][1]["ok"], true);
 }

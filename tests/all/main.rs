@@ -4,6 +4,7 @@
 mod apply;
 mod build_check;
 mod cache;
+mod check;
 mod cli;
 mod cli_formats;
 mod cli_logging;

@@ -236,18 +236,6 @@ pub(super) struct Explained {
     at_start: bool,
 }
 
-/// Known pipelines, for the old `pipeline = LLVMGPUTileAndFuse` spelling (IREE 3.13's list, from
-/// its "to be one of" message).
-pub(super) const GPU_PIPELINES: &[&str] = &[
-    "Default",
-    "BaseLowering",
-    "Distribute",
-    "Vectorize",
-    "VectorDistribute",
-    "WinogradVectorize",
-    "TileAndFuse",
-];
-
 pub(super) fn explain(message: &str, line: &str, col: u32) -> Explained {
     let word_at = |col: u32| -> String {
         line.get(col.saturating_sub(1) as usize..)
@@ -285,20 +273,30 @@ pub(super) fn explain(message: &str, line: &str, col: u32) -> Explained {
         }
         return explained;
     }
-    // The pre-3.13 spelling `pipeline = LLVMGPUTileAndFuse`.
+    // The pre-3.13 spelling `pipeline = LLVMGPUVectorDistribute`. IREE puts the error at the
+    // blank before the word (the parser's position after `=`), so the word is read past blanks:
+    // reading it at the column gave an empty word, and the hint then named a fixed pipeline
+    // whatever the spec's own was.
     let before = line
         .get(..col.saturating_sub(1) as usize)
         .unwrap_or_default();
     if message == "expected attribute value" && before.trim_end().ends_with("pipeline =") {
-        let word = word_at(col);
-        let bare = word.strip_prefix("LLVMGPU").unwrap_or(&word);
-        let case = GPU_PIPELINES
-            .iter()
-            .find(|case| case.eq_ignore_ascii_case(bare))
-            .unwrap_or(&"TileAndFuse");
-        explained.help = Some(format!(
-            "IREE 3.13 spells a GPU pipeline as an attribute: `pipeline = #iree_gpu.pipeline<{case}>`"
-        ));
+        let skipped = line
+            .get(col.saturating_sub(1) as usize..)
+            .unwrap_or_default()
+            .chars()
+            .take_while(|ch| *ch == ' ')
+            .count() as u32;
+        let word = word_at(col + skipped);
+        explained.help = Some(match super::migrate::gpu_pipeline_case(&word) {
+            Some(case) => format!(
+                "IREE 3.13 spells a GPU pipeline as an attribute: `pipeline = #iree_gpu.pipeline<{case}>` (`tunespec check --fix` rewrites it)"
+            ),
+            None => format!(
+                "IREE 3.13 spells a GPU pipeline as an attribute, `pipeline = #iree_gpu.pipeline<CASE>` with CASE one of {}; `{word}` has no such case",
+                super::migrate::GPU_PIPELINES.join(", ")
+            ),
+        });
         return explained;
     }
     // In a printed attribute: an alias of the text that MLIR kept as text.
@@ -379,4 +377,36 @@ pub(super) fn run(
         )
     })?;
     Ok((status, stderr))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// iree-opt 3.13 reports `expected attribute value` at the blank after `pipeline =`: the
+    /// hint must still name the spec's own pipeline.
+    #[test]
+    fn the_pipeline_hint_names_the_specs_pipeline() {
+        let line = "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size = [64]>";
+        let col = line.find(" LLVMGPU").unwrap() as u32 + 1;
+        let explained = explain("expected attribute value", line, col);
+        let help = explained.help.unwrap();
+        assert!(
+            help.contains("#iree_gpu.pipeline<VectorDistribute>"),
+            "{help}"
+        );
+        let explained = explain("expected attribute value", line, col + 1);
+        assert!(explained
+            .help
+            .unwrap()
+            .contains("#iree_gpu.pipeline<VectorDistribute>"));
+        let line = "#iree_codegen.translation_info<pipeline = LLVMGPUMatmulSimt>";
+        let col = line.find(" LLVMGPU").unwrap() as u32 + 1;
+        let help = explain("expected attribute value", line, col).help.unwrap();
+        assert!(
+            help.contains("`LLVMGPUMatmulSimt` has no such case"),
+            "{help}"
+        );
+        assert!(!help.contains("<TileAndFuse>"), "{help}");
+    }
 }

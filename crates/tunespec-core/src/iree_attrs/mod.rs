@@ -34,6 +34,7 @@ use crate::problem::{codes, Problem};
 
 mod iree_opt;
 mod lints;
+pub mod migrate;
 mod scan;
 mod texts;
 

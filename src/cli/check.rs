@@ -1,0 +1,391 @@
+//! `tunespec check PATH...`: every matcher of spec files, directories and spec libraries
+//! re-checked against the IREE in use (see `tunespec::spec_check`), and `--fix`: known syntax
+//! changes migrated in place, atomically, with a report of each edit.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+use tunespec::ir::Loc;
+use tunespec::iree_attrs::migrate::{self, Edit};
+use tunespec::mlir::Mlir;
+use tunespec::problem::Problem;
+use tunespec::spec_check::{self, Job, MatcherReport, Options, SpecFile, Status};
+
+use super::common::{emit, quiet, render, tool_error, ExitStatus, Format};
+use crate::diagnostics::Style;
+
+/// A matcher that failed a step.
+pub const FAILED: &str = "tunespec::check::failed";
+/// A warning about a matcher (another IREE version, `match.attention`).
+pub const WARNING: &str = "tunespec::check::warning";
+/// Old syntax `--fix` migrates.
+pub const FIXABLE: &str = "tunespec::check::fixable";
+
+const AFTER_HELP: &str = "\
+Each PATH is a spec file, a directory of specs (*.mlir, walked recursively) or a spec library (a
+directory with registry.toml, whose [targets.T]/[extend.T] lists give each spec its target).
+Per matcher of a root op (transform.iree.match.contraction, convolution, attention):
+  parse    the spec parses in the IREE in use (its parser and verifier)
+  effect   a payload of the matcher's own shape, element types and layout, compiled by IREE to
+           executable-configurations with the spec attached, gets the matcher's config
+           (contractions as a linalg.generic, convolutions as NHWC x HWCF; no payload is built
+           for attention: skipped, with the reason); when IREE picks the same config without
+           the spec, the step says the match is not observable
+  compile  the full compile of that payload with the spec succeeds (IREE's pipeline to its end,
+           the VM module a .vmfb is written from)
+A measurement recorded with another IREE version (tunespec.measurement, from import-tuner) is a
+warning, as is a transform.iree.match.attention matcher: IREE 3.13 dispatches hold
+iree_linalg_ext.online_attention (match.online_attention matches them).
+
+--fix migrates known syntax changes in place (temporary file and rename), before the checks:
+pre-3.13 GPU pipelines (`pipeline = LLVMGPUVectorDistribute`) become attributes
+(`pipeline = #iree_gpu.pipeline<VectorDistribute>`). Each edit is reported as
+file:line:col: before -> after. Without --fix no file is written; a file with nothing to fix is
+never rewritten.
+
+Examples:
+  tunespec check team-specs/
+  tunespec check --target gfx942 tuning_spec.mlir
+  tunespec check --fix --target gfx942 old-specs/ --format json
+
+Environment:
+  TUNESPEC_IREE_LIB, TUNESPEC_IREE_VENV  IREE's compiler (as --iree)
+  TUNESPEC_IREE_TIMEOUT_SECS            time limit of each IREE compile (default 600)
+  NO_COLOR, CLICOLOR, CLICOLOR_FORCE     colours of diagnostics
+  TUNESPEC_LOG                          what -v logs, as a filter (info, debug)
+
+Exit status:
+  0  every matcher passed (warnings allowed)
+  1  a matcher failed a step, or a spec tunespec cannot read
+  2  usage or I/O error, or no IREE compiler found";
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Opts {
+    /// Spec files, directories of specs, or spec libraries
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// The architecture to compile for (e.g. gfx942); default: each spec's library target
+    #[arg(long, short)]
+    pub target: Option<String>,
+    /// Migrate known syntax changes in place (atomic), reporting each edit
+    #[arg(long)]
+    pub fix: bool,
+    /// IREE compiles at once (default: the number of CPUs)
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// One edit, found or made.
+struct Fix {
+    file: String,
+    edit: Edit,
+    applied: bool,
+}
+
+impl Opts {
+    pub fn run(self) -> ExitStatus {
+        let mut files = match spec_check::collect(&self.paths) {
+            Ok(files) => files,
+            Err(message) => {
+                tool_error(message);
+                return ExitStatus::Usage;
+            }
+        };
+        if let Some(target) = &self.target {
+            if tunespec::iree::target_flags(
+                &tunespec::Registry::embedded()
+                    .find(target)
+                    .map_or_else(|| target.clone(), |found| found.name.clone()),
+            )
+            .is_none()
+            {
+                tool_error(format!(
+                    "--target {target}: not an architecture IREE compiles for (e.g. gfx942, sm_80)"
+                ));
+                return ExitStatus::Usage;
+            }
+        }
+        // IREE first: without it nothing is checked, and nothing is written.
+        let iree = match super::model::iree_for("tunespec check") {
+            Ok(iree) => iree,
+            Err(status) => return status,
+        };
+        let fixes = match fix_files(&mut files, self.fix) {
+            Ok(fixes) => fixes,
+            Err(message) => {
+                tool_error(message);
+                return ExitStatus::Usage;
+            }
+        };
+        let mlir = Mlir::new();
+        let mut unreadable = Vec::new();
+        // Files with no matcher of a root op (a baseline placeholder, a helper library).
+        let mut without = Vec::new();
+        let mut jobs = Vec::new();
+        for file in &files {
+            match spec_check::matchers_of(&mlir, file) {
+                Ok(matchers) if matchers.is_empty() => without.push(file.name.clone()),
+                Ok(matchers) => {
+                    for (keyed, info, measurement) in matchers {
+                        jobs.push(Job {
+                            file,
+                            keyed,
+                            info,
+                            measurement,
+                        });
+                    }
+                }
+                Err(message) => unreadable.push((file.name.clone(), message)),
+            }
+        }
+        let workers = self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, usize::from),
+            usize::from,
+        );
+        let reports = spec_check::check(
+            &jobs,
+            &Options {
+                iree,
+                target: self.target.clone(),
+                jobs: workers,
+            },
+        );
+        self.print(
+            &files,
+            &fixes,
+            (&unreadable, &without),
+            &reports,
+            &iree.revision,
+        );
+        if unreadable.is_empty() && reports.iter().all(|report| report.ok) {
+            ExitStatus::Ok
+        } else {
+            ExitStatus::Problems
+        }
+    }
+
+    fn print(
+        &self,
+        files: &[SpecFile],
+        fixes: &[Fix],
+        (unreadable, without): (&[(String, String)], &[String]),
+        reports: &[MatcherReport],
+        revision: &str,
+    ) {
+        let failed = reports.iter().filter(|report| !report.ok).count();
+        let warnings: usize = reports.iter().map(|report| report.warnings.len()).sum();
+        let applied = fixes.iter().filter(|fix| fix.applied).count();
+        if self.format == Format::Json {
+            let document = json!({
+                "version": 1,
+                "iree": revision,
+                "fixes": fixes.iter().map(|fix| json!({
+                    "file": fix.file,
+                    "line": fix.edit.line,
+                    "col": fix.edit.col,
+                    "before": fix.edit.before,
+                    "after": fix.edit.after,
+                    "applied": fix.applied,
+                })).collect::<Vec<_>>(),
+                "unreadable": unreadable.iter().map(|(file, message)| json!({
+                    "file": file,
+                    "message": message,
+                })).collect::<Vec<_>>(),
+                "without_matchers": without,
+                "results": reports,
+                "summary": {
+                    "files": files.len(),
+                    "matchers": reports.len(),
+                    "passed": reports.len() - failed,
+                    "failed": failed,
+                    "warnings": warnings,
+                    "fixes": fixes.len(),
+                    "fixed": applied,
+                },
+            });
+            emit(&format!("{document}\n"));
+            return;
+        }
+        let style = Style::detect();
+        let mut out = String::new();
+        if self.format != Format::Human {
+            for problem in problems(fixes, unreadable, reports) {
+                out.push_str(&render(&problem, None, style));
+            }
+        }
+        if matches!(self.format, Format::Human | Format::Github) {
+            for fix in fixes {
+                out.push_str(&format!(
+                    "{}:{}:{}: {} {} -> {}\n",
+                    fix.file,
+                    fix.edit.line,
+                    fix.edit.col,
+                    if fix.applied {
+                        "fixed:"
+                    } else {
+                        "fixable (--fix):"
+                    },
+                    fix.edit.before,
+                    fix.edit.after
+                ));
+            }
+            for (file, message) in unreadable {
+                out.push_str(&format!("{file}: cannot be read: {message}\n"));
+            }
+            for file in without {
+                out.push_str(&format!(
+                    "{file}: no matcher of a root op (transform.iree.match.contraction, convolution, attention): nothing checked\n"
+                ));
+            }
+            for report in reports {
+                out.push_str(&format!(
+                    "{}:{}:{}: @{} ({}{}): {}\n",
+                    report.file,
+                    report.line,
+                    report.col,
+                    report.matcher,
+                    report.kind,
+                    report
+                        .target
+                        .as_deref()
+                        .map(|target| format!(", {target}"))
+                        .unwrap_or_default(),
+                    if report.ok { "ok" } else { "FAILED" }
+                ));
+                for (name, step) in [
+                    ("parse", &report.parse),
+                    ("effect", &report.effect),
+                    ("compile", &report.compile),
+                ] {
+                    let status = match step.status {
+                        Status::Ok => "ok",
+                        Status::Failed => "failed",
+                        Status::Skipped => "skipped",
+                    };
+                    match &step.message {
+                        Some(message) => out.push_str(&format!("  {name}: {status}: {message}\n")),
+                        None => out.push_str(&format!("  {name}: {status}\n")),
+                    }
+                }
+                for warning in &report.warnings {
+                    out.push_str(&format!("  warning: {warning}\n"));
+                }
+            }
+        }
+        if !quiet() && self.format != Format::Sarif {
+            out.push_str(&format!(
+                "checked {} matcher(s) in {} file(s) with IREE {revision}: {} passed, {failed} failed, {warnings} warning(s); {} edit(s) {}\n",
+                reports.len(),
+                files.len(),
+                reports.len() - failed,
+                fixes.len(),
+                if self.fix { "applied" } else { "fixable with --fix" }
+            ));
+        }
+        emit(&out);
+    }
+}
+
+/// The findings as problems (short, github, sarif).
+fn problems(
+    fixes: &[Fix],
+    unreadable: &[(String, String)],
+    reports: &[MatcherReport],
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for fix in fixes.iter().filter(|fix| !fix.applied) {
+        problems.push(
+            Problem::warning(
+                FIXABLE,
+                format!(
+                    "pre-3.13 syntax `{}`: IREE 3.13 reads `{}`",
+                    fix.edit.before, fix.edit.after
+                ),
+                Some(Loc {
+                    file: fix.file.clone(),
+                    line: fix.edit.line,
+                    col: fix.edit.col,
+                }),
+            )
+            .with_help("`tunespec check --fix` rewrites it"),
+        );
+    }
+    for (file, message) in unreadable {
+        problems.push(Problem::error(
+            FAILED,
+            format!("cannot be read: {message}"),
+            Some(Loc {
+                file: file.clone(),
+                line: 1,
+                col: 1,
+            }),
+        ));
+    }
+    for report in reports {
+        let loc = Some(Loc {
+            file: report.file.clone(),
+            line: report.line.max(1),
+            col: report.col.max(1),
+        });
+        for (name, step) in [
+            ("parse", &report.parse),
+            ("effect", &report.effect),
+            ("compile", &report.compile),
+        ] {
+            if step.status == Status::Failed {
+                problems.push(Problem::error(
+                    FAILED,
+                    format!(
+                        "@{}: {name}: {}",
+                        report.matcher,
+                        step.message.as_deref().unwrap_or("failed")
+                    ),
+                    loc.clone(),
+                ));
+            }
+        }
+        for warning in &report.warnings {
+            problems.push(Problem::warning(
+                WARNING,
+                format!("@{}: {warning}", report.matcher),
+                loc.clone(),
+            ));
+        }
+    }
+    problems
+}
+
+/// Finds each file's migrations; with `apply`, writes the files that have any (atomically, all
+/// or nothing) and checks the migrated text. Files without one are never written.
+fn fix_files(files: &mut [SpecFile], apply: bool) -> Result<Vec<Fix>, String> {
+    let mut fixes = Vec::new();
+    let mut writes: Vec<(PathBuf, String)> = Vec::new();
+    for file in files.iter_mut() {
+        let edits = migrate::pipeline_edits(&file.text);
+        if edits.is_empty() {
+            continue;
+        }
+        if apply {
+            let fixed = migrate::apply_edits(&file.text, &edits);
+            writes.push((file.path.clone(), fixed.clone()));
+            file.text = fixed;
+        }
+        fixes.extend(edits.into_iter().map(|edit| Fix {
+            file: file.name.clone(),
+            edit,
+            applied: apply,
+        }));
+    }
+    if !writes.is_empty() {
+        let outputs: Vec<(&std::path::Path, &[u8])> = writes
+            .iter()
+            .map(|(path, text)| (path.as_path(), text.as_bytes()))
+            .collect();
+        super::output::write_outputs(&outputs)?;
+    }
+    Ok(fixes)
+}
