@@ -71,6 +71,15 @@ impl Opts {
                 return ExitStatus::Usage;
             }
         }
+        if self.target.is_none() {
+            if let Some(file) = files.iter().find(|file| file.target.is_none()) {
+                tool_error(format!(
+                    "{}: no target to compile for: give --target (e.g. gfx942), or check a spec library whose registry.toml lists the spec",
+                    file.name
+                ));
+                return ExitStatus::Usage;
+            }
+        }
         // IREE first: without it nothing is checked, and nothing is written.
         let iree = match super::model::iree_for("tunespec check") {
             Ok(iree) => iree,

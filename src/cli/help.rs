@@ -227,7 +227,7 @@ Environment:
 Exit status:
   0  every matcher passed (warnings allowed)
   1  a matcher failed a step, or a spec tunespec cannot read
-  2  usage or I/O error, or no IREE compiler found"
+  2  usage or I/O error (no such path, a spec without a target), or no IREE compiler found"
 );
 
 pub const COVERAGE: &str = concat!(
