@@ -21,46 +21,8 @@ pub const WARNING: &str = "tunespec::check::warning";
 /// Old syntax `--fix` migrates.
 pub const FIXABLE: &str = "tunespec::check::fixable";
 
-const AFTER_HELP: &str = "\
-Each PATH is a spec file, a directory of specs (*.mlir, walked recursively) or a spec library (a
-directory with registry.toml, whose [targets.T]/[extend.T] lists give each spec its target).
-Per matcher of a root op (transform.iree.match.contraction, convolution, attention):
-  parse    the spec parses in the IREE in use (its parser and verifier)
-  effect   a payload of the matcher's own shape, element types and layout, compiled by IREE to
-           executable-configurations with the spec attached, gets the matcher's config
-           (contractions as a linalg.generic, convolutions as NHWC x HWCF; no payload is built
-           for attention: skipped, with the reason); when IREE picks the same config without
-           the spec, the step says the match is not observable
-  compile  the full compile of that payload with the spec succeeds (IREE's pipeline to its end,
-           the VM module a .vmfb is written from)
-A measurement recorded with another IREE version (tunespec.measurement, from import-tuner) is a
-warning, as is a transform.iree.match.attention matcher: IREE 3.13 dispatches hold
-iree_linalg_ext.online_attention (match.online_attention matches them).
-
---fix migrates known syntax changes in place (temporary file and rename), before the checks:
-pre-3.13 GPU pipelines (`pipeline = LLVMGPUVectorDistribute`) become attributes
-(`pipeline = #iree_gpu.pipeline<VectorDistribute>`). Each edit is reported as
-file:line:col: before -> after. Without --fix no file is written; a file with nothing to fix is
-never rewritten.
-
-Examples:
-  tunespec check team-specs/
-  tunespec check --target gfx942 tuning_spec.mlir
-  tunespec check --fix --target gfx942 old-specs/ --format json
-
-Environment:
-  TUNESPEC_IREE_LIB, TUNESPEC_IREE_VENV  IREE's compiler (as --iree)
-  TUNESPEC_IREE_TIMEOUT_SECS            time limit of each IREE compile (default 600)
-  NO_COLOR, CLICOLOR, CLICOLOR_FORCE     colours of diagnostics
-  TUNESPEC_LOG                          what -v logs, as a filter (info, debug)
-
-Exit status:
-  0  every matcher passed (warnings allowed)
-  1  a matcher failed a step, or a spec tunespec cannot read
-  2  usage or I/O error, or no IREE compiler found";
-
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_help = super::help::CHECK)]
 pub struct Opts {
     /// Spec files, directories of specs, or spec libraries
     #[arg(required = true, value_name = "PATH")]
@@ -105,6 +67,15 @@ impl Opts {
             {
                 tool_error(format!(
                     "--target {target}: not an architecture IREE compiles for (e.g. gfx942, sm_80)"
+                ));
+                return ExitStatus::Usage;
+            }
+        }
+        if self.target.is_none() {
+            if let Some(file) = files.iter().find(|file| file.target.is_none()) {
+                tool_error(format!(
+                    "{}: no target to compile for: give --target (e.g. gfx942), or check a spec library whose registry.toml lists the spec",
+                    file.name
                 ));
                 return ExitStatus::Usage;
             }

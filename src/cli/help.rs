@@ -195,6 +195,45 @@ Exit status:
   2  the IREE named by --iree or TUNESPEC_IREE_LIB does not load"
 );
 
+/// `check`: what each step does, `--fix`, and IREE's variables.
+pub const CHECK: &str = concat!(
+    "Each PATH is a spec file, a directory of specs (*.mlir, walked recursively) or a spec library (a
+directory with registry.toml, whose [targets.T]/[extend.T] lists give each spec its target).
+Per matcher of a root op (transform.iree.match.contraction, convolution, attention):
+  parse    the spec parses in the IREE in use (its parser and verifier)
+  effect   a payload of the matcher's own shape, element types and layout, compiled by IREE to
+           executable-configurations with the spec attached, gets the matcher's config
+           (contractions as a linalg.generic, convolutions as NHWC x HWCF; no payload is built
+           for attention: skipped, with the reason); when IREE picks the same config without
+           the spec, the step says the match is not observable
+  compile  the full compile of that payload with the spec succeeds (IREE's pipeline to its end,
+           the VM module a .vmfb is written from)
+A measurement recorded with another IREE version (tunespec.measurement, from import-tuner) is a
+warning, as is a transform.iree.match.attention matcher: IREE 3.13 dispatches hold
+iree_linalg_ext.online_attention (match.online_attention matches them).
+
+--fix migrates known syntax changes in place (temporary file and rename), before the checks:
+pre-3.13 GPU pipelines (`pipeline = LLVMGPUVectorDistribute`) become attributes
+(`pipeline = #iree_gpu.pipeline<VectorDistribute>`). Each edit is reported as
+file:line:col: before -> after. Without --fix no file is written; a file with nothing to fix is
+never rewritten.
+
+Examples:
+  tunespec check team-specs/
+  tunespec check --target gfx942 tuning_spec.mlir
+  tunespec check --fix --target gfx942 old-specs/ --format json
+
+Environment:
+",
+    env_output!(),
+    env_bytecode!(),
+    "
+Exit status:
+  0  every matcher passed (warnings allowed)
+  1  a matcher failed a step, or a spec tunespec cannot read
+  2  usage or I/O error (no such path, a spec without a target), or no IREE compiler found"
+);
+
 pub const COVERAGE: &str = concat!(
     "Examples:
   tunespec coverage -t gfx942 examples/*.mlir

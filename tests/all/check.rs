@@ -491,6 +491,12 @@ fn without_iree_check_exits_2_with_the_install_hint_and_writes_nothing() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not an architecture"));
+    // A file in no library, without --target.
+    let output = tunespec_command().arg("check").arg(&old).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("no target to compile for: give --target")
+    );
 }
 
 /// A tuner-form convolution matcher (NHWC x HWCF, 2x32x32x128 output, 3x3 filter, 64 input

@@ -123,7 +123,7 @@ fn iree_opt_rejections_are_reported_at_the_attribute_in_the_spec() {
         [
             "did you mean `MFMA_F32_16x16x16_F16`? (IREE would fail to load this spec; checked with iree-opt)",
             "did you mean `VectorDistribute`? (IREE would fail to load this spec; checked with iree-opt)",
-            "IREE 3.13 spells a GPU pipeline as an attribute: `pipeline = #iree_gpu.pipeline<TileAndFuse>` (IREE would fail to load this spec; checked with iree-opt)",
+            "IREE 3.13 spells a GPU pipeline as an attribute: `pipeline = #iree_gpu.pipeline<TileAndFuse>` (`tunespec check --fix` rewrites it) (IREE would fail to load this spec; checked with iree-opt)",
             // Found by tunespec itself, without iree-opt (iree-opt's finding is the same).
             "did you mean `#iree_gpu`? (IREE would fail to load this spec)",
         ]
