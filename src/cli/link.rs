@@ -66,6 +66,7 @@ impl Opts {
         let options = LinkOptions {
             dedupe: self.dedupe,
             threads: self.jobs.map(usize::from),
+            ..LinkOptions::default()
         };
         let phase = tracing::info_span!("link", inputs = inputs.len(), emit = ?self.emit).entered();
         let result = match self.emit {

@@ -24,6 +24,7 @@ mod iree_rules;
 mod iree_semantics;
 mod iree_verify;
 mod link;
+mod link_keys;
 mod mutation_fuzz;
 mod parallel;
 mod parser_safety;

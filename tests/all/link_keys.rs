@@ -1,0 +1,491 @@
+//! Matchers keyed by what they match (issue 25): shadowing by key in `link`, overrides of
+//! defaults named by layer in `link` and `explain`, measured configs before derived ones.
+//!
+//! The specs are written here in the SHARK tuner's candidate form (tests/fixtures/tuner/README.md,
+//! tuner-formats.md: `@apply_op_config`, one `@match_<dispatch>` of
+//! `transform.iree.match.contraction` + `dims_equal`, no `has_no_lowering_config`, the config
+//! yielded by the matcher, `@__kernel_config` with one `foreach_match`); nothing is copied from
+//! the tuner or IREE.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use tunespec::link::{self, key, link, LinkInput, LinkOptions, Role};
+use tunespec::mlir::Mlir;
+
+use crate::support::tunespec_command;
+
+const AB: &str = "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>]";
+const ABT: &str = "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]";
+
+/// A GEMM the tuner tuned: its dispatch function, element type, layout, shape and the
+/// workgroup tile of its config.
+struct Gemm<'a> {
+    dispatch: &'a str,
+    elem: &'a str,
+    maps: &'a str,
+    mnk: (u64, u64, u64),
+    tile: u64,
+    /// Extra matcher attributes (`tunespec.provenance`, `tunespec.measurement`).
+    attrs: &'a str,
+}
+
+impl Gemm<'_> {
+    fn spec(&self) -> String {
+        let Gemm {
+            dispatch,
+            elem,
+            maps,
+            mnk: (m, n, k),
+            tile,
+            attrs,
+        } = self;
+        let mma = if *elem == "bf16" { "BF16" } else { "F16" };
+        let attrs = if attrs.is_empty() {
+            String::new()
+        } else {
+            format!(" attributes {{{attrs}}}")
+        };
+        format!(
+            r#"module attributes {{iree_codegen.tuning_spec_with_default_entrypoint, transform.with_named_sequence}} {{
+  transform.named_sequence @apply_op_config(%arg0: !transform.any_op {{transform.readonly}}, %arg1: !transform.any_param {{transform.readonly}}) {{
+    transform.annotate %arg0 "compilation_info" = %arg1 : !transform.any_op, !transform.any_param
+    transform.yield
+  }}
+  transform.named_sequence @match_{dispatch}(%arg0: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param){attrs} {{
+    %batch, %m, %n, %k = transform.iree.match.contraction %arg0, lhs_type = {elem}, rhs_type = {elem}, output_type = f32, indexing_maps = {maps} : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [{m}] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [{n}] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [{k}] : !transform.param<i64>
+    %0 = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{{mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_{mma}>, promote_operands = [0, 1], reduction = [0, 0, 4], subgroup = [2, 2, 0], workgroup = [{tile}, {tile}, 0]}}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 64>> -> !transform.any_param
+    transform.yield %arg0, %0 : !transform.any_op, !transform.any_param
+  }}
+  transform.named_sequence @__kernel_config(%arg0: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{
+    %updated_root = transform.foreach_match in %arg0
+        @match_{dispatch} -> @apply_op_config : (!transform.any_op) -> !transform.any_op
+    transform.yield %updated_root : !transform.any_op
+  }}
+}}
+"#
+        )
+    }
+}
+
+fn gemm<'a>(dispatch: &'a str, mnk: (u64, u64, u64), tile: u64) -> Gemm<'a> {
+    Gemm {
+        dispatch,
+        elem: "f16",
+        maps: ABT,
+        mnk,
+        tile,
+        attrs: "",
+    }
+}
+
+/// A tuner-form convolution matcher (nhwc_hwcf) spec.
+fn convolution_spec(dispatch: &str) -> String {
+    format!(
+        r#"module attributes {{iree_codegen.tuning_spec_with_default_entrypoint, transform.with_named_sequence}} {{
+  transform.named_sequence @apply_op_config(%arg0: !transform.any_op {{transform.readonly}}, %arg1: !transform.any_param {{transform.readonly}}) {{
+    transform.annotate %arg0 "compilation_info" = %arg1 : !transform.any_op, !transform.any_param
+    transform.yield
+  }}
+  transform.named_sequence @match_{dispatch}(%arg0: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param) {{
+    %batch, %oi, %oc, %fl, %ic, %depth, %strides, %dilations = transform.iree.match.convolution %arg0, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [2] : !transform.param<i64>
+    transform.iree.match.dims_equal %oi, [32, 32] : !transform.param<i64>
+    transform.iree.match.dims_equal %oc, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %fl, [3, 3] : !transform.param<i64>
+    transform.iree.match.dims_equal %ic, [4096] : !transform.param<i64>
+    %0 = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{{mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_F16>, promote_operands = [0, 1], reduction = [0, 0, 0, 0, 0, 0, 4], subgroup = [1, 1, 2, 2, 0, 0, 0], workgroup = [1, 1, 64, 64, 0, 0, 0]}}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 64>> -> !transform.any_param
+    transform.yield %arg0, %0 : !transform.any_op, !transform.any_param
+  }}
+  transform.named_sequence @__kernel_config(%arg0: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{
+    %updated_root = transform.foreach_match in %arg0
+        @match_{dispatch} -> @apply_op_config : (!transform.any_op) -> !transform.any_op
+    transform.yield %updated_root : !transform.any_op
+  }}
+}}
+"#
+    )
+}
+
+/// Writes `specs` (file name, text) into a new directory; their paths in order.
+fn write_specs(specs: &[(&str, String)]) -> (tempfile::TempDir, Vec<PathBuf>) {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = specs
+        .iter()
+        .map(|(name, text)| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        })
+        .collect();
+    (dir, paths)
+}
+
+/// `tunespec link` of `specs` (no defaults unless `args` gives a target).
+fn link_cli(specs: &[PathBuf], args: &[&str], output: &Path) -> Output {
+    let mut command = tunespec_command();
+    command.arg("link");
+    if !args.contains(&"--target") {
+        command.arg("--no-default");
+    }
+    // Wide enough that no message is wrapped.
+    command.env("TUNESPEC_TERM_WIDTH", "1000");
+    command.args(args).arg("-o").arg(output);
+    for spec in specs {
+        command.arg("--spec").arg(spec);
+    }
+    command.output().expect("tunespec runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Links `specs` (with `--deny-warnings` too, and `--dedupe`): checks that each warns of a
+/// shadowed matcher, that `--deny-warnings` exits 1 and writes nothing, and that `--dedupe`
+/// keeps only the first pair (`first`, not `later`: matcher names in the linked library).
+fn assert_shadowed(specs: &[(&str, String)], first: &str, later: &str) {
+    let (dir, paths) = write_specs(specs);
+    let out = dir.path().join("out.mlir");
+    let plain = link_cli(&paths, &[], &out);
+    let err = stderr(&plain);
+    assert_eq!(plain.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.matches("tunespec::link::shadowed-matcher").count(),
+        1,
+        "{err}"
+    );
+    let linked = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(linked.matches(" -> @").count(), 2, "{linked}");
+    std::fs::remove_file(&out).unwrap();
+
+    let denied = link_cli(&paths, &["--deny-warnings"], &out);
+    assert_eq!(denied.status.code(), Some(1), "{}", stderr(&denied));
+    assert!(stderr(&denied).contains("shadowed-matcher"));
+    assert!(!out.exists(), "--deny-warnings wrote the library");
+
+    let deduped = link_cli(&paths, &["--dedupe"], &out);
+    assert_eq!(deduped.status.code(), Some(0), "{}", stderr(&deduped));
+    let linked = std::fs::read_to_string(&out).unwrap();
+    let foreach = &linked[linked.find("foreach_match").expect("a foreach_match")..];
+    assert_eq!(foreach.matches(" -> @").count(), 1, "{linked}");
+    assert!(foreach.contains(&format!("@{first} -> ")), "{linked}");
+    assert!(!foreach.contains(&format!("@{later} -> ")), "{linked}");
+}
+
+#[test]
+fn two_tuner_candidates_for_one_shape_are_shadowed() {
+    // Candidates 1 and 2 of one dispatch: same matcher, different configs.
+    let dispatch = "main_dispatch_0_matmul_transpose_b_2048x4096x4096_f16xf16xf32";
+    assert_shadowed(
+        &[
+            ("1_spec.mlir", gemm(dispatch, (2048, 4096, 4096), 32).spec()),
+            ("2_spec.mlir", gemm(dispatch, (2048, 4096, 4096), 64).spec()),
+        ],
+        &format!("match_{dispatch}"),
+        &format!("match_{dispatch}_0"),
+    );
+}
+
+#[test]
+fn one_gemm_tuned_from_two_dispatches_is_shadowed() {
+    // Llama's q and o projections are both 4096^3: two matcher names, two configs.
+    assert_shadowed(
+        &[
+            (
+                "q_proj.mlir",
+                gemm(
+                    "prefill_dispatch_3_matmul_q_4096x4096x4096",
+                    (4096, 4096, 4096),
+                    128,
+                )
+                .spec(),
+            ),
+            (
+                "o_proj.mlir",
+                gemm(
+                    "prefill_dispatch_9_matmul_o_4096x4096x4096",
+                    (4096, 4096, 4096),
+                    256,
+                )
+                .spec(),
+            ),
+        ],
+        "match_prefill_dispatch_3_matmul_q_4096x4096x4096",
+        "match_prefill_dispatch_9_matmul_o_4096x4096x4096",
+    );
+}
+
+#[test]
+fn different_shapes_types_layouts_and_ops_are_not_shadowed() {
+    let base = gemm("d0", (4096, 4096, 4096), 128);
+    let specs = vec![
+        ("base.mlir", base.spec()),
+        ("shape.mlir", gemm("d1", (2048, 4096, 4096), 64).spec()),
+        (
+            "type.mlir",
+            Gemm {
+                elem: "bf16",
+                ..gemm("d2", (4096, 4096, 4096), 64)
+            }
+            .spec(),
+        ),
+        (
+            "layout.mlir",
+            Gemm {
+                maps: AB,
+                ..gemm("d3", (4096, 4096, 4096), 64)
+            }
+            .spec(),
+        ),
+        ("conv.mlir", convolution_spec("d4")),
+    ];
+    let (dir, paths) = write_specs(&specs);
+    let out = dir.path().join("out.mlir");
+    let output = link_cli(&paths, &["--deny-warnings"], &out);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(!err.contains("shadowed-matcher"), "{err}");
+    let linked = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(linked.matches(" -> @").count(), 5, "{linked}");
+}
+
+/// The gfx942 default that matches 4096^3 f16 A*B (specs/gfx942/llama2_f16.mlir).
+const DEFAULT_MATCHER: &str = "match_matmul_4096x4096x4096_f16_ab";
+const DEFAULT_SPEC: &str = "specs/gfx942/llama2_f16.mlir";
+
+fn user_override_spec() -> String {
+    Gemm {
+        maps: AB,
+        ..gemm(
+            "prefill_dispatch_3_matmul_4096x4096x4096_f16",
+            (4096, 4096, 4096),
+            128,
+        )
+    }
+    .spec()
+}
+
+#[test]
+fn a_user_tuner_matcher_over_a_default_is_an_override_in_text_and_json() {
+    let (dir, paths) = write_specs(&[("tuned.mlir", user_override_spec())]);
+    let out = dir.path().join("out.mlir");
+    let output = link_cli(&paths, &["--target", "gfx942", "--deny-warnings"], &out);
+    let err = stderr(&output);
+    // A note, not a warning: --deny-warnings still writes.
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(out.exists());
+    assert_eq!(
+        err.matches("tunespec::link::overrides-default").count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains(&format!(
+        "user spec matcher @match_prefill_dispatch_3_matmul_4096x4096x4096_f16 ({}) overrides tunespec default matcher @{DEFAULT_MATCHER} ({DEFAULT_SPEC})",
+        paths[0].display()
+    )), "{err}");
+    // The default stays (harmless) unless --dedupe.
+    let linked = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        linked.contains(&format!("@{DEFAULT_MATCHER} -> ")),
+        "{linked}"
+    );
+
+    let json = link_cli(
+        &paths,
+        &["--target", "gfx942", "--format", "json", "--dedupe"],
+        &out,
+    );
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    let overrides: Vec<serde_json::Value> = stderr(&json)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|value| value["code"] == "tunespec::link::overrides-default")
+        .collect();
+    assert_eq!(overrides.len(), 1, "{}", stderr(&json));
+    let note = &overrides[0];
+    assert_eq!(note["severity"], "note");
+    assert_eq!(note["file"], DEFAULT_SPEC);
+    assert_eq!(note["related"][0]["file"], paths[0].display().to_string());
+    assert!(note["message"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("tunespec default matcher @{DEFAULT_MATCHER}")));
+    let linked = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        !linked.contains(&format!("@{DEFAULT_MATCHER} -> ")),
+        "{linked}"
+    );
+}
+
+/// The measurement record `import-tuner` writes (values invented for the test).
+const MEASURED: &str = r#"tunespec.provenance = "measured on hip://0", tunespec.measurement = {source = "measured", device = "hip://0", iree = "3.13.0", date = "2026-11-20", baseline_us = "100", tuned_us = "80", speedup = "0.800", dispatch = "d", candidate = "2"}"#;
+const DERIVED: &str = r#"tunespec.provenance = "derived by rule R1 (not measured on hardware)""#;
+
+fn link_in_process(
+    inputs: &[(&str, String)],
+    options: LinkOptions,
+) -> (Vec<link::LinkedPair>, Vec<link::LinkedPair>, Vec<String>) {
+    crate::support::in_process();
+    let mlir = Mlir::new();
+    let inputs: Vec<LinkInput> = inputs
+        .iter()
+        .map(|(name, text)| LinkInput::new(*name, text.as_bytes().to_vec(), Role::User))
+        .collect();
+    let linked = link(&mlir, &inputs, options).unwrap_or_else(|problems| panic!("{problems:?}"));
+    let codes = linked
+        .problems
+        .iter()
+        .map(|problem| format!("{} {}", problem.code, problem.message))
+        .collect();
+    (linked.pairs, linked.withheld, codes)
+}
+
+#[test]
+fn measured_beats_derived_whatever_the_order() {
+    let measured = Gemm {
+        attrs: MEASURED,
+        ..gemm("measured", (4096, 4096, 4096), 128)
+    }
+    .spec();
+    let derived = Gemm {
+        attrs: DERIVED,
+        ..gemm("derived", (4096, 4096, 4096), 256)
+    }
+    .spec();
+    for order in [
+        [("m.mlir", measured.clone()), ("d.mlir", derived.clone())],
+        [("d.mlir", derived.clone()), ("m.mlir", measured.clone())],
+    ] {
+        let (pairs, withheld, problems) = link_in_process(&order, LinkOptions::default());
+        assert_eq!(pairs.len(), 2);
+        assert_eq!(pairs[0].matcher, "match_measured", "{order:?}");
+        assert_eq!(pairs[0].provenance, key::Provenance::Measured);
+        assert_eq!(pairs[1].provenance, key::Provenance::Derived);
+        assert!(withheld.is_empty());
+        // A note either way, never a shadowed-matcher warning.
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with(link::codes::MEASURED_FIRST)),
+            "{problems:?}"
+        );
+        assert!(
+            !problems
+                .iter()
+                .any(|p| p.starts_with(link::codes::SHADOWED)),
+            "{problems:?}"
+        );
+    }
+    // Without derived configs, the derived pair is withheld: listed, not linked.
+    let (pairs, withheld, _) = link_in_process(
+        &[("d.mlir", derived), ("m.mlir", measured)],
+        LinkOptions {
+            derived: false,
+            ..LinkOptions::default()
+        },
+    );
+    assert_eq!(pairs.len(), 1);
+    assert_eq!(pairs[0].matcher, "match_measured");
+    assert_eq!(withheld.len(), 1);
+    assert_eq!(withheld[0].matcher, "match_derived");
+}
+
+/// The key of the only matcher named `match_*` in `text`.
+fn key_of(text: &str) -> Option<key::MatcherKey> {
+    crate::support::in_process();
+    let mlir = Mlir::new();
+    let verified = tunespec::verify::verify_bytes(&mlir, text.as_bytes(), "k.mlir");
+    assert!(!verified.has_errors(), "{:?}", verified.problems);
+    let module = verified.snapshot.expect("a snapshot");
+    let mut found = None;
+    module.root.walk(&mut |op| {
+        if op.sym_name().is_some_and(|name| name.starts_with("match_")) {
+            found = Some(key::matcher_key(op));
+        }
+    });
+    found.expect("a matcher")
+}
+
+#[test]
+fn keys_contain_by_subset_of_constraints() {
+    let tuner = key_of(&gemm("t", (4096, 4096, 4096), 64).spec()).expect("keyed");
+    assert_eq!(tuner.root, "contraction");
+    assert!(
+        tuner
+            .constraints
+            .contains("dims_equal(m) {expected_values = [4096]}"),
+        "{tuner}"
+    );
+    // The default form adds has_no_lowering_config: the tuner's key contains it, not the
+    // reverse.
+    let default_form = gemm("t", (4096, 4096, 4096), 64).spec().replace(
+        "    %batch, %m",
+        "    transform.iree.match.has_no_lowering_config %arg0 : !transform.any_op\n    %batch, %m",
+    );
+    let default_key = key_of(&default_form).expect("keyed");
+    assert!(tuner.contains(&default_key), "{tuner}\n{default_key}");
+    assert!(!default_key.contains(&tuner), "{tuner}\n{default_key}");
+    assert!(tuner.overlaps(&default_key) && default_key.overlaps(&tuner));
+    // Dropping a dims_equal widens the match set: the wider key contains the narrower.
+    let wider = gemm("t", (4096, 4096, 4096), 64).spec().replace(
+        "    transform.iree.match.dims_equal %m, [4096] : !transform.param<i64>\n",
+        "",
+    );
+    let wider = key_of(&wider).expect("keyed");
+    assert!(wider.contains(&tuner) && !tuner.contains(&wider));
+    // Other shapes, types, maps, ops: no containment either way.
+    for other in [
+        gemm("t", (4096, 4096, 2048), 64).spec(),
+        Gemm {
+            elem: "bf16",
+            ..gemm("t", (4096, 4096, 4096), 64)
+        }
+        .spec(),
+        Gemm {
+            maps: AB,
+            ..gemm("t", (4096, 4096, 4096), 64)
+        }
+        .spec(),
+        convolution_spec("t"),
+    ] {
+        let other = key_of(&other).expect("keyed");
+        assert!(!other.overlaps(&tuner), "{other}\n{tuner}");
+    }
+    // Keys print deterministically, and targets keep registry entries apart.
+    assert_eq!(
+        tuner.to_string(),
+        key_of(&gemm("u", (4096, 4096, 4096), 8).spec())
+            .unwrap()
+            .to_string()
+    );
+    let on_942 = tuner.clone().for_target("gfx942");
+    assert!(on_942.contains(&tuner));
+    assert!(!on_942.contains(&tuner.clone().for_target("gfx950")));
+}
+
+#[test]
+fn a_matcher_with_an_op_the_key_does_not_know_has_no_key() {
+    // transform.print (an op with effects) in the body: no key, only the fingerprint check.
+    let text = gemm("t", (4096, 4096, 4096), 64).spec().replace(
+        "    transform.iree.match.dims_equal %batch",
+        "    transform.print %arg0 : !transform.any_op\n    transform.iree.match.dims_equal %batch",
+    );
+    assert_eq!(key_of(&text), None);
+    // And two such matchers that differ only in their config are not reported.
+    let other = text.replace("workgroup = [64, 64, 0]", "workgroup = [32, 32, 0]");
+    let (_, _, problems) = link_in_process(
+        &[("a.mlir", text), ("b.mlir", other)],
+        LinkOptions::default(),
+    );
+    assert!(
+        !problems
+            .iter()
+            .any(|p| p.starts_with(link::codes::SHADOWED)),
+        "{problems:?}"
+    );
+}
