@@ -489,3 +489,79 @@ fn a_matcher_with_an_op_the_key_does_not_know_has_no_key() {
         "{problems:?}"
     );
 }
+
+/// A 4096^3 f16 A*B GEMM with f32 accumulation (what `user_override_spec` and the gfx942
+/// default `DEFAULT_MATCHER` both match).
+const AB_PAYLOAD: &str = r#"func.func @mm(%a: tensor<4096x4096xf16>, %b: tensor<4096x4096xf16>) -> tensor<4096x4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<4096x4096xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%empty : tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<4096x4096xf16>, tensor<4096x4096xf16>) outs(%c : tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  return %r : tensor<4096x4096xf32>
+}
+"#;
+
+fn explain_cli(spec: &Path, payload: &Path, format: &str) -> Output {
+    let mut command = tunespec_command();
+    command.env("TUNESPEC_TERM_WIDTH", "1000");
+    command.args([
+        "explain", "--target", "gfx942", "--format", format, "--spec",
+    ]);
+    command.arg(spec).arg(payload);
+    command.output().expect("tunespec runs")
+}
+
+#[test]
+fn explain_names_the_winner_layer_and_the_default_it_overrode() {
+    let (dir, paths) = write_specs(&[("tuned.mlir", user_override_spec())]);
+    let payload = dir.path().join("mm.mlir");
+    std::fs::write(&payload, AB_PAYLOAD).unwrap();
+    let user_matcher = "match_prefill_dispatch_3_matmul_4096x4096x4096_f16";
+
+    let text = explain_cli(&paths[0], &payload, "human");
+    let out = String::from_utf8_lossy(&text.stdout);
+    assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
+    let line = out
+        .lines()
+        .find(|line| line.starts_with("override: "))
+        .unwrap_or_else(|| panic!("no override line:\n{out}"));
+    assert!(
+        line.contains(&format!(
+            "@{user_matcher} (user spec, {}",
+            paths[0].display()
+        )),
+        "{line}"
+    );
+    assert!(
+        line.contains(&format!(
+            "overrides @{DEFAULT_MATCHER} (tunespec default, {DEFAULT_SPEC}:"
+        )),
+        "{line}"
+    );
+    assert!(out.contains("layers: config(s) 1 from user spec"), "{out}");
+
+    let json = explain_cli(&paths[0], &payload, "json");
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let ops = doc["ops"].as_array().unwrap();
+    let matmul = ops
+        .iter()
+        .find(|op| op["matcher"] == user_matcher)
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(matmul["layer"], "user spec");
+    let overrides = matmul["overrides"].as_array().unwrap();
+    assert_eq!(overrides.len(), 1, "{matmul:#}");
+    assert_eq!(overrides[0]["matcher"], DEFAULT_MATCHER);
+    assert_eq!(overrides[0]["layer"], "tunespec default");
+    assert!(overrides[0]["matcher_location"]
+        .as_str()
+        .unwrap()
+        .starts_with(DEFAULT_SPEC));
+    // The config is the user's (workgroup tile 128), not the default's.
+    assert!(
+        matmul["config"]
+            .to_string()
+            .contains("workgroup = [128, 128, 0]"),
+        "{matmul:#}"
+    );
+}
