@@ -17,7 +17,7 @@ mod explain;
 mod overrides;
 
 pub use self::explain::*;
-pub use self::overrides::{layer_label, overridden, set_layers};
+pub use self::overrides::{layer_label, overridden, overridden_by, set_layers};
 
 /// IREE's attribute name for the attached library.
 pub const ATTR_NAME: &str = "iree_codegen.tuning_spec_mlirbc";

@@ -60,3 +60,16 @@ pub fn set_layers(explanation: &mut Explanation, inputs: &[LinkInput]) {
 pub fn layer_label(layer: Option<Layer>) -> &'static str {
     layer.map_or("-", Layer::label)
 }
+
+/// For a pair that never fired: the earliest pair before it that fired (`fired`) and whose
+/// matcher overrides it by key (see [`overridden`]): why a default never fired when a user
+/// matcher takes its ops.
+pub fn overridden_by(
+    pairs: &[PairInfo],
+    fired: &std::collections::BTreeSet<usize>,
+    dead: usize,
+) -> Option<usize> {
+    (0..dead)
+        .filter(|winner| fired.contains(winner))
+        .find(|&winner| overridden(pairs, winner).contains(&dead))
+}

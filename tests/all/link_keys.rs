@@ -565,3 +565,54 @@ fn explain_names_the_winner_layer_and_the_default_it_overrode() {
         "{matmul:#}"
     );
 }
+
+#[test]
+fn coverage_says_a_default_never_fired_because_a_user_matcher_overrides_it() {
+    let (dir, paths) = write_specs(&[("tuned.mlir", user_override_spec())]);
+    let payload = dir.path().join("mm.mlir");
+    std::fs::write(&payload, AB_PAYLOAD).unwrap();
+    let coverage = |format: &str| {
+        let mut command = tunespec_command();
+        command.env("TUNESPEC_TERM_WIDTH", "1000");
+        command.args([
+            "coverage", "--target", "gfx942", "--format", format, "--spec",
+        ]);
+        command.arg(&paths[0]).arg(&payload);
+        command.output().expect("tunespec runs")
+    };
+    let text = coverage("human");
+    assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
+    let out = String::from_utf8_lossy(&text.stdout);
+    let line = out
+        .lines()
+        .find(|line| line.starts_with(&format!("never fired: @{DEFAULT_MATCHER} ")))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        line.contains(&format!(
+            ": overridden by @match_prefill_dispatch_3_matmul_4096x4096x4096_f16 (user spec, {}",
+            paths[0].display()
+        )),
+        "{line}"
+    );
+    // Defaults of other shapes never fired for want of an op, not because of an override.
+    let others = out
+        .lines()
+        .filter(|line| line.starts_with("never fired: ") && line.contains("overridden by"))
+        .count();
+    assert_eq!(others, 1, "{out}");
+
+    let json = coverage("json");
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let dead = doc["never_fired"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|entry| entry["matcher"] == DEFAULT_MATCHER)
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(dead["layer"], "tunespec default");
+    assert_eq!(dead["overridden_by"]["layer"], "user spec");
+    assert_eq!(
+        dead["overridden_by"]["matcher"],
+        "match_prefill_dispatch_3_matmul_4096x4096x4096_f16"
+    );
+}
