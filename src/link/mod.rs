@@ -15,8 +15,9 @@
 //!   called through `include` binds to another spec's symbol; that cannot happen here);
 //! - the entry argument is marked by what the linked body does with it, so readonly and consumed
 //!   inputs mix (IREE refuses);
-//! - matchers that can never fire (a structurally identical matcher precedes them) are reported,
-//!   and dropped with `dedupe`.
+//! - matchers that can never fire (an earlier matcher's key contains theirs, or a structurally
+//!   identical matcher precedes them) are reported, and dropped with `dedupe`; a default a user
+//!   matcher overrides and a derived matcher a measured one covers are notes, not warnings.
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -88,7 +88,7 @@ always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l no-default -d 'Link only the user specs'
-complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l dedupe -d 'Drop matchers that can never fire (a structurally identical matcher precedes them)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l dedupe -d 'Drop matchers that can never fire: an earlier matcher matches every op they match (by matcher key, or structurally identical), overridden defaults included'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l deny-warnings -d 'Treat warnings (e.g. shadowed matchers) as errors: report them and write nothing'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l no-iree-check -d 'Do not check the library with IREE/'s compiler when one is found (the check: IREE parses and verifies the text written; `--emit mlirbc` is IREE/'s own bytecode)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
