@@ -616,3 +616,74 @@ fn coverage_says_a_default_never_fired_because_a_user_matcher_overrides_it() {
         "match_prefill_dispatch_3_matmul_4096x4096x4096_f16"
     );
 }
+
+/// A spec library in `dir` extending gfx942 with `spec`; `marker` is its manifest's first line.
+fn library(dir: &Path, marker: &str, spec: &str) -> PathBuf {
+    let root = dir.join("lib");
+    std::fs::create_dir_all(root.join("gfx942")).unwrap();
+    std::fs::write(
+        root.join("registry.toml"),
+        format!("{marker}\nschema = 1\n\n[extend.gfx942]\nspecs = [\"gfx942/mm.mlir\"]\n"),
+    )
+    .unwrap();
+    std::fs::write(root.join("gfx942/mm.mlir"), spec).unwrap();
+    root
+}
+
+#[test]
+fn spec_libraries_and_iree_defaults_are_layers() {
+    // A team's spec library over tunespec's default: an override by the spec library layer.
+    let dir = tempfile::tempdir().unwrap();
+    let team = library(dir.path(), "# our team's configs", &user_override_spec());
+    let out = dir.path().join("out.mlir");
+    let output = link_cli(&[team], &["--target", "gfx942", "--deny-warnings"], &out);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("spec library matcher @match_prefill_dispatch_3_matmul_4096x4096x4096_f16 ("),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "overrides tunespec default matcher @{DEFAULT_MATCHER}"
+        )),
+        "{err}"
+    );
+
+    // A library `tunespec import-iree` wrote (its manifest's first line) is the IREE default
+    // layer: a user spec before it overrides it.
+    let dir = tempfile::tempdir().unwrap();
+    let iree_form = user_override_spec().replace(
+        "    %batch, %m",
+        "    transform.iree.match.has_no_lowering_config %arg0 : !transform.any_op\n    %batch, %m",
+    );
+    let iree = library(
+        dir.path(),
+        &format!(
+            "{} from IREE compiler version 3.13.0.",
+            tunespec::iree_import::MANIFEST_MARKER
+        ),
+        &iree_form.replace("match_prefill", "match_iree"),
+    );
+    let (_keep, user) = write_specs(&[("tuned.mlir", user_override_spec())]);
+    let output = link_cli(
+        &[user[0].clone(), iree],
+        &["--target", "gfx942", "--deny-warnings"],
+        &out,
+    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(
+            "overrides IREE default matcher @match_iree_dispatch_3_matmul_4096x4096x4096_f16"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "overrides tunespec default matcher @{DEFAULT_MATCHER}"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("shadowed-matcher"), "{err}");
+}
