@@ -687,3 +687,65 @@ fn spec_libraries_and_iree_defaults_are_layers() {
     );
     assert!(!err.contains("shadowed-matcher"), "{err}");
 }
+
+#[test]
+fn the_winner_explain_names_is_what_iree_compile_applies() {
+    let Some(iree_compile) = crate::reference::iree_compile() else {
+        return;
+    };
+    let (dir, paths) = write_specs(&[("tuned.mlir", user_override_spec())]);
+    let payload = dir.path().join("mm.mlir");
+    std::fs::write(&payload, AB_PAYLOAD).unwrap();
+    let linked = dir.path().join("linked.mlir");
+    let output = link_cli(&paths, &["--target", "gfx942"], &linked);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json = explain_cli(&paths[0], &payload, "json");
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let matmul = doc["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|op| op["overrides"].as_array().is_some_and(|o| !o.is_empty()))
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(
+        matmul["matcher"],
+        "match_prefill_dispatch_3_matmul_4096x4096x4096_f16"
+    );
+    let lowering = matmul["config"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|entry| entry["name"] == "compilation_info")
+        .and_then(|entry| entry["value"].as_str())
+        .unwrap_or_else(|| panic!("{matmul:#}"))
+        .to_string();
+    let configs = |spec: Option<&Path>| {
+        let mut command = std::process::Command::new(&iree_compile);
+        command.arg(&payload).args([
+            "--iree-hal-target-device=hip",
+            "--iree-rocm-target=gfx942",
+            "--compile-to=executable-configurations",
+        ]);
+        if let Some(spec) = spec {
+            command.arg(format!(
+                "--iree-codegen-tuning-spec-path={}",
+                spec.display()
+            ));
+        }
+        let output = crate::reference::output_with_timeout(&mut command);
+        assert!(output.status.success(), "{}", stderr(&output));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    // What explain names (the user's lowering config) is what IREE put on the dispatch, and
+    // not what IREE chooses by itself.
+    let start = lowering
+        .find("#iree_gpu.lowering_config<")
+        .expect("a lowering config");
+    let end = start + lowering[start..].find("}>").expect("its end") + 2;
+    let config = &lowering[start..end];
+    assert!(config.contains("workgroup = [128, 128, 0]"), "{config}");
+    assert!(!configs(None).contains(config), "{config}");
+    let applied = configs(Some(&linked));
+    assert!(applied.contains(config), "{config}\n{applied}");
+}
