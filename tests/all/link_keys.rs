@@ -397,6 +397,11 @@ fn measured_beats_derived_whatever_the_order() {
 
 /// The key of the only matcher named `match_*` in `text`.
 fn key_of(text: &str) -> Option<key::MatcherKey> {
+    key_named(text, "")
+}
+
+/// The key of the last matcher in `text` named `match_*` (`name` itself when not empty).
+fn key_named(text: &str, name: &str) -> Option<key::MatcherKey> {
     crate::support::in_process();
     let mlir = Mlir::new();
     let verified = tunespec::verify::verify_bytes(&mlir, text.as_bytes(), "k.mlir");
@@ -404,7 +409,14 @@ fn key_of(text: &str) -> Option<key::MatcherKey> {
     let module = verified.snapshot.expect("a snapshot");
     let mut found = None;
     module.root.walk(&mut |op| {
-        if op.sym_name().is_some_and(|name| name.starts_with("match_")) {
+        let wanted = |sym: &str| {
+            if name.is_empty() {
+                sym.starts_with("match_")
+            } else {
+                sym == name
+            }
+        };
+        if op.sym_name().is_some_and(wanted) {
             found = Some(key::matcher_key(op));
         }
     });
@@ -748,4 +760,35 @@ fn the_winner_explain_names_is_what_iree_compile_applies() {
     assert!(!configs(None).contains(config), "{config}");
     let applied = configs(Some(&linked));
     assert!(applied.contains(config), "{config}\n{applied}");
+}
+
+#[test]
+fn upstream_matchers_are_keyed_and_only_same_shape_ones_shadow() {
+    // tunespec's upstream-form fixture (transform.match.operation_name + match.structured +
+    // param.cmpi): its matchers are keyed, and none contains another.
+    let spec = "tests/fixtures/specs/upstream/gfx942/llama2_f16.mlir";
+    let text = std::fs::read_to_string(crate::reference::repo_root().join(spec)).unwrap();
+    let key = key_named(&text, "match_matmul_4096x4096x4096").expect("an upstream key");
+    assert_eq!(key.root, "operation_name[linalg.matmul]", "{key}");
+    assert!(
+        key.constraints.iter().any(|c| c.starts_with("structured")),
+        "{key}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.mlir");
+    let path = crate::reference::repo_root().join(spec);
+    let once = link_cli(&[path.clone()], &["--deny-warnings"], &out);
+    assert_eq!(once.status.code(), Some(0), "{}", stderr(&once));
+    // Given twice (a copy, so not deduplicated as the same input): every matcher of the copy
+    // is shadowed.
+    let copy = dir.path().join("copy.mlir");
+    std::fs::write(&copy, text.replace("// ", "//  ")).unwrap();
+    let twice = link_cli(&[path, copy], &[], &out);
+    let err = stderr(&twice);
+    let matchers = text.matches("transform.named_sequence @match_").count();
+    assert_eq!(
+        err.matches("tunespec::link::shadowed-matcher").count(),
+        matchers,
+        "{err}"
+    );
 }
