@@ -777,7 +777,7 @@ fn upstream_matchers_are_keyed_and_only_same_shape_ones_shadow() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.mlir");
     let path = crate::reference::repo_root().join(spec);
-    let once = link_cli(&[path.clone()], &["--deny-warnings"], &out);
+    let once = link_cli(std::slice::from_ref(&path), &["--deny-warnings"], &out);
     assert_eq!(once.status.code(), Some(0), "{}", stderr(&once));
     // Given twice (a copy, so not deduplicated as the same input): every matcher of the copy
     // is shadowed.
