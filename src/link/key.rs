@@ -379,15 +379,30 @@ pub fn keyed_matchers(module: &crate::ir::Module) -> Vec<(String, MatcherKey)> {
     found
 }
 
-/// A root kind and a sorted constraint list: one exact key of [`KeyIndex`].
-type ExactKey = (String, Vec<String>);
+/// An order-independent hash of a root kind and a set of constraints: the wrapping sum of each
+/// part's own hash, so that the hash of every subset of a key's constraints comes from the
+/// parts' hashes by additions alone.
+fn part_hash(part: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    part.hash(&mut hasher);
+    hasher.finish()
+}
+
+fn set_hash(key: &MatcherKey) -> u64 {
+    key.constraints.iter().fold(part_hash(&key.root), |sum, c| {
+        sum.wrapping_add(part_hash(c))
+    })
+}
 
 /// An index of keys seen so far, to find an earlier key that contains a later one without
-/// comparing every pair: keys are filed by root kind and the hash of their constraint set, and
-/// a later key looks up each subset of its constraints (up to [`MAX_SUBSET_BITS`] constraints;
-/// past that, it scans the keys of its root kind).
+/// comparing every pair: keys are filed by the hash of their root kind and constraint set
+/// ([`set_hash`]), and a later key looks up the hash of each subset of its constraints (up to
+/// [`MAX_SUBSET_BITS`] constraints; past that, it scans the keys of its root kind). Every hit is
+/// checked with [`MatcherKey::contains`], so a hash collision costs a comparison, never a wrong
+/// answer.
 pub struct KeyIndex<T> {
-    exact: HashMap<ExactKey, Vec<(usize, T)>>,
+    by_set: HashMap<u64, Vec<(usize, MatcherKey, T)>>,
     by_root: HashMap<String, Vec<(usize, MatcherKey, T)>>,
     next: usize,
 }
@@ -395,7 +410,7 @@ pub struct KeyIndex<T> {
 impl<T> Default for KeyIndex<T> {
     fn default() -> Self {
         KeyIndex {
-            exact: HashMap::new(),
+            by_set: HashMap::new(),
             by_root: HashMap::new(),
             next: 0,
         }
@@ -410,10 +425,10 @@ impl<T: Clone> KeyIndex<T> {
     pub fn insert(&mut self, key: &MatcherKey, value: T) {
         let order = self.next;
         self.next += 1;
-        self.exact
-            .entry((key.root.clone(), key.constraints.iter().cloned().collect()))
+        self.by_set
+            .entry(set_hash(key))
             .or_default()
-            .push((order, value.clone()));
+            .push((order, key.clone(), value.clone()));
         self.by_root
             .entry(key.root.clone())
             .or_default()
@@ -422,8 +437,8 @@ impl<T: Clone> KeyIndex<T> {
 
     /// The first filed value (in insertion order) whose key contains `later`.
     pub fn first_containing(&self, later: &MatcherKey) -> Option<T> {
-        let constraints: Vec<&String> = later.constraints.iter().collect();
-        if constraints.len() > MAX_SUBSET_BITS {
+        let count = later.constraints.len();
+        if count > MAX_SUBSET_BITS {
             return self
                 .by_root
                 .get(&later.root)?
@@ -431,22 +446,28 @@ impl<T: Clone> KeyIndex<T> {
                 .find(|(_, key, _)| key.contains(later))
                 .map(|(_, _, value)| value.clone());
         }
-        let mut best: Option<(usize, T)> = None;
-        for mask in 0u32..(1u32 << constraints.len()) {
-            let subset: Vec<String> = constraints
-                .iter()
-                .enumerate()
-                .filter(|(bit, _)| mask & (1 << bit) != 0)
-                .map(|(_, c)| (*c).clone())
-                .collect();
-            if let Some(found) = self.exact.get(&(later.root.clone(), subset)) {
-                if let Some((order, value)) = found.first() {
-                    if best.as_ref().is_none_or(|(b, _)| order < b) {
-                        best = Some((*order, value.clone()));
-                    }
+        let parts: Vec<u64> = later.constraints.iter().map(|c| part_hash(c)).collect();
+        // sums[mask]: the hash of the root and the constraints in `mask`.
+        let mut sums = vec![part_hash(&later.root); 1 << count];
+        let mut best: Option<(usize, &T)> = None;
+        for mask in 0..sums.len() {
+            if mask > 0 {
+                let low = mask.trailing_zeros() as usize;
+                sums[mask] = sums[mask & (mask - 1)].wrapping_add(parts[low]);
+            }
+            let Some(found) = self.by_set.get(&sums[mask]) else {
+                continue;
+            };
+            for (order, key, value) in found {
+                if best.is_some_and(|(b, _)| *order >= b) {
+                    break;
+                }
+                if key.contains(later) {
+                    best = Some((*order, value));
+                    break;
                 }
             }
         }
-        best.map(|(_, value)| value)
+        best.map(|(_, value)| value.clone())
     }
 }
