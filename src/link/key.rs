@@ -471,3 +471,56 @@ impl<T: Clone> KeyIndex<T> {
         best.map(|(_, value)| value.clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(root: &str, constraints: &[&str]) -> MatcherKey {
+        MatcherKey {
+            root: root.to_string(),
+            constraints: constraints.iter().map(|c| c.to_string()).collect(),
+            target: None,
+        }
+    }
+
+    #[test]
+    fn containment_is_a_subset_of_constraints_of_one_root() {
+        let wide = key("contraction", &["c", "m"]);
+        let narrow = key("contraction", &["c", "m", "has_no_lowering_config($root)"]);
+        assert!(wide.contains(&narrow) && !narrow.contains(&wide));
+        assert!(wide.overlaps(&narrow) && narrow.overlaps(&wide));
+        assert!(!key("convolution", &["c", "m"]).overlaps(&narrow));
+        assert!(!key("contraction", &["c", "n"]).overlaps(&wide));
+        assert_eq!(
+            narrow.to_string(),
+            "contraction: c; has_no_lowering_config($root); m"
+        );
+    }
+
+    #[test]
+    fn the_index_finds_the_first_containing_key() {
+        let mut index = KeyIndex::default();
+        index.insert(&key("contraction", &["c", "m", "n"]), 0);
+        index.insert(&key("contraction", &["c"]), 1);
+        index.insert(&key("contraction", &["c", "m"]), 2);
+        // Both 1 and 2 contain it; 1 was filed first. 0 does not ({c, m, n} is not a subset).
+        assert_eq!(
+            index.first_containing(&key("contraction", &["c", "m", "k"])),
+            Some(1)
+        );
+        assert_eq!(
+            index.first_containing(&key("contraction", &["c", "m", "n"])),
+            Some(0)
+        );
+        assert_eq!(
+            index.first_containing(&key("convolution", &["c", "m"])),
+            None
+        );
+        // Past the subset limit, a scan of the root's keys gives the same answer.
+        let many: Vec<String> = (0..MAX_SUBSET_BITS + 2).map(|i| format!("x{i}")).collect();
+        let mut wide: Vec<&str> = many.iter().map(String::as_str).collect();
+        wide.push("c");
+        assert_eq!(index.first_containing(&key("contraction", &wide)), Some(1));
+    }
+}
