@@ -406,48 +406,18 @@ fn run_date(run: &Path) -> String {
 pub struct KeyedMatcher {
     /// The matcher's symbol name.
     pub name: String,
-    /// Root op kind, element types and maps, dimension constraints.
-    pub key: String,
+    /// What it matches ([`crate::link::key`]: root op kind, element types and maps, dimension
+    /// constraints; the target is the entry's own).
+    pub key: crate::link::MatcherKey,
 }
 
-/// The matchers of a spec that match a root op (`transform.iree.match.contraction`,
-/// `convolution`, `attention`), with their keys.
+/// The matchers of a spec whose body the matcher key knows (the tuner's candidates have one:
+/// `@apply_op_config` and `@__kernel_config` have none), with their keys.
 pub fn keyed_matchers(module: &ir::Module) -> Vec<KeyedMatcher> {
-    let mut found = Vec::new();
-    module.root.walk(&mut |op| {
-        if op.name != ir::names::NAMED_SEQUENCE {
-            return;
-        }
-        let Some(name) = op.sym_name() else {
-            return;
-        };
-        let mut kind = None;
-        let mut parts = Vec::new();
-        for inner in op.body() {
-            if let Some(root) = inner.name.strip_prefix("transform.iree.match.") {
-                if matches!(root, "contraction" | "convolution" | "attention") {
-                    kind = Some(root.to_string());
-                    for (attr, value) in &inner.attrs {
-                        parts.push(format!("{attr}={value:?}"));
-                    }
-                } else if root == "dims_equal" {
-                    let values: Vec<String> = inner
-                        .attrs
-                        .iter()
-                        .map(|(_, value)| format!("{value:?}"))
-                        .collect();
-                    parts.push(format!("dims_equal[{}]", values.join(",")));
-                }
-            }
-        }
-        if let Some(kind) = kind {
-            found.push(KeyedMatcher {
-                name: name.to_string(),
-                key: format!("{kind} {}", parts.join(" ")),
-            });
-        }
-    });
-    found
+    crate::link::key::keyed_matchers(module)
+        .into_iter()
+        .map(|(name, key)| KeyedMatcher { name, key })
+        .collect()
 }
 
 /// The measurement recorded on a matcher of `module`, if any.

@@ -144,6 +144,22 @@ class AsWritten:
 
 
 @dataclass(frozen=True)
+class OverriddenPair:
+    """A later pair that also matches an op and that the op's winner overrode (by matcher key)."""
+
+    matcher: str
+    matcher_location: Optional[str]
+    layer: Optional[str]
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "OverriddenPair":
+        return cls(obj["matcher"], obj.get("matcher_location"), obj.get("layer"))
+
+    def to_json(self) -> Json:
+        return {"matcher": self.matcher, "matcher_location": self.matcher_location, "layer": self.layer}
+
+
+@dataclass(frozen=True)
 class ExplainedOp:
     """One candidate op of `explain`: what it is, the config it gets and who set it.
 
@@ -166,6 +182,8 @@ class ExplainedOp:
     # iree, speedup as a number, date, times, dispatch, ... as strings).
     provenance_kind: Optional[str] = None
     measurement: Optional[Dict[str, Any]] = field(default=None, hash=False)
+    layer: Optional[str] = None
+    overrides: Tuple[OverriddenPair, ...] = ()
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "ExplainedOp":
@@ -186,6 +204,8 @@ class ExplainedOp:
             as_written=None if as_written is None else AsWritten.from_json(as_written),
             provenance_kind=obj.get("provenance_kind"),
             measurement=None if obj.get("measurement") is None else dict(obj["measurement"]),
+            layer=obj.get("layer"),
+            overrides=tuple(OverriddenPair.from_json(o) for o in obj.get("overrides", [])),
         )
 
     def to_json(self) -> Json:
@@ -204,6 +224,8 @@ class ExplainedOp:
             "config": [c.to_json() for c in self.config],
             "fired": [f.to_json() for f in self.fired],
             "as_written": None if self.as_written is None else self.as_written.to_json(),
+            "layer": self.layer,
+            "overrides": [o.to_json() for o in self.overrides],
         }
 
     @property

@@ -28,6 +28,13 @@ pub struct PairInfo {
     pub scope: Vec<String>,
     /// The named sequence (in `scope`) that holds that `foreach_match`.
     pub sequence: String,
+    /// What the matcher matches ([`crate::link::key`]), when its body is of a form the key
+    /// knows: which later pairs it overrides (see [`overridden`]).
+    pub key: Option<crate::link::MatcherKey>,
+    /// The layer of the spec the matcher comes from (user spec, spec library, tunespec or IREE
+    /// default), when the caller knows the inputs ([`set_layers`]); the library itself does
+    /// not carry it.
+    pub layer: Option<crate::link::Layer>,
 }
 
 /// The attribute a spec puts on a matcher to say where its config comes from.
@@ -201,6 +208,8 @@ fn visit_sequence(
                     .map(str::to_string),
                 measurement: matcher_op.map(measurement_record).unwrap_or_default(),
                 matcher_loc: matcher_op.and_then(|op| op.loc.clone()),
+                key: matcher_op.and_then(crate::link::matcher_key),
+                layer: None,
                 matcher: full(&matcher),
                 action: full(&action),
                 scope: scope.to_vec(),

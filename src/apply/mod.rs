@@ -14,8 +14,10 @@ use crate::problem::{Problem, Severity};
 use crate::verify::{self, handle_kind, HandleKind, Sequence};
 
 mod explain;
+mod overrides;
 
 pub use self::explain::*;
+pub use self::overrides::{layer_label, overridden, overridden_by, set_layers};
 
 /// IREE's attribute name for the attached library.
 pub const ATTR_NAME: &str = "iree_codegen.tuning_spec_mlirbc";

@@ -41,6 +41,8 @@ pub struct KeyParts {
     pub entry_point: String,
     /// `--dedupe`.
     pub dedupe: bool,
+    /// Whether derived pairs are linked ([`LinkOptions::derived`]).
+    pub derived: bool,
     /// What the entry holds: the library as bytecode, or as printed text.
     pub form: Form,
     /// The inputs, highest priority first.
@@ -106,7 +108,11 @@ impl KeyParts {
     pub fn new(target: &str, inputs: &[LinkInput], options: LinkOptions) -> Self {
         // Destructured on purpose: a new option must be added to the key before this compiles.
         // `threads` never changes the linked library, so it is not part of the key.
-        let LinkOptions { dedupe, threads: _ } = options;
+        let LinkOptions {
+            dedupe,
+            threads: _,
+            derived,
+        } = options;
         KeyParts {
             schema: SCHEMA,
             tunespec_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -117,6 +123,7 @@ impl KeyParts {
             target: target.to_string(),
             entry_point: names::KERNEL_CONFIG.to_string(),
             dedupe,
+            derived,
             form: Form::Bytecode,
             inputs: inputs
                 .iter()
@@ -151,6 +158,7 @@ impl KeyParts {
         field(&mut out, "target", self.target.as_bytes());
         field(&mut out, "entry-point", self.entry_point.as_bytes());
         field(&mut out, "dedupe", &[u8::from(self.dedupe)]);
+        field(&mut out, "derived", &[u8::from(self.derived)]);
         let form: &[u8] = match self.form {
             Form::Bytecode => b"mlirbc",
             Form::Text => b"mlir",
@@ -165,6 +173,8 @@ impl KeyParts {
         for input in &self.inputs {
             match &input.role {
                 Role::User => field(&mut out, "role", b"user"),
+                Role::Library => field(&mut out, "role", b"library"),
+                Role::IreeDefault => field(&mut out, "role", b"iree-default"),
                 Role::Default { target } => {
                     field(&mut out, "role", b"default");
                     field(&mut out, "role-target", target.as_bytes());

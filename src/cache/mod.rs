@@ -109,7 +109,7 @@ use crate::problem::{Problem, Severity};
 use crate::registry;
 
 /// Version of the entry format and of the key's meaning. Bump it when either changes.
-pub const SCHEMA: u32 = 3;
+pub const SCHEMA: u32 = 4;
 /// First bytes of every entry (PNG-style: a high byte, and line endings that text-mode copies
 /// would mangle).
 pub const MAGIC: [u8; 8] = *b"\x89TSLC\r\n\x1a";

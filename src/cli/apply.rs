@@ -173,7 +173,12 @@ impl Opts {
                     apply::View::Dispatch
                 },
             ) {
-                Ok(explanation) => {
+                Ok(mut explanation) => {
+                    if self.library.given() {
+                        if let Ok(inputs) = self.library.inputs() {
+                            apply::set_layers(&mut explanation, &inputs);
+                        }
+                    }
                     report_unmatched(&explanation, self.format);
                     emit_stderr(&render_explanation(
                         &explanation,

@@ -74,10 +74,19 @@ impl Opts {
             }
         }
         let fired = apply::fired_pairs(&explanations);
-        let pairs = explanations
+        let mut pairs = explanations
             .first()
             .map(|e| e.pairs.clone())
             .unwrap_or_default();
+        if let Some(first) = explanations.first_mut() {
+            if let Ok(inputs) = self.library.inputs() {
+                apply::set_layers(first, &inputs);
+                pairs = first.pairs.clone();
+            }
+        }
+        // A pair that never fired because an earlier, fired pair takes its ops (a user matcher
+        // over a default): that pair, by index.
+        let overrider = |dead: usize| apply::overridden_by(&pairs, &fired, dead);
         let dead: Vec<(usize, &apply::PairInfo)> = pairs
             .iter()
             .enumerate()
@@ -99,10 +108,19 @@ impl Opts {
                     "payloads": self.payloads.len(),
                     "matchers": pairs.len(),
                     "fired": fired.len(),
-                    "never_fired": dead.iter().map(|(_, pair)| json!({
+                    "never_fired": dead.iter().map(|(index, pair)| json!({
                         "matcher": pair.matcher,
                         "action": pair.action,
                         "location": pair.matcher_loc.as_ref().map(ToString::to_string),
+                        "layer": pair.layer.map(tunespec::link::Layer::label),
+                        "overridden_by": overrider(*index).map(|winner| {
+                            let winner = &pairs[winner];
+                            json!({
+                                "matcher": winner.matcher,
+                                "location": winner.matcher_loc.as_ref().map(ToString::to_string),
+                                "layer": winner.layer.map(tunespec::link::Layer::label),
+                            })
+                        }),
                     })).collect::<Vec<_>>(),
                 })
             )),
@@ -112,14 +130,15 @@ impl Opts {
                 let style = Style::detect();
                 let mut out = String::new();
                 if self.format != Format::Human {
-                    for (_, pair) in &dead {
+                    for (index, pair) in &dead {
                         let problem = Problem::warning(
                             NEVER_FIRED,
                             format!(
-                                "matcher @{} (action @{}) never fired across {} payload(s)",
+                                "matcher @{} (action @{}) never fired across {} payload(s){}",
                                 pair.matcher,
                                 pair.action,
-                                self.payloads.len()
+                                self.payloads.len(),
+                                overridden_text(&pairs, overrider(*index)),
                             ),
                             pair.matcher_loc.clone(),
                         );
@@ -128,11 +147,12 @@ impl Opts {
                 }
                 // github: the workflow commands, then the human report.
                 if matches!(self.format, Format::Human | Format::Github) {
-                    for (_, pair) in &dead {
+                    for (index, pair) in &dead {
                         out.push_str(&format!(
-                            "never fired: @{} ({})\n",
+                            "never fired: @{} ({}){}\n",
                             pair.matcher,
-                            loc_text(&pair.matcher_loc)
+                            loc_text(&pair.matcher_loc),
+                            overridden_text(&pairs, overrider(*index)),
                         ));
                     }
                 }
@@ -144,4 +164,18 @@ impl Opts {
         }
         ExitStatus::Ok
     }
+}
+
+/// `: overridden by @W (layer, file)` for a pair that never fired because `winner` takes its
+/// ops; empty otherwise.
+fn overridden_text(pairs: &[apply::PairInfo], winner: Option<usize>) -> String {
+    winner.map_or_else(String::new, |winner| {
+        let winner = &pairs[winner];
+        format!(
+            ": overridden by @{} ({}, {})",
+            winner.matcher,
+            apply::layer_label(winner.layer),
+            loc_text(&winner.matcher_loc)
+        )
+    })
 }

@@ -105,7 +105,13 @@ impl Opts {
             )
         };
         match explained {
-            Ok(explanation) => {
+            Ok(mut explanation) => {
+                if self.library.given() {
+                    // The layer of each pair, from the inputs its matchers' locations name.
+                    if let Ok(inputs) = self.library.inputs() {
+                        apply::set_layers(&mut explanation, &inputs);
+                    }
+                }
                 let would = if self.library.given() {
                     super::explain_provenance::would_apply(
                         &mlir,
@@ -407,6 +413,8 @@ fn json_explanation(explanation: &Explanation, would: &[WouldApply]) -> String {
                     }))
                     .collect::<Vec<_>>(),
                 "as_written": written,
+                "layer": pair.and_then(|p| p.layer).map(tunespec::link::Layer::label),
+                "overrides": overrides_json(explanation, row),
             })
         })
         .collect();
@@ -507,5 +515,76 @@ fn human_explanation(
     out.push('\n');
     // Where the configs that apply come from, as the specs say.
     out.push_str(&provenance::human_lines(explanation, would));
+    out.push_str(&overrides_text(explanation));
+    out
+}
+
+/// The pairs `row`'s winner overrode on its op (see [`apply::overridden`]), as JSON.
+fn overrides_json(explanation: &Explanation, row: &apply::ExplainRow) -> Vec<serde_json::Value> {
+    let Some(winner) = row.pair else {
+        return Vec::new();
+    };
+    apply::overridden(&explanation.pairs, winner)
+        .into_iter()
+        .map(|index| {
+            let pair = &explanation.pairs[index];
+            json!({
+                "matcher": pair.matcher,
+                "matcher_location": pair.matcher_loc.as_ref().map(ToString::to_string),
+                "layer": pair.layer.map(tunespec::link::Layer::label),
+            })
+        })
+        .collect()
+}
+
+/// The human report's layer lines: how many configs come from each layer, and one line per op
+/// whose winner overrode later pairs (a user matcher over a default): winner, layer, file, and
+/// each pair overridden with its own.
+fn overrides_text(explanation: &Explanation) -> String {
+    let mut out = String::new();
+    let mut layers: std::collections::BTreeMap<tunespec::link::Layer, usize> = Default::default();
+    for row in &explanation.rows {
+        if let Some(layer) = pair_of(explanation, row).and_then(|pair| pair.layer) {
+            *layers.entry(layer).or_default() += 1;
+        }
+    }
+    if !layers.is_empty() {
+        let parts: Vec<String> = layers
+            .iter()
+            .map(|(layer, count)| format!("{count} from {}", layer.label()))
+            .collect();
+        out.push_str(&format!("layers: config(s) {}\n", parts.join(", ")));
+    }
+    for row in &explanation.rows {
+        let Some(winner) = row.pair else {
+            continue;
+        };
+        let overridden = apply::overridden(&explanation.pairs, winner);
+        if overridden.is_empty() {
+            continue;
+        }
+        let pair = &explanation.pairs[winner];
+        let names: Vec<String> = overridden
+            .iter()
+            .map(|&index| {
+                let other = &explanation.pairs[index];
+                format!(
+                    "@{} ({}, {})",
+                    other.matcher,
+                    apply::layer_label(other.layer),
+                    loc_text(&other.matcher_loc)
+                )
+            })
+            .collect();
+        out.push_str(&format!(
+            "override: {} at {}: @{} ({}, {}) overrides {}\n",
+            row.op,
+            loc_text(&row.loc),
+            pair.matcher,
+            apply::layer_label(pair.layer),
+            loc_text(&pair.matcher_loc),
+            names.join(", ")
+        ));
+    }
     out
 }

@@ -59,7 +59,7 @@ pub struct Opts {
 /// One entry of the library: a spec with one measured matcher.
 struct Entry {
     target: String,
-    key: String,
+    key: tunespec::link::MatcherKey,
     /// The file, relative to the library (kept for entries read from it).
     file: Option<String>,
     text: String,
@@ -126,7 +126,7 @@ impl Opts {
                     .unwrap_or_default();
                 let [matcher] = matchers.as_slice() else {
                     emit_stderr(&format!(
-                        "tunespec: error: {name}: expected one matcher of a contraction, convolution or attention (transform.iree.match.*), found {}\n",
+                        "tunespec: error: {name}: expected one matcher whose checks tunespec can key (transform.iree.match.contraction, convolution, attention, online_attention, or upstream match ops), found {}\n",
                         matchers.len()
                     ));
                     failed = true;
@@ -144,7 +144,7 @@ impl Opts {
                 };
                 let entry = Entry {
                     target: target.clone(),
-                    key: matcher.key.clone(),
+                    key: matcher.key.clone().for_target(target.clone()),
                     file: None,
                     text,
                     measurement: chosen.measurement,
@@ -316,7 +316,7 @@ fn existing_entries(mlir: &Mlir, output: &Path) -> Result<Vec<Entry>, String> {
             };
             entries.push(Entry {
                 target: target.clone(),
-                key: matcher.key,
+                key: matcher.key.for_target(target.clone()),
                 file: Some(file.to_string()),
                 text,
                 measurement,

@@ -24,7 +24,8 @@ pub struct Opts {
     /// Output form
     #[arg(long, value_enum, default_value_t)]
     pub emit: Emit,
-    /// Drop matchers that can never fire (a structurally identical matcher precedes them)
+    /// Drop matchers that can never fire: an earlier matcher matches every op they match (by
+    /// matcher key, or structurally identical), overridden defaults included
     #[arg(long)]
     pub dedupe: bool,
     /// Threads that parse and check the inputs (default: one per core for inputs of 1 MiB or
@@ -66,6 +67,7 @@ impl Opts {
         let options = LinkOptions {
             dedupe: self.dedupe,
             threads: self.jobs.map(usize::from),
+            ..LinkOptions::default()
         };
         let phase = tracing::info_span!("link", inputs = inputs.len(), emit = ?self.emit).entered();
         let result = match self.emit {

@@ -257,7 +257,7 @@ pub fn check_not_an_input(
     let same = |path: &Path| output_identity.is_some() && files::identity(path) == output_identity;
     let user_inputs = inputs
         .iter()
-        .filter(|input| matches!(input.role, Role::User))
+        .filter(|input| !matches!(input.role, Role::Default { .. }))
         .map(|input| Path::new(&input.name));
     for input in specs.iter().map(PathBuf::as_path).chain(user_inputs) {
         if same(input) {

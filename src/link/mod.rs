@@ -15,8 +15,9 @@
 //!   called through `include` binds to another spec's symbol; that cannot happen here);
 //! - the entry argument is marked by what the linked body does with it, so readonly and consumed
 //!   inputs mix (IREE refuses);
-//! - matchers that can never fire (a structurally identical matcher precedes them) are reported,
-//!   and dropped with `dedupe`.
+//! - matchers that can never fire (an earlier matcher's key contains theirs, or a structurally
+//!   identical matcher precedes them) are reported, and dropped with `dedupe`; a default a user
+//!   matcher overrides and a derived matcher a measured one covers are notes, not warnings.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -27,10 +28,12 @@ use crate::verify::{self, SpecFacts};
 
 mod assemble;
 mod fingerprint;
+pub mod key;
 mod plan;
 
 use self::assemble::assemble;
 pub use self::fingerprint::fingerprint;
+pub use self::key::{matcher_key, MatcherKey, Provenance};
 use self::plan::{plan_names, plan_segments, Plan};
 
 /// Link diagnostics codes.
@@ -45,18 +48,73 @@ pub mod codes {
     pub const ENTRY_SIGNATURE: &str = "tunespec::link::entry-signature";
     /// The linked library does not verify (a tunespec bug).
     pub const INTERNAL: &str = "tunespec::link::internal";
+    /// A default's matcher (tunespec's or IREE's) that a user matcher before it overrides
+    /// (note).
+    pub const OVERRIDES_DEFAULT: &str = "tunespec::link::overrides-default";
+    /// A measured matcher placed before a derived one that matches the same ops, or a derived
+    /// matcher after a measured one that covers it (note).
+    pub const MEASURED_FIRST: &str = "tunespec::link::measured-first";
 }
 
-/// Where a spec came from; kept for reports (and, later, cache keys).
+/// Where a spec came from: its layer, for reports (which default a user matcher overrides), the
+/// untrusted-input checks (only embedded defaults skip them) and the cache key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Role {
-    /// Given by the user (command line, configs, spec libraries).
+    /// Given by the user: command line, configs, `TUNESPEC_SPEC_PATH`.
     User,
+    /// A spec of a registry spec library (a directory with its own `registry.toml`) that a
+    /// config or the command line names.
+    Library,
+    /// A spec of a library written by `tunespec import-iree` (IREE's own default specs; its
+    /// manifest starts with [`crate::iree_import::MANIFEST_MARKER`]).
+    IreeDefault,
     /// One of the default registry's specs.
     Default {
         /// The target whose defaults it is.
         target: String,
     },
+}
+
+/// The layer of a link input, as reports name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Layer {
+    /// A user spec (command line, configs, `TUNESPEC_SPEC_PATH`).
+    User,
+    /// A registry spec library.
+    Library,
+    /// tunespec's embedded defaults.
+    TunespecDefault,
+    /// IREE's defaults, imported by `tunespec import-iree`.
+    IreeDefault,
+}
+
+impl Layer {
+    /// `user spec`, `spec library`, `tunespec default`, `IREE default`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Layer::User => "user spec",
+            Layer::Library => "spec library",
+            Layer::TunespecDefault => "tunespec default",
+            Layer::IreeDefault => "IREE default",
+        }
+    }
+
+    /// Whether the layer is a default one (a user matcher before it overrides it).
+    pub fn is_default(self) -> bool {
+        matches!(self, Layer::TunespecDefault | Layer::IreeDefault)
+    }
+}
+
+impl Role {
+    /// The input's layer.
+    pub fn layer(&self) -> Layer {
+        match self {
+            Role::User => Layer::User,
+            Role::Library => Layer::Library,
+            Role::IreeDefault => Layer::IreeDefault,
+            Role::Default { .. } => Layer::TunespecDefault,
+        }
+    }
 }
 
 /// One spec to link, in priority order.
@@ -91,13 +149,27 @@ impl LinkInput {
 }
 
 /// How to link.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct LinkOptions {
-    /// Drop pairs whose matcher can never fire.
+    /// Drop pairs whose matcher can never fire (shadowed, overridden defaults, derived matchers
+    /// a measured one covers).
     pub dedupe: bool,
     /// Threads that parse and check the inputs (`None`: one per available core, at most 8, for
     /// inputs of a megabyte or more in all). Never changes the result, only how fast it comes.
     pub threads: Option<usize>,
+    /// Link pairs whose matcher is derived by rule (`tunespec.provenance = "derived ..."`); when
+    /// false they are left out and listed in [`Linked::withheld`].
+    pub derived: bool,
+}
+
+impl Default for LinkOptions {
+    fn default() -> Self {
+        LinkOptions {
+            dedupe: false,
+            threads: None,
+            derived: true,
+        }
+    }
 }
 
 /// One matcher -> action pair of the linked `foreach_match`, with where it came from.
@@ -111,6 +183,10 @@ pub struct LinkedPair {
     pub input: usize,
     /// Where the matcher is defined (in the user's file).
     pub matcher_loc: Option<Loc>,
+    /// What the matcher matches, when its body is of a form the key knows.
+    pub key: Option<key::MatcherKey>,
+    /// Measured, derived or stated.
+    pub provenance: key::Provenance,
 }
 
 /// The result of a link.
@@ -121,6 +197,9 @@ pub struct Linked<'c> {
     pub pairs: Vec<LinkedPair>,
     /// Inputs linked by include, by index.
     pub included: Vec<usize>,
+    /// Pairs left out because their matcher is derived and [`LinkOptions::derived`] is false,
+    /// in priority order: where a derived config would have applied.
+    pub withheld: Vec<LinkedPair>,
     /// Warnings and notes (errors make [`link`] fail instead).
     pub problems: Vec<Problem>,
     /// Whether the library is merge-ready (one `foreach_match`, IREE's default entry point).
@@ -135,8 +214,8 @@ struct Prepared<'c> {
     facts: SpecFacts,
     /// All top-level symbol names in order.
     top_symbols: Vec<String>,
-    /// The entry point's pairs: (matcher, action, matcher location, matcher fingerprint).
-    entry_pairs: Vec<(String, String, Option<Loc>, Option<blake3::Hash>)>,
+    /// The entry point's pairs.
+    entry_pairs: Vec<EntryPair>,
     /// For the include path: every entry point IREE runs, in file order.
     entries: Vec<EntrySummary>,
     root_loc: Option<Loc>,
@@ -189,6 +268,7 @@ pub fn link<'c>(
         segments,
         pairs,
         included,
+        withheld,
     } = tracing::info_span!("link.plan")
         .in_scope(|| plan_segments(&prepared, inputs, options, &mut problems))
         .map_err(|problems| name_user_files(problems, inputs))?;
@@ -222,10 +302,15 @@ pub fn link<'c>(
     for pair in &mut pairs {
         files.rename(&mut pair.matcher_loc);
     }
+    let mut withheld = withheld;
+    for pair in &mut withheld {
+        files.rename(&mut pair.matcher_loc);
+    }
     Ok(Linked {
         module,
         pairs,
         included,
+        withheld,
         problems: name_user_files(problems, inputs),
         merge_ready,
     })
@@ -380,7 +465,9 @@ struct Checked<'c> {
 fn check_input<'c>(worker: &Worker<'c>, input: &LinkInput, index: usize) -> Checked<'c> {
     // Embedded default specs were verified when tunespec was built; files are untrusted.
     let contained = match input.role {
-        Role::User => crate::contain::check(&input.bytes, &input.name),
+        Role::User | Role::Library | Role::IreeDefault => {
+            crate::contain::check(&input.bytes, &input.name)
+        }
         Role::Default { .. } => Ok(()),
     };
     if let Err(problem) = contained {
@@ -408,9 +495,20 @@ fn check_input<'c>(worker: &Worker<'c>, input: &LinkInput, index: usize) -> Chec
     }
 }
 
+/// One pair of a merge-ready input's entry point, with what the shadow analysis needs.
+struct EntryPair {
+    matcher: String,
+    action: String,
+    loc: Option<Loc>,
+    /// The matcher's structural fingerprint (hashed).
+    print: Option<blake3::Hash>,
+    key: Option<key::MatcherKey>,
+    provenance: key::Provenance,
+}
+
 struct Summary {
     top_symbols: Vec<String>,
-    entry_pairs: Vec<(String, String, Option<Loc>, Option<blake3::Hash>)>,
+    entry_pairs: Vec<EntryPair>,
     entries: Vec<EntrySummary>,
     root_loc: Option<Loc>,
 }
@@ -473,12 +571,14 @@ fn summarize(snapshot: &ir::Module, facts: &SpecFacts, input: usize) -> Summary 
                 let external = |name: &str| format!("{input}:{name}");
                 blake3::hash(fingerprint(op, &|name| top.get(name).copied(), &external).as_bytes())
             });
-            (
+            EntryPair {
+                key: matcher_op.and_then(key::matcher_key),
+                provenance: matcher_op.map_or(key::Provenance::Stated, key::Provenance::of),
+                loc: matcher_op.and_then(|op| op.loc.clone()),
                 matcher,
                 action,
-                matcher_op.and_then(|op| op.loc.clone()),
                 print,
-            )
+            }
         })
         .collect();
     let entries = facts

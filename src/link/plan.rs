@@ -3,64 +3,37 @@
 
 use super::*;
 
-/// The linked entry point's plan, in priority order: runs of merged pairs (shadowed matchers
-/// reported, and dropped with `dedupe`) and includes.
+/// The linked entry point's plan, in priority order: runs of merged pairs and includes. Derived
+/// pairs are withheld when the options say so; a measured pair is moved before the first derived
+/// pair it overlaps by key; then every pair whose match set an earlier pair's contains (by key, or
+/// an identical fingerprint) is reported (a default a user pair overrides, a derived pair a
+/// measured one covers: notes; anything else: a shadowed-matcher warning) and dropped with
+/// `dedupe`.
 pub(super) fn plan_segments(
     prepared: &[Prepared<'_>],
     inputs: &[LinkInput],
     options: LinkOptions,
     problems: &mut Vec<Problem>,
 ) -> Result<Plan, Vec<Problem>> {
-    // Segments in priority order: runs of merged pairs, and includes.
-    let mut segments: Vec<Segment> = Vec::new();
-    let mut pairs: Vec<LinkedPair> = Vec::new();
-    // Fingerprint -> the first pair with it (fingerprints share long prefixes: hash, not scan).
-    let mut fingerprints: HashMap<blake3::Hash, LinkedPair> = HashMap::new();
+    let mut items: Vec<Item> = Vec::new();
+    let mut withheld = Vec::new();
     let mut included = Vec::new();
     for spec in prepared {
         if spec.facts.merge_ready {
-            let run_start = pairs.len();
-            for (matcher, action, matcher_loc, print) in &spec.entry_pairs {
+            for entry in &spec.entry_pairs {
                 let pair = LinkedPair {
-                    matcher: spec.renamed(matcher),
-                    action: spec.renamed(action),
+                    matcher: spec.renamed(&entry.matcher),
+                    action: spec.renamed(&entry.action),
                     input: spec.index,
-                    matcher_loc: matcher_loc.clone(),
+                    matcher_loc: entry.loc.clone(),
+                    key: entry.key.clone(),
+                    provenance: entry.provenance,
                 };
-                if let Some(print) = print {
-                    if let Some(earlier) = fingerprints.get(print) {
-                        let mut problem = Problem::warning(
-                            codes::SHADOWED,
-                            format!(
-                                "matcher @{} ({}) can never fire: the earlier matcher @{} ({}) is structurally identical",
-                                pair.matcher,
-                                inputs[pair.input].name,
-                                earlier.matcher,
-                                inputs[earlier.input].name
-                            ),
-                            pair.matcher_loc.clone(),
-                        )
-                        .with_help(if options.dedupe {
-                            "dropped (--dedupe)"
-                        } else {
-                            "remove it, or link with --dedupe to drop it"
-                        });
-                        if let Some(loc) = &earlier.matcher_loc {
-                            problem = problem.with_related(loc.clone(), "this matcher wins");
-                        }
-                        problems.push(problem);
-                        if options.dedupe {
-                            continue;
-                        }
-                    } else {
-                        fingerprints.insert(*print, pair.clone());
-                    }
+                if !options.derived && pair.provenance == key::Provenance::Derived {
+                    withheld.push(pair);
+                    continue;
                 }
-                pairs.push(pair);
-            }
-            match segments.last_mut() {
-                Some(Segment::Merged(range)) => range.end = pairs.len(),
-                _ => segments.push(Segment::Merged(run_start..pairs.len())),
+                items.push(Item::Pair(pair, entry.print));
             }
         } else {
             if spec.entries.is_empty() {
@@ -88,7 +61,7 @@ pub(super) fn plan_segments(
                     )
                     .with_help("give it IREE's signature: `(%root: !transform.any_op {transform.consumed}) -> !transform.any_op`, yielding the handle its foreach_match returns")]
                 })?;
-                segments.push(Segment::Include {
+                items.push(Item::Include(Segment::Include {
                     module: module.clone(),
                     entry: entry.name.clone(),
                     consumed: entry.consumed,
@@ -97,16 +70,191 @@ pub(super) fn plan_segments(
                     // body fails the compile. Linked with others, IREE drops it; tunespec
                     // includes it like any spec, its failures suppressed.
                     propagate: !entry.marked && prepared.len() == 1,
-                });
+                }));
             }
             included.push(spec.index);
+        }
+    }
+    measured_first(&mut items, inputs, problems);
+
+    let mut segments: Vec<Segment> = Vec::new();
+    let mut pairs: Vec<LinkedPair> = Vec::new();
+    // Fingerprint -> the first pair with it (fingerprints share long prefixes: hash, not scan).
+    let mut fingerprints: HashMap<blake3::Hash, LinkedPair> = HashMap::new();
+    let mut keys: key::KeyIndex<LinkedPair> = key::KeyIndex::default();
+    for item in items {
+        let (pair, print) = match item {
+            Item::Include(segment) => {
+                segments.push(segment);
+                continue;
+            }
+            Item::Pair(pair, print) => (pair, print),
+        };
+        let earlier = pair
+            .key
+            .as_ref()
+            .and_then(|key| keys.first_containing(key))
+            .map(|earlier| (earlier, false))
+            .or_else(|| {
+                print
+                    .and_then(|print| fingerprints.get(&print).cloned())
+                    .map(|earlier| (earlier, true))
+            });
+        if let Some((earlier, identical)) = earlier {
+            problems.push(contained_problem(
+                &pair, &earlier, identical, inputs, options,
+            ));
+            if options.dedupe {
+                continue;
+            }
+        } else {
+            if let Some(print) = print {
+                fingerprints.insert(print, pair.clone());
+            }
+            if let Some(key) = &pair.key {
+                keys.insert(key, pair.clone());
+            }
+        }
+        pairs.push(pair);
+        match segments.last_mut() {
+            Some(Segment::Merged(range)) => range.end = pairs.len(),
+            _ => segments.push(Segment::Merged(pairs.len() - 1..pairs.len())),
         }
     }
     Ok(Plan {
         segments,
         pairs,
         included,
+        withheld,
     })
+}
+
+/// A planned pair (with its matcher's fingerprint) or include, in priority order.
+enum Item {
+    Pair(LinkedPair, Option<blake3::Hash>),
+    Include(Segment),
+}
+
+/// Moves each measured pair before the first derived pair earlier in the order whose key
+/// overlaps its own (either contains the other), so that the measured config wins whatever the
+/// input order; each move is reported as a note.
+fn measured_first(items: &mut Vec<Item>, inputs: &[LinkInput], problems: &mut Vec<Problem>) {
+    let mut index = 0;
+    while index < items.len() {
+        let moved = match &items[index] {
+            Item::Pair(pair, _) if pair.provenance == key::Provenance::Measured => {
+                pair.key.as_ref().and_then(|key| {
+                    items[..index].iter().position(|item| {
+                        matches!(item, Item::Pair(earlier, _)
+                            if earlier.provenance == key::Provenance::Derived
+                                && earlier.key.as_ref().is_some_and(|other| other.overlaps(key)))
+                    })
+                })
+            }
+            _ => None,
+        };
+        if let Some(to) = moved {
+            let item = items.remove(index);
+            if let (Item::Pair(measured, _), Item::Pair(derived, _)) = (&item, &items[to]) {
+                let mut problem = Problem::note(
+                    codes::MEASURED_FIRST,
+                    format!(
+                        "measured matcher @{} ({}, {}) is placed before derived matcher @{} ({}, {}): they match the same ops, and measured configs win over derived ones",
+                        measured.matcher,
+                        inputs[measured.input].role.layer().label(),
+                        inputs[measured.input].name,
+                        derived.matcher,
+                        inputs[derived.input].role.layer().label(),
+                        inputs[derived.input].name,
+                    ),
+                    measured.matcher_loc.clone(),
+                );
+                if let Some(loc) = &derived.matcher_loc {
+                    problem = problem.with_related(loc.clone(), "the derived matcher");
+                }
+                problems.push(problem);
+            }
+            items.insert(to, item);
+        }
+        index += 1;
+    }
+}
+
+/// The report for `pair`, whose match set `earlier`'s contains: an override of a default by a
+/// user layer or a derived pair after a measured one (notes), else a shadowed matcher
+/// (warning).
+fn contained_problem(
+    pair: &LinkedPair,
+    earlier: &LinkedPair,
+    identical: bool,
+    inputs: &[LinkInput],
+    options: LinkOptions,
+) -> Problem {
+    let (layer, earlier_layer) = (
+        inputs[pair.input].role.layer(),
+        inputs[earlier.input].role.layer(),
+    );
+    let why = if identical {
+        "is structurally identical"
+    } else {
+        "matches every op it matches"
+    };
+    // The key goes in the help: long, but it is what tells the user why.
+    let key = match (&earlier.key, identical) {
+        (Some(key), false) => format!("; key: {key}"),
+        _ => String::new(),
+    };
+    let dropped = if options.dedupe {
+        format!("dropped (--dedupe){key}")
+    } else {
+        format!("kept in the library, where it never fires (--dedupe drops it){key}")
+    };
+    let mut problem = if layer.is_default() && !earlier_layer.is_default() {
+        Problem::note(
+            codes::OVERRIDES_DEFAULT,
+            format!(
+                "{} matcher @{} ({}) overrides {} matcher @{} ({}): the user's matcher {why}",
+                earlier_layer.label(),
+                earlier.matcher,
+                inputs[earlier.input].name,
+                layer.label(),
+                pair.matcher,
+                inputs[pair.input].name,
+            ),
+            pair.matcher_loc.clone(),
+        )
+        .with_help(dropped)
+    } else if earlier.provenance == key::Provenance::Measured
+        && pair.provenance == key::Provenance::Derived
+    {
+        Problem::note(
+            codes::MEASURED_FIRST,
+            format!(
+                "derived matcher @{} ({}) is covered by measured matcher @{} ({}), which {why}",
+                pair.matcher, inputs[pair.input].name, earlier.matcher, inputs[earlier.input].name,
+            ),
+            pair.matcher_loc.clone(),
+        )
+        .with_help(dropped)
+    } else {
+        Problem::warning(
+            codes::SHADOWED,
+            format!(
+                "matcher @{} ({}) can never fire: the earlier matcher @{} ({}) {why}",
+                pair.matcher, inputs[pair.input].name, earlier.matcher, inputs[earlier.input].name
+            ),
+            pair.matcher_loc.clone(),
+        )
+        .with_help(if options.dedupe {
+            format!("dropped (--dedupe){key}")
+        } else {
+            format!("remove it, or link with --dedupe to drop it{key}")
+        })
+    };
+    if let Some(loc) = &earlier.matcher_loc {
+        problem = problem.with_related(loc.clone(), "this matcher wins");
+    }
+    problem
 }
 
 /// What [`plan_segments`] decides: the entry point's segments, the merged pairs they index, and
@@ -115,6 +263,7 @@ pub(super) struct Plan {
     pub(super) segments: Vec<Segment>,
     pub(super) pairs: Vec<LinkedPair>,
     pub(super) included: Vec<usize>,
+    pub(super) withheld: Vec<LinkedPair>,
 }
 
 pub(super) enum Segment {

@@ -12,7 +12,7 @@ use super::model::Registry;
 use super::sources::{Layer, Origin, Source};
 use super::target::{Target, TargetId};
 use super::Error;
-use crate::link::{LinkInput, Role};
+use crate::link::{Layer as LinkLayer, LinkInput, Role};
 use crate::manifest::{self, SpecFile};
 use crate::problem::io_message;
 
@@ -40,6 +40,9 @@ pub struct ResolvedSpec {
     pub reason: String,
     /// The embedded spec, for defaults.
     pub embedded: Option<&'static EmbeddedSpec>,
+    /// Its layer: user spec, spec library, IREE default (a library `import-iree` wrote),
+    /// tunespec default.
+    pub layer: LinkLayer,
 }
 
 impl ResolvedSpec {
@@ -62,10 +65,12 @@ impl ResolvedSpec {
             name: self.name.clone(),
             location: self.location.clone(),
             bytes: self.bytes.to_vec(),
-            role: match (&self.origin, &self.target) {
-                (Origin::Default, Some(target)) => Role::Default {
+            role: match (&self.origin, &self.target, self.layer) {
+                (Origin::Default, Some(target), _) => Role::Default {
                     target: target.clone(),
                 },
+                (_, _, LinkLayer::Library) => Role::Library,
+                (_, _, LinkLayer::IreeDefault) => Role::IreeDefault,
                 _ => Role::User,
             },
         }
@@ -442,6 +447,14 @@ impl<'a> Builder<'a> {
                     .iter()
                     .filter(|extension| &extension.target == key)
                     .map(|extension| (format!("[extend.{key}]"), &extension.specs));
+                // A library `tunespec import-iree` wrote holds IREE's own defaults.
+                let layer = if std::fs::read_to_string(dir.join("registry.toml"))
+                    .is_ok_and(|text| text.starts_with(crate::iree_import::MANIFEST_MARKER))
+                {
+                    LinkLayer::IreeDefault
+                } else {
+                    LinkLayer::Library
+                };
                 for (table, specs) in own.chain(extended) {
                     for SpecFile { path, features } in specs {
                         let reason = format!(
@@ -451,6 +464,7 @@ impl<'a> Builder<'a> {
                         );
                         // Relative to the library's directory already, `/`-separated.
                         let location = path.clone();
+                        let before = self.specs.len();
                         self.file(
                             &dir.join(path),
                             location,
@@ -459,6 +473,11 @@ impl<'a> Builder<'a> {
                             features,
                             reason,
                         )?;
+                        if self.specs.len() > before {
+                            if let Some(spec) = self.specs.last_mut() {
+                                spec.layer = layer;
+                            }
+                        }
                     }
                 }
             }
@@ -553,6 +572,7 @@ impl<'a> Builder<'a> {
             features: features.to_vec(),
             reason: with_features(reason, features),
             embedded: None,
+            layer: LinkLayer::User,
         });
         Ok(())
     }
@@ -585,6 +605,7 @@ impl<'a> Builder<'a> {
             features: features.to_vec(),
             reason: with_features(reason.clone(), features),
             embedded: Some(spec),
+            layer: LinkLayer::TunespecDefault,
         };
         if !self.derived && spec.derived_only() {
             // Measured first: withheld, but kept for `explain`'s note and said in `skipped`.

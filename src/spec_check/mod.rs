@@ -320,10 +320,10 @@ fn check_one(job: &Job<'_>, parse: Step, options: &Options<'_>) -> MatcherReport
     let release = iree::release(&options.iree.revision).to_string();
     let mut warnings = Vec::new();
     let loc = job.info.as_ref().and_then(|info| info.loc.clone());
-    let kind = job.info.as_ref().map_or_else(
-        || job.keyed.key.split(' ').next().unwrap_or("").to_string(),
-        |info| info.kind.clone(),
-    );
+    let kind = job
+        .info
+        .as_ref()
+        .map_or_else(|| job.keyed.key.root.clone(), |info| info.kind.clone());
     if kind == "attention" {
         warnings.push(format!(
             "transform.iree.match.attention: IREE {release} dispatches hold iree_linalg_ext.online_attention, which this matcher never matches; match it with transform.iree.match.online_attention"
@@ -349,7 +349,7 @@ fn check_one(job: &Job<'_>, parse: Step, options: &Options<'_>) -> MatcherReport
         line: loc.as_ref().map_or(0, |loc| loc.line),
         col: loc.as_ref().map_or(0, |loc| loc.col),
         kind,
-        key: job.keyed.key.clone(),
+        key: job.keyed.key.to_string(),
         target: target.clone(),
         parse,
         effect: Step::skipped("the spec does not parse in IREE"),

@@ -480,10 +480,12 @@ fn a_hit_prints_byte_identical_text_and_the_same_warnings() {
     let hit = run(tunespec(dir.path()).args(args));
     assert_eq!(cold.stdout, miss.stdout);
     assert_eq!(cold.stdout, hit.stdout);
-    // The shadowed-matcher warnings are stored in the entry and replayed on a hit.
+    // The override notes (the copy overrides every default matcher) are stored in the entry and replayed on a hit.
     let warnings = String::from_utf8_lossy(&cold.stderr);
     assert_eq!(
-        warnings.matches("tunespec::link::shadowed-matcher").count(),
+        warnings
+            .matches("tunespec::link::overrides-default")
+            .count(),
         matchers
     );
     assert_eq!(cold.stderr, miss.stderr);

@@ -441,7 +441,8 @@ fn chain_matchers(target: &str) -> usize {
 #[test]
 fn link_reports_shadowed_matchers_and_dedupes() {
     // A copy of a default spec given as a user spec: every one of the default's matchers is
-    // shadowed by the copy's.
+    // overridden by the copy's (a note naming both; no warning: overriding a default is what a
+    // user spec is for).
     let dir = tempfile::tempdir().unwrap();
     let default =
         std::fs::read_to_string(repo_root().join("specs/gfx942/llama2_f16.mlir")).unwrap();
@@ -457,10 +458,13 @@ fn link_reports_shadowed_matchers_and_dedupes() {
     assert_eq!(output.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(
-        stderr.matches("tunespec::link::shadowed-matcher").count(),
+        stderr.matches("tunespec::link::overrides-default").count(),
         copied,
         "{stderr}"
     );
+    assert!(!stderr.contains("shadowed-matcher"), "{stderr}");
+    assert!(stderr.contains("user spec matcher"), "{stderr}");
+    assert!(stderr.contains("tunespec default matcher"), "{stderr}");
     let linked = String::from_utf8(output.stdout).unwrap();
     assert_eq!(
         linked.matches(" -> @").count(),

@@ -26,6 +26,7 @@ mod iree_rules;
 mod iree_semantics;
 mod iree_verify;
 mod link;
+mod link_keys;
 mod measured_first;
 mod mutation_fuzz;
 mod parallel;

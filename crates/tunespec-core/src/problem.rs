@@ -64,6 +64,13 @@ impl Problem {
             ..Problem::error(code, message, loc)
         }
     }
+    /// A note.
+    pub fn note(code: &'static str, message: impl Into<String>, loc: Option<Loc>) -> Self {
+        Problem {
+            severity: Severity::Note,
+            ..Problem::error(code, message, loc)
+        }
+    }
     /// With help text.
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
