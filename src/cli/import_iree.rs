@@ -213,12 +213,17 @@ fn write_library(output: &Path, imported: &[Imported], compiler: &str) -> Result
 }
 
 /// Writes `files` (relative path, text) as the directory `output`: staged in a fresh directory
-/// next to it, then renamed into place (an existing `output` is replaced whole).
+/// next to it, then renamed into place (an existing `output` is replaced whole; missing parents
+/// are created).
 pub fn write_directory(output: &Path, files: &[(String, String)]) -> Result<(), String> {
     let parent = match output.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // The library is a directory this command creates: its missing parents are created too
+    // (`-o tuning/team` in a fresh checkout), as `mkdir -p` would.
+    std::fs::create_dir_all(&parent)
+        .map_err(|error| format!("cannot create {}: {error}", parent.display()))?;
     let staging = tempfile::Builder::new()
         .prefix(".tunespec-import-")
         .tempdir_in(&parent)
