@@ -179,11 +179,26 @@ impl Opts {
                             apply::set_layers(&mut explanation, &inputs);
                         }
                     }
-                    report_unmatched(&explanation, self.format);
+                    // As `explain` does: the ops a withheld derived default would configure.
+                    let would = if self.library.given() {
+                        super::explain_provenance::would_apply(
+                            &mlir,
+                            &self.library,
+                            &explanation,
+                            &payload_bytes,
+                            &name,
+                            &self.attr,
+                            self.engine,
+                        )
+                    } else {
+                        Vec::new()
+                    };
+                    report_unmatched(&explanation, self.format, &would);
                     emit_stderr(&render_explanation(
                         &explanation,
                         self.format,
                         table::stderr_width(),
+                        &would,
                     ));
                 }
                 Err(problems) => return fail(problems, &payload_bytes),

@@ -125,12 +125,8 @@ impl Opts {
                 } else {
                     Vec::new()
                 };
-                if matches!(self.format, Format::Github | Format::Sarif) {
-                    let mut notes = unmatched_notes(&explanation);
-                    provenance::annotate_notes(&mut notes, &explanation, &would);
-                    report(&notes, None);
-                }
-                emit(&render_explanation_with(
+                report_unmatched(&explanation, self.format, &would);
+                emit(&render_explanation(
                     &explanation,
                     self.format,
                     table::stdout_width(),
@@ -204,17 +200,9 @@ pub fn loc_text(loc: &Option<tunespec::ir::Loc>) -> String {
 
 /// The explanation in `format`: a table fitting `width` (human, github; see
 /// [`table::render`]), one line per candidate op (short), one JSON document (json); nothing in
-/// sarif, whose log holds the notes of [`report_unmatched`].
+/// sarif, whose log holds the notes of [`report_unmatched`]. `would`: the ops a derived default,
+/// withheld by measured first, would configure (see [`provenance::would_apply`]).
 pub fn render_explanation(
-    explanation: &Explanation,
-    format: Format,
-    width: Option<usize>,
-) -> String {
-    render_explanation_with(explanation, format, width, &[])
-}
-
-/// [`render_explanation`], with the ops a withheld derived default would have configured.
-pub fn render_explanation_with(
     explanation: &Explanation,
     format: Format,
     width: Option<usize>,
@@ -229,10 +217,13 @@ pub fn render_explanation_with(
 }
 
 /// In `github` and `sarif`, where diagnostics become annotations on lines: a note on each
-/// candidate op that no matcher configures, reported as the run's diagnostics are.
-pub fn report_unmatched(explanation: &Explanation, format: Format) {
+/// candidate op that no matcher configures, reported as the run's diagnostics are; each names
+/// the withheld derived default in `would` that would configure its op.
+pub fn report_unmatched(explanation: &Explanation, format: Format, would: &[WouldApply]) {
     if matches!(format, Format::Github | Format::Sarif) {
-        report(&unmatched_notes(explanation), None);
+        let mut notes = unmatched_notes(explanation);
+        provenance::annotate_notes(&mut notes, explanation, would);
+        report(&notes, None);
     }
 }
 

@@ -208,6 +208,30 @@ fn measured_first_links_no_derived_defaults_and_explain_says_where_they_would_ap
         "{notes}"
     );
 
+    // apply --explain says the same (on stderr; the payload, configured by nothing, to -o).
+    let applied = measured_first()
+        .args([
+            "apply",
+            "--target",
+            "gfx942",
+            "--explain",
+            LLAMA_PAYLOAD,
+            "-o",
+        ])
+        .arg(home.join("applied.mlir"))
+        .output()
+        .unwrap();
+    assert_eq!(applied.status.code(), Some(0));
+    let report = String::from_utf8_lossy(&applied.stderr);
+    assert_eq!(
+        report
+            .lines()
+            .filter(|line| line.starts_with("derived (withheld): "))
+            .count(),
+        withheld_lines,
+        "{report}"
+    );
+
     // The same ops, configured, with --derived: exactly those the note named.
     let with_derived = json(&run_ok(measured_first().args([
         "explain",
