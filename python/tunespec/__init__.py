@@ -15,7 +15,19 @@ status) with the diagnostics as `Diagnostic` objects. `python -m tunespec ARGS` 
 
 from __future__ import annotations
 
-from ._api import Input, attach, explain, link, resolve, targets, verify, version
+from ._api import (
+    Input,
+    attach,
+    check,
+    explain,
+    import_tuner,
+    link,
+    resolve,
+    targets,
+    verify,
+    version,
+)
+from ._check_types import CheckFix, CheckReport, CheckResult, CheckStep
 from ._binary import find_binary
 from ._errors import Error, MismatchError, ProblemsError, TunespecWarning, UsageError
 from ._types import (
@@ -55,6 +67,10 @@ except ImportError:  # pragma: no cover
 __all__ = [
     "AsWritten",
     "ChainLink",
+    "CheckFix",
+    "CheckReport",
+    "CheckResult",
+    "CheckStep",
     "ConfigEntry",
     "Diagnostic",
     "Error",
@@ -81,8 +97,10 @@ __all__ = [
     "WithheldOp",
     "__version__",
     "attach",
+    "check",
     "explain",
     "find_binary",
+    "import_tuner",
     "link",
     "resolve",
     "targets",

@@ -22,6 +22,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 from ._binary import find_binary
 from ._errors import Error, TunespecWarning, error_for
+from ._check_types import CheckReport
 from ._types import Diagnostic, Explanation, Resolution, Target, VerifyReport
 
 Input = Union[str, bytes, "os.PathLike[str]"]
@@ -335,6 +336,54 @@ def resolve(
         args += ["--", target]
         result = _check(_run(args, staging.stdin))
     return Resolution.from_json(json.loads(result.stdout))
+
+
+def check(
+    paths: Iterable["os.PathLike[str] | str"],
+    target: Optional[str] = None,
+    *,
+    fix: bool = False,
+    jobs: Optional[int] = None,
+) -> CheckReport:
+    """Re-check every matcher of spec files, directories or spec libraries against the
+    installed IREE (its compiler library), as `tunespec check --format json` does: it parses, its
+    config lands on a payload of its key, the full compile succeeds. `fix=True` migrates known
+    syntax changes in place first (atomically; `CheckReport.fixes` lists each edit). Failing
+    matchers are in the report (`CheckReport.ok` is False); no IREE or a bad path raises
+    `UsageError`."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    args = ["check", "--format=json"]
+    if target is not None:
+        args.append(f"--target={target}")
+    if fix:
+        args.append("--fix")
+    if jobs is not None:
+        args.append(f"--jobs={jobs}")
+    args += ["--", *(os.fspath(path) for path in paths)]
+    result = _run(args)
+    if result.status not in (0, 1) or not result.stdout.strip():
+        _raise(result)
+    return CheckReport.from_json(json.loads(result.stdout))
+
+
+def import_tuner(
+    runs: Iterable["os.PathLike[str] | str"],
+    target: str,
+    output: "os.PathLike[str] | str",
+) -> List[str]:
+    """Import SHARK tuner run directories into the spec library `output` (created, or merged
+    into by matcher key, the faster measurement winning), as `tunespec import-tuner` does. Returns
+    its report lines (what was imported, replaced or skipped); a broken run raises
+    `ProblemsError` and writes nothing."""
+    if isinstance(runs, (str, os.PathLike)):
+        runs = [runs]
+    args = ["import-tuner", f"--target={target}", f"--output={os.fspath(output)}", "--"]
+    args += [os.fspath(run) for run in runs]
+    result = _check(_run(args))
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    lines += [line for line in result.stdout.decode("utf-8").splitlines() if line.strip()]
+    return lines
 
 
 def targets() -> List[Target]:
