@@ -174,25 +174,16 @@ impl Opts {
                 },
             ) {
                 Ok(mut explanation) => {
-                    if self.library.given() {
-                        if let Ok(inputs) = self.library.inputs() {
-                            apply::set_layers(&mut explanation, &inputs);
-                        }
-                    }
-                    // As `explain` does: the ops a withheld derived default would configure.
-                    let would = if self.library.given() {
-                        super::explain_provenance::would_apply(
-                            &mlir,
-                            &self.library,
-                            &explanation,
-                            &payload_bytes,
-                            &name,
-                            &self.attr,
-                            self.engine,
-                        )
-                    } else {
-                        Vec::new()
-                    };
+                    // Each pair's layer, and the ops a withheld derived default would configure.
+                    let would = super::explain_provenance::annotate(
+                        &mlir,
+                        &self.library,
+                        &mut explanation,
+                        &payload_bytes,
+                        &name,
+                        &self.attr,
+                        self.engine,
+                    );
                     report_unmatched(&explanation, self.format, &would);
                     emit_stderr(&render_explanation(
                         &explanation,

@@ -106,25 +106,16 @@ impl Opts {
         };
         match explained {
             Ok(mut explanation) => {
-                if self.library.given() {
-                    // The layer of each pair, from the inputs its matchers' locations name.
-                    if let Ok(inputs) = self.library.inputs() {
-                        apply::set_layers(&mut explanation, &inputs);
-                    }
-                }
-                let would = if self.library.given() {
-                    super::explain_provenance::would_apply(
-                        &mlir,
-                        &self.library,
-                        &explanation,
-                        &payload_bytes,
-                        &name,
-                        &self.attr,
-                        self.engine,
-                    )
-                } else {
-                    Vec::new()
-                };
+                // Each pair's layer, and the ops a withheld derived default would configure.
+                let would = super::explain_provenance::annotate(
+                    &mlir,
+                    &self.library,
+                    &mut explanation,
+                    &payload_bytes,
+                    &name,
+                    &self.attr,
+                    self.engine,
+                );
                 report_unmatched(&explanation, self.format, &would);
                 emit(&render_explanation(
                     &explanation,

@@ -202,6 +202,27 @@ impl WouldApply {
     }
 }
 
+/// What `explain` and `apply --explain` add to the explanation of a library they linked (none
+/// for a library attached to the payload): each pair's layer, from the inputs its matchers'
+/// locations name, and the ops a withheld derived default would configure ([`would_apply`]).
+pub fn annotate(
+    mlir: &Mlir,
+    args: &LibraryArgs,
+    explanation: &mut Explanation,
+    payload: &[u8],
+    name: &str,
+    attr: &str,
+    engine: apply::Engine,
+) -> Vec<WouldApply> {
+    if !args.given() {
+        return Vec::new();
+    }
+    if let Ok(inputs) = args.inputs() {
+        apply::set_layers(explanation, &inputs);
+    }
+    would_apply(mlir, args, explanation, payload, name, attr, engine)
+}
+
 /// The ops nothing configured in `explanation` that a derived default withheld by measured
 /// first would have configured: one more explain, over the withheld specs alone, only when a
 /// target's resolution withheld some. Errors in that extra run are not the user's: it says

@@ -10,7 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::reference::{iree_compile, iree_opt};
+use crate::iree_library::{venv, with_iree};
+use crate::reference::iree_opt;
 use crate::support::{private_home, tunespec_command};
 
 const MAPS: &str = "[affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]";
@@ -102,20 +103,6 @@ fn small(pipeline: &str, attributes: &str) -> (String, &'static str) {
         attributes,
     });
     (text, SMALL)
-}
-
-/// The reference venv of IREE 3.13 (required under CI).
-fn venv() -> Option<PathBuf> {
-    let compile = iree_compile()?;
-    Some(compile.parent()?.parent()?.to_path_buf())
-}
-
-fn with_iree(venv: &Path) -> Command {
-    let mut command = tunespec_command();
-    command
-        .env_remove("TUNESPEC_NO_IREE")
-        .env("TUNESPEC_IREE_VENV", venv);
-    command
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {

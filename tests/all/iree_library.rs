@@ -33,7 +33,7 @@ fn venv_3_12() -> Option<PathBuf> {
     found
 }
 
-fn with_iree(venv: &Path) -> Command {
+pub(crate) fn with_iree(venv: &Path) -> Command {
     let mut command = tunespec_command();
     command
         .env_remove("TUNESPEC_NO_IREE")
