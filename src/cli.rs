@@ -13,6 +13,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 pub mod apply;
 pub mod attach;
+pub mod bench;
+pub mod bench_report;
 pub mod cache;
 pub mod check;
 pub mod common;
@@ -123,6 +125,9 @@ pub enum Command {
     /// Re-check every matcher of specs and spec libraries against the installed IREE (--fix
     /// migrates old syntax)
     Check(check::Opts),
+    /// Time the library's configs against IREE's own on a device (IREE's runtime), and write
+    /// the winners as measured entries
+    Bench(bench::Opts),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(docs::CompletionsOpts),
     /// Print the manual page (roff), of tunespec or of one command
@@ -143,6 +148,7 @@ impl Command {
             Command::Explain(opts) => (opts.format.into(), true),
             Command::Coverage(opts) => (opts.format.into(), true),
             Command::Check(opts) => (opts.format.into(), true),
+            Command::Bench(opts) => (opts.format.into(), true),
             Command::Resolve(opts) => (opts.format.into(), true),
             Command::Targets(opts) => (opts.format.into(), true),
             Command::Cache(opts) => (opts.format().into(), opts.is_stats()),
@@ -191,6 +197,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::ImportIree(opts) => opts.run(),
         Command::ImportTuner(opts) => opts.run(),
         Command::Check(opts) => opts.run(),
+        Command::Bench(opts) => opts.run(),
         Command::Doctor(opts) => opts.run(),
     };
     // Configs that were ignored, and why: warnings in the run's format.

@@ -37,6 +37,7 @@
 
 pub mod apply;
 pub mod attach_check;
+pub mod bench;
 pub mod cache;
 pub mod config;
 // Not API: the contained bytecode probe, public only because the `tunespec` binary starts it
@@ -50,6 +51,7 @@ pub mod iree;
 pub mod iree_bytecode;
 pub mod iree_import;
 pub mod link;
+pub mod measured_library;
 pub mod provenance;
 pub mod registry;
 pub mod spec_check;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates (idempotently) a Python venv holding IREE's compiler (iree-opt, iree-compile and
-# libIREECompiler.so) from the PyPI package iree-base-compiler, pinned. Prints the path of
-# iree-opt on success.
+# libIREECompiler.so) from the PyPI package iree-base-compiler, and IREE's runtime
+# (iree-benchmark-module, iree-run-module: `tunespec bench`) from iree-base-runtime, both pinned
+# to the same release. Prints the path of iree-opt on success.
 #
 #   tools/iree-venv.sh            3.13.0 (the reference) in $TUNESPEC_IREE_VENV, default
 #                                 target/iree-venv; tests and benchmarks find it there
@@ -26,14 +27,19 @@ if [ "$#" -eq 0 ]; then
   done
 fi
 
-if [ -x "$venv/bin/iree-opt" ] && [ -f "$venv/.tunespec-iree-$version" ]; then
+if [ -x "$venv/bin/iree-opt" ] && [ -f "$venv/.tunespec-iree-$version" ] \
+  && [ -f "$venv/.tunespec-iree-runtime-$version" ]; then
   echo "$venv/bin/iree-opt"
   exit 0
 fi
 python=${PYTHON:-python3}
 mkdir -p "$(dirname "$venv")"
-"$python" -m venv "$venv"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "iree-base-compiler==$version" >&2
+if [ ! -x "$venv/bin/python" ]; then
+  "$python" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install -q --disable-pip-version-check \
+  "iree-base-compiler==$version" "iree-base-runtime==$version" >&2
 "$venv/bin/iree-opt" --version >/dev/null
-touch "$venv/.tunespec-iree-$version"
+"$venv/bin/iree-benchmark-module" --list_devices >/dev/null
+touch "$venv/.tunespec-iree-$version" "$venv/.tunespec-iree-runtime-$version"
 echo "$venv/bin/iree-opt"

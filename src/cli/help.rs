@@ -196,6 +196,51 @@ Exit status:
 );
 
 /// `check`: what each step does, `--fix`, and IREE's variables.
+pub const BENCH: &str = concat!(
+    "With PAYLOADs (models: any input IREE compiles), each is compiled twice with the user's IREE,
+with IREE's own configs and with the library attached (iree_codegen.tuning_spec_mlirbc, the one
+way a spec reaches IREE's compile on CUDA); each dispatch is dumped as a benchmark module, and a
+payload whose dispatches all keep IREE's configs is `unchanged`. Without PAYLOADs, each matcher
+of the library (contraction and convolution matchers with fixed shapes) is benched alone on the
+payload `check` builds from its key.
+
+Both variants run once on the same pseudo-random inputs (fixed seed; floats in [-0.5, 0.5)) and
+their outputs are compared: |library - IREE| <= atol + rtol * |IREE| per element (defaults by
+element type: f32 1e-2/1e-3, f16 5e-2/1e-2, bf16 1e-1/2e-2, integers exact). A config whose
+outputs differ is `wrong output`: never timed, never a winner. Then both are timed with
+iree-benchmark-module, one run at a time, interleaved (IREE's, the library's; reversed each
+round), --repetitions per run after --min-time of warm-up. A config is called faster or slower
+only when a two-sided Mann-Whitney U test over all samples gives p < --alpha AND the medians are
+more than --min-effect apart; otherwise `no difference` (not worth shipping). --dispatches also
+times each changed dispatch alone (its benchmark module).
+
+Compiles run in parallel (--jobs); timing runs one at a time. Each row: medians, spread (IQR),
+ratio (library / IREE), outputs, verdict. --write LIB writes the matchers that won (faster,
+outputs equal) as measured entries (device, IREE version and revision, flags, medians, samples,
+spread, p-value, date), merged by matcher key into LIB (faster wins); losers are listed and left
+out. LIB is written whole or not at all. --shard K/N takes a deterministic share of the cases
+(by a hash of each matcher's key), so shards of a Slurm array or a CI matrix are disjoint, and
+writing their winners into one library in any order gives the same library.
+
+Flags: the target's (as explain --exact and check use; sm_90 and newer compile as IREE 3.13's
+sm_89 PTX), the host CPU for local-task/local-sync, then --iree-flag values.
+
+Examples:
+  tunespec bench -t test_cpu --spec my-cpu-lib model.mlir
+  tunespec bench -t sm_90 --derived --device cuda --write team-specs
+  tunespec bench -t gfx942 --spec team-specs --device hip --shard 3/16 --format json
+
+Environment:
+  TUNESPEC_IREE_RUNTIME   a directory holding iree-benchmark-module (else beside the compiler)
+",
+    env_output!(),
+    "
+Exit status:
+  0  every payload benched (faster, slower, no difference or unchanged)
+  1  a payload failed to compile or run, or its outputs differ with the library
+  2  usage or I/O error, no IREE compiler or runtime found, a device the runtime does not have"
+);
+
 pub const CHECK: &str = concat!(
     "Each PATH is a spec file, a directory of specs (*.mlir, walked recursively) or a spec library (a
 directory with registry.toml, whose [targets.T]/[extend.T] lists give each spec its target).

@@ -212,47 +212,4 @@ fn write_library(output: &Path, imported: &[Imported], compiler: &str) -> Result
     write_directory(output, &files)
 }
 
-/// Writes `files` (relative path, text) as the directory `output`: staged in a fresh directory
-/// next to it, then renamed into place (an existing `output` is replaced whole; missing parents
-/// are created).
-pub fn write_directory(output: &Path, files: &[(String, String)]) -> Result<(), String> {
-    let parent = match output.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    // The library is a directory this command creates: its missing parents are created too
-    // (`-o tuning/team` in a fresh checkout), as `mkdir -p` would.
-    std::fs::create_dir_all(&parent)
-        .map_err(|error| format!("cannot create {}: {error}", parent.display()))?;
-    let staging = tempfile::Builder::new()
-        .prefix(".tunespec-import-")
-        .tempdir_in(&parent)
-        .map_err(|error| format!("cannot create a directory in {}: {error}", parent.display()))?;
-    for (relative, text) in files {
-        let path = staging.path().join(relative);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
-        }
-        std::fs::write(&path, text)
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
-    }
-    let staged = staging.keep();
-    let old = parent.join(format!(".tunespec-import-old-{}", std::process::id()));
-    let replacing = output.exists();
-    if replacing {
-        std::fs::rename(output, &old)
-            .map_err(|error| format!("cannot move {} aside: {error}", output.display()))?;
-    }
-    if let Err(error) = std::fs::rename(&staged, output) {
-        if replacing {
-            let _ = std::fs::rename(&old, output);
-        }
-        let _ = std::fs::remove_dir_all(&staged);
-        return Err(format!("cannot create {}: {error}", output.display()));
-    }
-    if replacing {
-        let _ = std::fs::remove_dir_all(&old);
-    }
-    Ok(())
-}
+pub use tunespec::measured_library::write_directory;

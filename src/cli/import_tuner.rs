@@ -2,15 +2,15 @@
 //! (see `tunespec::tuner_import`) verified and written as a spec library, merged by matcher key
 //! into the library when it exists (a faster measurement replaces a slower one).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use tunespec::measured_library::{existing_entries, library_files, merge, write_directory, Entry};
 use tunespec::mlir::Mlir;
 use tunespec::registry;
-use tunespec::tuner_import::{self, Measurement, MANIFEST_MARKER};
+use tunespec::tuner_import;
 use tunespec::verify;
 
 use super::common::{emit_stderr, tool_error, ExitStatus};
-use super::import_iree::write_directory;
 use crate::diagnostics::{self, Style};
 
 const AFTER_HELP: &str = "\
@@ -54,18 +54,6 @@ pub struct Opts {
     /// The spec library directory to write (created, or merged into if this command wrote it)
     #[arg(long, short)]
     pub output: PathBuf,
-}
-
-/// One entry of the library: a spec with one measured matcher.
-struct Entry {
-    target: String,
-    key: tunespec::link::MatcherKey,
-    /// The file, relative to the library (kept for entries read from it).
-    file: Option<String>,
-    text: String,
-    measurement: Measurement,
-    /// Where it came from, for notes.
-    origin: String,
 }
 
 impl Opts {
@@ -187,142 +175,4 @@ impl Opts {
         ));
         ExitStatus::Ok
     }
-}
-
-/// Puts `entry` in: a new key is added; for a known key and target the faster measurement
-/// stays, and the choice is noted. Returns whether `entry` went in.
-fn merge(entries: &mut Vec<Entry>, entry: Entry, notes: &mut Vec<String>) -> bool {
-    let Some(index) = entries
-        .iter()
-        .position(|old| old.target == entry.target && old.key == entry.key)
-    else {
-        entries.push(entry);
-        return true;
-    };
-    let old = &entries[index];
-    if entry.measurement.tuned_us < old.measurement.tuned_us {
-        notes.push(format!(
-            "{} ({} us) replaces {} ({} us): same op on {}, faster",
-            entry.origin,
-            entry.measurement.tuned_us,
-            old.origin,
-            old.measurement.tuned_us,
-            entry.target
-        ));
-        entries[index] = entry;
-        true
-    } else {
-        notes.push(format!(
-            "{} ({} us) not imported: {} ({} us) matches the same op on {} and is as fast or faster",
-            entry.origin,
-            entry.measurement.tuned_us,
-            old.origin,
-            old.measurement.tuned_us,
-            entry.target
-        ));
-        false
-    }
-}
-
-/// The library's files: each entry's spec (kept at its place, or `TARGET/<dispatch>.mlir`) and
-/// the manifest.
-fn library_files(entries: &mut [Entry]) -> Vec<(String, String)> {
-    let mut taken: Vec<String> = entries.iter().filter_map(|e| e.file.clone()).collect();
-    for entry in entries.iter_mut().filter(|entry| entry.file.is_none()) {
-        let stem = tuner_import::file_stem(&entry.measurement.dispatch);
-        let mut file = format!("{}/{stem}.mlir", entry.target);
-        let mut n = 2;
-        while taken.contains(&file) {
-            file = format!("{}/{stem}-{n}.mlir", entry.target);
-            n += 1;
-        }
-        taken.push(file.clone());
-        entry.file = Some(file);
-    }
-    let mut targets: Vec<(String, Vec<String>)> = Vec::new();
-    let mut files = Vec::new();
-    for entry in entries.iter() {
-        let file = entry.file.clone().unwrap_or_default();
-        match targets
-            .iter_mut()
-            .find(|(target, _)| *target == entry.target)
-        {
-            Some((_, specs)) => specs.push(file.clone()),
-            None => targets.push((entry.target.clone(), vec![file.clone()])),
-        }
-        files.push((file, entry.text.clone()));
-    }
-    for (_, specs) in targets.iter_mut() {
-        specs.sort();
-    }
-    targets.sort();
-    files.push((
-        "registry.toml".to_string(),
-        tuner_import::manifest_text(&targets),
-    ));
-    files
-}
-
-/// The entries of a library this command wrote (none if `output` does not exist or is an
-/// empty directory). Anything else at `output` is refused.
-fn existing_entries(mlir: &Mlir, output: &Path) -> Result<Vec<Entry>, String> {
-    let Ok(metadata) = std::fs::symlink_metadata(output) else {
-        return Ok(Vec::new());
-    };
-    if !metadata.is_dir() {
-        return Err(format!(
-            "{} exists and is not a directory",
-            output.display()
-        ));
-    }
-    let manifest_path = output.join("registry.toml");
-    let manifest = std::fs::read_to_string(&manifest_path).unwrap_or_default();
-    if !manifest.starts_with(MANIFEST_MARKER) {
-        let empty = std::fs::read_dir(output)
-            .map_err(|error| format!("cannot read {}: {error}", output.display()))?
-            .next()
-            .is_none();
-        if empty {
-            return Ok(Vec::new());
-        }
-        return Err(format!(
-            "{} is not empty and was not written by `tunespec import-tuner`; choose another directory",
-            output.display()
-        ));
-    }
-    let table: toml::Table = manifest
-        .parse()
-        .map_err(|error| format!("{}: {error}", manifest_path.display()))?;
-    let mut entries = Vec::new();
-    let extend = table.get("extend").and_then(toml::Value::as_table);
-    for (target, value) in extend.into_iter().flatten() {
-        let specs = value.get("specs").and_then(toml::Value::as_array);
-        for file in specs.into_iter().flatten().filter_map(toml::Value::as_str) {
-            let path = output.join(file);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-            let name = path.display().to_string();
-            let verified = verify::verify_bytes(mlir, text.as_bytes(), &name);
-            let keyed = verified.snapshot.as_ref().and_then(|module| {
-                let matchers = tuner_import::keyed_matchers(module);
-                let matcher = matchers.into_iter().next()?;
-                let measurement = tuner_import::recorded_measurement(module, &matcher.name)?;
-                Some((matcher, measurement))
-            });
-            let Some((matcher, measurement)) = keyed else {
-                return Err(format!(
-                    "{name}: no measured matcher (tunespec.measurement); was the library edited?"
-                ));
-            };
-            entries.push(Entry {
-                target: target.clone(),
-                key: matcher.key.for_target(target.clone()),
-                file: Some(file.to_string()),
-                text,
-                measurement,
-                origin: format!("{name} ({})", matcher.name),
-            });
-        }
-    }
-    Ok(entries)
 }

@@ -13,6 +13,7 @@ pub mod configs;
 mod ffi;
 pub mod find;
 pub mod protocol;
+pub mod runtime;
 pub mod worker;
 
 use std::io::{Read, Write};

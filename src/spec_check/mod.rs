@@ -248,7 +248,11 @@ pub fn matchers_of(mlir: &crate::mlir::Mlir, file: &SpecFile) -> Result<Vec<Foun
 }
 
 /// Runs `work` on every item with up to `jobs` threads; results in item order.
-fn parallel<T: Sync, R: Send>(items: &[T], jobs: usize, work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn parallel<T: Sync, R: Send>(
+    items: &[T],
+    jobs: usize,
+    work: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let results: Vec<std::sync::Mutex<Option<R>>> =
         items.iter().map(|_| std::sync::Mutex::new(None)).collect();

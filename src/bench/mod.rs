@@ -1,0 +1,651 @@
+//! `tunespec bench`: a library's configs timed against IREE's own on the user's device, with
+//! the user's IREE (its `iree-compile` and the `iree-base-runtime` tools beside it).
+//!
+//! Each case is a payload (a model, or the payload `check` builds for one matcher) and the
+//! library to attach to it. Per case:
+//! 1. compile twice (in parallel over cases, `jobs`): the payload as given (IREE's own configs)
+//!    and with the library attached as `iree_codegen.tuning_spec_mlirbc` (the one way a spec
+//!    reaches IREE's compile on every backend: IREE 3.13 ignores
+//!    `--iree-codegen-tuning-spec-path` on CUDA), each dispatch dumped as a benchmark module;
+//! 2. the dumps compared: a case whose dispatches all carry the same configs either way is
+//!    `unchanged` (nothing to time);
+//! 3. run both once on the same pseudo-random inputs and compare the outputs (a config that is
+//!    faster but wrong never wins);
+//! 4. time both, one at a time, interleaved (A B, then B A, ...) over `rounds`, each run
+//!    `repetitions` repetitions after a warm-up, and judge by [`stats::compare`]; with
+//!    `dispatches`, each dispatch whose config changed is timed alone the same way.
+//!
+//! Nothing here prints; progress goes through a callback, results are values.
+
+pub mod data;
+pub mod measured;
+pub mod standalone;
+pub mod stats;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::iree::runtime::{Call, Tools};
+use crate::iree::Iree;
+use data::{Agreement, Signature, Tolerance};
+use stats::{Comparison, Rule, Verdict};
+
+/// What to bench: one payload and the library its tuned variant gets.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// A stable identity (a matcher's key with its target, or the payload's name): the order of
+    /// reports and the share of `--shard`.
+    pub id: String,
+    /// What reports call it.
+    pub name: String,
+    /// The payload as read (MLIR text or bytecode; any dialect IREE reads).
+    pub payload: Vec<u8>,
+    /// The library (spec text) attached for the tuned variant.
+    pub library: String,
+    /// The function to time; `None`: the module's one exported function.
+    pub function: Option<String>,
+    /// The matcher this case was built for, if any.
+    pub matcher: Option<MatcherCase>,
+}
+
+/// A case built from one matcher of a library.
+#[derive(Clone, Debug)]
+pub struct MatcherCase {
+    /// The spec file it is in.
+    pub file: String,
+    /// Its name.
+    pub name: String,
+    /// Its key, for merging measured entries.
+    pub key: crate::link::MatcherKey,
+    /// The target it is measured for.
+    pub target: String,
+}
+
+/// How to bench.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The runtime's device (`local-task`, `cuda`, `hip`, `vulkan`, `cuda://1`).
+    pub device: String,
+    /// iree-compile's flags (target device and backend).
+    pub flags: Vec<String>,
+    /// Compiles at once.
+    pub jobs: usize,
+    /// Interleaved rounds.
+    pub rounds: u32,
+    /// Repetitions per run.
+    pub repetitions: u32,
+    /// Seconds of warm-up and the least time of each repetition.
+    pub min_time: f64,
+    /// When a difference counts.
+    pub rule: Rule,
+    /// Output tolerance (default: per element type, [`Tolerance::for_element`]).
+    pub tolerance: Option<Tolerance>,
+    /// Also time each changed dispatch alone.
+    pub dispatches: bool,
+    /// Where to keep the artifacts (vmfbs, inputs, dumps); `None`: a temporary directory.
+    pub keep: Option<PathBuf>,
+    /// Time limit of one compile.
+    pub compile_timeout: Duration,
+    /// Time limit of one run.
+    pub run_timeout: Duration,
+}
+
+/// A row's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Faster than IREE's own config, beyond the noise.
+    Faster,
+    /// Slower than IREE's own config, beyond the noise.
+    Slower,
+    /// No difference beyond the noise: not worth shipping.
+    NoDifference,
+    /// The library changes no config of this payload.
+    Unchanged,
+    /// The outputs differ from IREE's own config's beyond the tolerance.
+    WrongOutput,
+    /// A compile or a run failed.
+    Failed,
+}
+
+impl Status {
+    /// The words of reports.
+    pub fn words(self) -> &'static str {
+        match self {
+            Status::Faster => "faster",
+            Status::Slower => "slower",
+            Status::NoDifference => "no difference",
+            Status::Unchanged => "unchanged",
+            Status::WrongOutput => "wrong output",
+            Status::Failed => "failed",
+        }
+    }
+
+    fn of(verdict: Verdict) -> Status {
+        match verdict {
+            Verdict::Faster => Status::Faster,
+            Verdict::Slower => Status::Slower,
+            Verdict::NoDifference => Status::NoDifference,
+        }
+    }
+}
+
+/// The output check of a row.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutputCheck {
+    /// Whether every output is within the tolerance.
+    pub ok: bool,
+    /// The largest absolute difference over all outputs.
+    pub max_abs_diff: f64,
+    /// The first element out of tolerance: output, index, IREE's value, the library's value.
+    pub first_mismatch: Option<(usize, u64, f64, f64)>,
+    /// The tolerances used, per output.
+    pub tolerances: Vec<Tolerance>,
+}
+
+/// One timed payload function or dispatch.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// The case (model or matcher) it belongs to.
+    pub case: String,
+    /// `function` (the whole payload function) or `dispatch` (one dispatch alone).
+    pub kind: &'static str,
+    /// The function or dispatch.
+    pub name: String,
+    /// The matcher the case was built for.
+    pub matcher: Option<String>,
+    /// The outcome.
+    pub status: Status,
+    /// Why (failures, unchanged, wrong outputs).
+    pub message: Option<String>,
+    /// The timing comparison, when timed.
+    pub timing: Option<Comparison>,
+    /// The output comparison (function rows).
+    pub outputs: Option<OutputCheck>,
+    /// Every sample, microseconds: IREE's config's, then the library's.
+    pub samples_us: Option<(Vec<f64>, Vec<f64>)>,
+}
+
+impl Row {
+    fn new(case: &Case, kind: &'static str, name: String) -> Row {
+        Row {
+            case: case.name.clone(),
+            kind,
+            name,
+            matcher: case.matcher.as_ref().map(|m| m.name.clone()),
+            status: Status::Failed,
+            message: None,
+            timing: None,
+            outputs: None,
+            samples_us: None,
+        }
+    }
+
+    fn failed(mut self, message: impl Into<String>) -> Row {
+        self.status = Status::Failed;
+        self.message = Some(message.into());
+        self
+    }
+}
+
+/// A progress callback: one line per step.
+pub type Progress<'a> = &'a (dyn Fn(&str) + Sync);
+
+/// A dispatch whose config the library changed: its name, IREE's benchmark module, the
+/// library's (sources, then vmfbs once compiled).
+type Changed = (String, PathBuf, PathBuf);
+
+/// What a case's compiles gave.
+struct Built {
+    dir: PathBuf,
+    base: PathBuf,
+    tuned: PathBuf,
+    /// Dispatches whose benchmark modules differ.
+    changed: Vec<Changed>,
+    /// How many dispatches the payload has.
+    dispatch_count: usize,
+}
+
+/// Benches every case: compiles in parallel, runs one at a time. One row per case's function,
+/// and with `dispatches` one per changed dispatch; a failure is a failed row, never an abort.
+pub fn run(
+    iree: &Iree,
+    tools: &Tools,
+    cases: &[Case],
+    options: &Options,
+    progress: Progress<'_>,
+) -> Result<Vec<Row>, String> {
+    let temporary = tempfile::Builder::new()
+        .prefix("tunespec-bench-")
+        .tempdir()
+        .map_err(|error| format!("cannot create a work directory: {error}"))?;
+    let root = match &options.keep {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+            dir.clone()
+        }
+        None => temporary.path().to_path_buf(),
+    };
+    let indexed: Vec<(usize, &Case)> = cases.iter().enumerate().collect();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let built = crate::spec_check::parallel(&indexed, options.jobs, |(index, case)| {
+        let result = build(
+            iree,
+            tools,
+            case,
+            &root.join(format!("case-{index:04}")),
+            options,
+        );
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        progress(&format!("compiled {n}/{} ({})", cases.len(), case.name));
+        result
+    });
+    let mut rows = Vec::new();
+    for (case, built) in cases.iter().zip(built) {
+        match built {
+            Err(message) => {
+                rows.push(Row::new(case, "function", function_label(case)).failed(message))
+            }
+            Ok(built) => rows.extend(time_case(tools, case, &built, options, progress)),
+        }
+    }
+    drop(temporary);
+    Ok(rows)
+}
+
+fn function_label(case: &Case) -> String {
+    case.function.clone().unwrap_or_else(|| "main".to_string())
+}
+
+/// Stage 1: the two compiles of a case, and which dispatches changed.
+fn build(
+    iree: &Iree,
+    tools: &Tools,
+    case: &Case,
+    dir: &Path,
+    options: &Options,
+) -> Result<Built, String> {
+    std::fs::create_dir_all(dir)
+        .map_err(|error| format!("cannot create a work directory: {error}"))?;
+    let bytecode = case.payload.starts_with(crate::verify::BYTECODE_MAGIC);
+    let source = dir.join(if bytecode {
+        "payload.mlirbc"
+    } else {
+        "payload.mlir"
+    });
+    write(&source, &case.payload)?;
+    let attached = iree
+        .attach(
+            &case.payload,
+            &case.name,
+            crate::apply::ATTR_NAME,
+            case.library.as_bytes(),
+            false,
+        )
+        .map_err(|failure| {
+            format!(
+                "attaching the library failed: {}",
+                first_line(&failure.summary())
+            )
+        })?;
+    let tuned_source = dir.join("tuned.mlir");
+    write(&tuned_source, &attached)?;
+    let (base, tuned) = (dir.join("iree.vmfb"), dir.join("tuned.vmfb"));
+    let (base_dumps, tuned_dumps) = (dir.join("iree-dispatches"), dir.join("tuned-dispatches"));
+    tools
+        .compile(
+            &source,
+            &options.flags,
+            &base,
+            Some(&base_dumps),
+            options.compile_timeout,
+        )
+        .map_err(|error| format!("compiling with IREE's own configs failed: {error}"))?;
+    tools
+        .compile(
+            &tuned_source,
+            &options.flags,
+            &tuned,
+            Some(&tuned_dumps),
+            options.compile_timeout,
+        )
+        .map_err(|error| format!("compiling with the library failed: {error}"))?;
+    let (changed, dispatch_count) = changed_dispatches(&base_dumps, &tuned_dumps)?;
+    let mut built = Built {
+        dir: dir.to_path_buf(),
+        base,
+        tuned,
+        changed,
+        dispatch_count,
+    };
+    if options.dispatches && dispatch_count > 1 {
+        compile_dispatches(tools, &mut built, options)?;
+    }
+    Ok(built)
+}
+
+/// The dispatches whose benchmark modules differ between the two dumps (sorted by name), and
+/// how many there are.
+fn changed_dispatches(base: &Path, tuned: &Path) -> Result<(Vec<Changed>, usize), String> {
+    let list = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".mlir"))
+            .collect();
+        names.sort();
+        names
+    };
+    let names = list(base);
+    if names != list(tuned) {
+        return Err("the two compiles formed different dispatches".to_string());
+    }
+    let mut changed = Vec::new();
+    for name in &names {
+        let (a, b) = (base.join(name), tuned.join(name));
+        let same = std::fs::read(&a).ok() == std::fs::read(&b).ok();
+        if !same {
+            let stem = name
+                .trim_end_matches(".mlir")
+                .trim_end_matches("_benchmark");
+            changed.push((stem.to_string(), a, b));
+        }
+    }
+    Ok((changed, names.len()))
+}
+
+/// Compiles each changed dispatch's two benchmark modules (in place of their sources).
+fn compile_dispatches(tools: &Tools, built: &mut Built, options: &Options) -> Result<(), String> {
+    for (name, base, tuned) in &mut built.changed {
+        for path in [base, tuned] {
+            let vmfb = path.with_extension("vmfb");
+            tools
+                .compile(path, &options.flags, &vmfb, None, options.compile_timeout)
+                .map_err(|error| format!("compiling dispatch {name} failed: {error}"))?;
+            *path = vmfb;
+        }
+    }
+    Ok(())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::write(path, bytes).map_err(|error| format!("cannot write {}: {error}", path.display()))
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or(text).trim().to_string()
+}
+
+/// Stages 3 and 4 for one case: its function row and its dispatch rows.
+fn time_case(
+    tools: &Tools,
+    case: &Case,
+    built: &Built,
+    options: &Options,
+    progress: Progress<'_>,
+) -> Vec<Row> {
+    let mut row = Row::new(case, "function", function_label(case));
+    if built.changed.is_empty() {
+        row.status = Status::Unchanged;
+        row.message = Some(format!(
+            "the library gives none of its {} dispatch(es) another config than IREE's own",
+            built.dispatch_count
+        ));
+        return vec![row];
+    }
+    progress(&format!("timing {}", case.name));
+    let mut rows = vec![time_function(tools, case, built, options, row)];
+    if options.dispatches && built.dispatch_count > 1 {
+        let wrong = rows[0].status == Status::WrongOutput;
+        for (name, base, tuned) in &built.changed {
+            let mut dispatch = Row::new(case, "dispatch", name.clone());
+            let call = |module: &Path| (module.to_path_buf(), None::<String>, Vec::new());
+            dispatch = timed(tools, options, (call(base), call(tuned)), dispatch);
+            if wrong && dispatch.status != Status::Failed {
+                dispatch.status = Status::WrongOutput;
+                dispatch.message = Some("the payload's outputs differ with the library".into());
+            }
+            rows.push(dispatch);
+        }
+    }
+    rows
+}
+
+/// The function row: outputs compared, then timed.
+fn time_function(
+    tools: &Tools,
+    case: &Case,
+    built: &Built,
+    options: &Options,
+    mut row: Row,
+) -> Row {
+    let (function, signature) = match signature(tools, &built.base, case.function.as_deref()) {
+        Ok(found) => found,
+        Err(message) => return row.failed(message),
+    };
+    row.name.clone_from(&function);
+    let mut inputs = Vec::new();
+    for (index, ty) in signature.inputs.iter().enumerate() {
+        let path = built.dir.join(format!("input{index}.bin"));
+        if let Err(message) = data::write_input(ty, index, &path) {
+            return row.failed(message);
+        }
+        inputs.push(format!("{}=@{}", ty.runtime_form(), path.display()));
+    }
+    match check_outputs(tools, built, &function, &inputs, &signature, options) {
+        Err(message) => return row.failed(message),
+        Ok(check) => {
+            let ok = check.ok;
+            row.outputs = Some(check);
+            if !ok {
+                row.status = Status::WrongOutput;
+                row.message = Some("the outputs differ from IREE's own config's beyond the tolerance: not timed, never a winner".into());
+                return row;
+            }
+        }
+    }
+    let call = |module: &Path| (module.to_path_buf(), Some(function.clone()), inputs.clone());
+    timed(tools, options, (call(&built.base), call(&built.tuned)), row)
+}
+
+/// The function to time and its signature, from the vmfb's ABI declarations.
+fn signature(
+    tools: &Tools,
+    module: &Path,
+    wanted: Option<&str>,
+) -> Result<(String, Signature), String> {
+    let declarations = tools.declarations(module)?;
+    let chosen = match wanted {
+        Some(name) => declarations
+            .iter()
+            .find(|(found, _)| found == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = declarations.iter().map(|(n, _)| n.as_str()).collect();
+                format!(
+                    "the module has no function {name} (it has: {})",
+                    names.join(", ")
+                )
+            })?,
+        None => match declarations.as_slice() {
+            [one] => one,
+            [] => return Err("the module exports no function with an ABI declaration".into()),
+            many => {
+                let names: Vec<&str> = many.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(format!(
+                    "the module exports {} functions ({}): choose one with --function",
+                    many.len(),
+                    names.join(", ")
+                ));
+            }
+        },
+    };
+    Ok((chosen.0.clone(), data::parse_signature(&chosen.1)?))
+}
+
+/// Runs both variants once and compares their outputs.
+fn check_outputs(
+    tools: &Tools,
+    built: &Built,
+    function: &str,
+    inputs: &[String],
+    signature: &Signature,
+    options: &Options,
+) -> Result<OutputCheck, String> {
+    let mut outputs = Vec::new();
+    for (label, module) in [("iree", &built.base), ("tuned", &built.tuned)] {
+        let paths: Vec<PathBuf> = (0..signature.outputs.len())
+            .map(|index| built.dir.join(format!("{label}-output{index}.bin")))
+            .collect();
+        let call = Call {
+            module,
+            device: &options.device,
+            function: Some(function),
+            inputs,
+        };
+        tools
+            .run_once(&call, &paths, options.run_timeout)
+            .map_err(|error| {
+                format!(
+                    "running with {} failed: {error}",
+                    if label == "iree" {
+                        "IREE's own configs"
+                    } else {
+                        "the library"
+                    }
+                )
+            })?;
+        outputs.push(paths);
+    }
+    let mut check = OutputCheck {
+        ok: true,
+        max_abs_diff: 0.0,
+        first_mismatch: None,
+        tolerances: Vec::new(),
+    };
+    for (index, ty) in signature.outputs.iter().enumerate() {
+        let read = |path: &PathBuf| {
+            std::fs::read(path).map_err(|error| format!("cannot read an output: {error}"))
+        };
+        let (a, b) = (read(&outputs[0][index])?, read(&outputs[1][index])?);
+        let tolerance = options
+            .tolerance
+            .unwrap_or(Tolerance::for_element(&ty.element));
+        let Agreement {
+            ok,
+            max_abs_diff,
+            first_mismatch,
+        } = data::compare(&a, &b, &ty.element, tolerance);
+        check.tolerances.push(tolerance);
+        check.max_abs_diff = check.max_abs_diff.max(max_abs_diff);
+        if !ok && check.ok {
+            check.ok = false;
+            check.first_mismatch = first_mismatch.map(|(at, x, y)| (index, at, x, y));
+        }
+    }
+    Ok(check)
+}
+
+type Variant = (PathBuf, Option<String>, Vec<String>);
+
+/// Times two variants interleaved (A B, B A, ...) and judges them.
+fn timed(tools: &Tools, options: &Options, (base, tuned): (Variant, Variant), mut row: Row) -> Row {
+    let mut samples = (Vec::new(), Vec::new());
+    for round in 0..options.rounds {
+        let order = if round % 2 == 0 {
+            [false, true]
+        } else {
+            [true, false]
+        };
+        for is_tuned in order {
+            let (module, function, inputs) = if is_tuned { &tuned } else { &base };
+            let call = Call {
+                module,
+                device: &options.device,
+                function: function.as_deref(),
+                inputs,
+            };
+            match tools.benchmark(
+                &call,
+                options.repetitions,
+                options.min_time,
+                options.run_timeout,
+            ) {
+                Ok(times) if is_tuned => samples.1.extend(times),
+                Ok(times) => samples.0.extend(times),
+                Err(error) => {
+                    let which = if is_tuned {
+                        "the library's config"
+                    } else {
+                        "IREE's own config"
+                    };
+                    return row.failed(format!("timing {which} failed: {error}"));
+                }
+            }
+        }
+    }
+    let comparison = stats::compare(&samples.0, &samples.1, options.rule);
+    row.status = Status::of(comparison.verdict);
+    row.timing = Some(comparison);
+    row.samples_us = Some(samples);
+    row
+}
+
+/// The share of `cases` shard `index` of `count` (1-based) takes: those whose identity hashes
+/// to it (BLAKE3 of the id, mod `count`), so shards are disjoint, cover everything, and do not
+/// depend on the order or on which other cases exist.
+pub fn shard(cases: Vec<Case>, index: u32, count: u32) -> Vec<Case> {
+    cases
+        .into_iter()
+        .filter(|case| {
+            let hash = blake3::hash(case.id.as_bytes());
+            let value = u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"));
+            value % u64::from(count) == u64::from(index - 1)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(id: &str) -> Case {
+        Case {
+            id: id.to_string(),
+            name: id.to_string(),
+            payload: Vec::new(),
+            library: String::new(),
+            function: None,
+            matcher: None,
+        }
+    }
+
+    #[test]
+    fn shards_are_disjoint_cover_everything_and_ignore_order() {
+        let cases: Vec<Case> = (0..200).map(|i| case(&format!("key{i}"))).collect();
+        let mut seen: Vec<String> = Vec::new();
+        for index in 1..=3 {
+            let share = shard(cases.clone(), index, 3);
+            assert!(!share.is_empty());
+            let mut reversed = cases.clone();
+            reversed.reverse();
+            let mut again: Vec<String> = shard(reversed, index, 3)
+                .into_iter()
+                .map(|c| c.id)
+                .collect();
+            again.sort();
+            let mut ids: Vec<String> = share.into_iter().map(|c| c.id).collect();
+            ids.sort();
+            assert_eq!(ids, again);
+            seen.extend(ids);
+        }
+        seen.sort();
+        let mut all: Vec<String> = cases.into_iter().map(|c| c.id).collect();
+        all.sort();
+        assert_eq!(seen, all);
+    }
+}

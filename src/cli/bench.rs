@@ -1,0 +1,407 @@
+//! `tunespec bench`: the library's configs timed against IREE's own on the user's device (see
+//! `tunespec::bench`), `--write` of the winners as measured entries.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::json;
+use tunespec::bench::{self, stats::Rule, Case, MatcherCase, Options, Row, Status};
+use tunespec::iree::runtime::{self, Tools};
+use tunespec::mlir::Mlir;
+use tunespec::spec_check::payload;
+
+use super::common::{
+    emit, emit_stderr, quiet, tool_error, tool_error_with, ExitStatus, Format, LibraryArgs,
+};
+
+/// The runtime is missing or cannot run the device.
+pub const RUNTIME: &str = "tunespec::iree::runtime";
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::help::BENCH)]
+pub struct Opts {
+    #[command(flatten)]
+    pub library: LibraryArgs,
+    /// Payloads (models) to bench: each is compiled with IREE's own configs and with the
+    /// library; without any, each matcher of the library is benched on the payload built from
+    /// its key
+    #[arg(value_name = "PAYLOAD")]
+    pub payloads: Vec<PathBuf>,
+    /// The runtime's device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)
+    #[arg(long, short, default_value = "local-task")]
+    pub device: String,
+    /// Compiles at once (default: the number of CPUs); timing runs one at a time
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Interleaved rounds (IREE's config and the library's, order reversed every round)
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..1000))]
+    pub rounds: u32,
+    /// Repetitions per run
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..1000))]
+    pub repetitions: u32,
+    /// Seconds of warm-up before, and the least time of each repetition
+    #[arg(long, default_value_t = 0.2, value_name = "SECONDS")]
+    pub min_time: f64,
+    /// Significance level of the rank test that calls a difference
+    #[arg(long, default_value_t = 0.01)]
+    pub alpha: f64,
+    /// The smallest relative difference of medians called faster or slower
+    #[arg(long, default_value_t = 0.01)]
+    pub min_effect: f64,
+    /// Absolute output tolerance (default: by element type; f32 1e-2)
+    #[arg(long, requires = "rtol")]
+    pub atol: Option<f64>,
+    /// Relative output tolerance (default: by element type; f32 1e-3)
+    #[arg(long, requires = "atol")]
+    pub rtol: Option<f64>,
+    /// Also time each dispatch whose config changed, alone (models with several dispatches)
+    #[arg(long)]
+    pub dispatches: bool,
+    /// The function to time (default: the module's one exported function)
+    #[arg(long)]
+    pub function: Option<String>,
+    /// Take the deterministic share K of N of the cases (1-based), e.g. 2/8
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(u32, u32)>,
+    /// Write the matchers that won (faster, outputs equal) as measured entries into this
+    /// library (created, or merged into by matcher key: faster wins)
+    #[arg(long, value_name = "LIBRARY")]
+    pub write: Option<PathBuf>,
+    /// Keep the artifacts (payloads, vmfbs, inputs, outputs, dispatch dumps) in this directory
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+    /// An extra iree-compile flag (repeatable), e.g. --iree-flag=--iree-llvmcpu-target-cpu=znver4
+    #[arg(long = "iree-flag", value_name = "FLAG", allow_hyphen_values = true)]
+    pub iree_flags: Vec<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+fn parse_shard(text: &str) -> Result<(u32, u32), String> {
+    let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 2/8")?;
+    let (k, n): (u32, u32) = (
+        k.trim()
+            .parse()
+            .map_err(|_| format!("'{k}' is not a number"))?,
+        n.trim()
+            .parse()
+            .map_err(|_| format!("'{n}' is not a number"))?,
+    );
+    if n == 0 || k == 0 || k > n {
+        return Err(format!("shard {k}/{n}: K must be between 1 and N"));
+    }
+    Ok((k, n))
+}
+
+fn usage(message: impl std::fmt::Display) -> ExitStatus {
+    tool_error(message);
+    ExitStatus::Usage
+}
+
+impl Opts {
+    pub fn run(self) -> ExitStatus {
+        if !(self.min_time > 0.0 && self.min_time < 3600.0) {
+            return usage("--min-time must be a positive number of seconds");
+        }
+        if !(self.alpha > 0.0 && self.alpha < 1.0 && (0.0..1.0).contains(&self.min_effect)) {
+            return usage("--alpha must be in (0, 1) and --min-effect in [0, 1)");
+        }
+        if self.write.is_some() && (!self.payloads.is_empty() || self.library.target.is_none()) {
+            return usage("--write needs --target and no PAYLOAD: it writes the library's matchers that won, each benched on its own payload");
+        }
+        let iree = match super::model::iree_for("bench compiles with IREE") {
+            Ok(iree) => iree,
+            Err(status) => return status,
+        };
+        let tools = match Tools::find(&iree.found) {
+            Ok(tools) => tools,
+            Err(message) => {
+                tool_error_with(
+                    RUNTIME,
+                    message,
+                    Some(&runtime::install_hint(&iree.revision)),
+                );
+                return ExitStatus::Usage;
+            }
+        };
+        if let Err(status) = check_device(&tools, &self.device) {
+            return status;
+        }
+        let flags = match self.compile_flags() {
+            Ok(flags) => flags,
+            Err(status) => return status,
+        };
+        let mlir = Mlir::new_threaded();
+        let cases = match self.cases(&mlir) {
+            Ok(cases) => cases,
+            Err(status) => return status,
+        };
+        let cases = match self.shard {
+            Some((k, n)) => bench::shard(cases, k, n),
+            None => cases,
+        };
+        let options = self.options(flags);
+        let progress = |line: &str| {
+            use std::io::IsTerminal;
+            if !quiet() && std::io::stderr().is_terminal() {
+                emit_stderr(&format!("bench: {line}\n"));
+            }
+        };
+        let rows = match bench::run(iree, &tools, &cases, &options, &progress) {
+            Ok(rows) => rows,
+            Err(message) => return usage(message),
+        };
+        let written = match &self.write {
+            Some(output) => {
+                match self.write_library(&mlir, &cases, &rows, &options, iree, output) {
+                    Ok(notes) => Some(notes),
+                    Err(message) => return usage(message),
+                }
+            }
+            None => None,
+        };
+        self.render(&rows, &options, iree, &tools, written.as_deref());
+        if rows
+            .iter()
+            .any(|row| matches!(row.status, Status::Failed | Status::WrongOutput))
+        {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Ok
+        }
+    }
+
+    fn options(&self, flags: Vec<String>) -> Options {
+        let jobs = self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, usize::from),
+            usize::from,
+        );
+        Options {
+            device: self.device.clone(),
+            flags,
+            jobs,
+            rounds: self.rounds,
+            repetitions: self.repetitions,
+            min_time: self.min_time,
+            rule: Rule {
+                alpha: self.alpha,
+                min_effect: self.min_effect,
+            },
+            tolerance: self
+                .atol
+                .zip(self.rtol)
+                .map(|(atol, rtol)| bench::data::Tolerance { atol, rtol }),
+            dispatches: self.dispatches,
+            keep: self.keep.clone(),
+            compile_timeout: Duration::from_secs(900),
+            run_timeout: Duration::from_secs(900),
+        }
+    }
+
+    /// iree-compile's flags: the target's (as `explain --exact` uses), the host CPU's for the
+    /// local devices, and `--iree-flag`s last.
+    fn compile_flags(&self) -> Result<Vec<String>, ExitStatus> {
+        let scheme = self.device.split("://").next().unwrap_or(&self.device);
+        let local = matches!(scheme, "local-task" | "local-sync");
+        let mut flags = if self.library.target.is_some() {
+            super::model::flags_for(&self.library, "bench")?
+        } else if local {
+            vec![
+                "--iree-hal-target-device=local".to_string(),
+                "--iree-hal-local-target-device-backends=llvm-cpu".to_string(),
+            ]
+        } else {
+            return Err(usage(format!(
+                "--device {} needs --target: the architecture to compile for (e.g. sm_90, gfx942)",
+                self.device
+            )));
+        };
+        let device_flag = flags
+            .iter()
+            .find_map(|f| f.strip_prefix("--iree-hal-target-device="))
+            .unwrap_or("");
+        let fits = match scheme {
+            "local-task" | "local-sync" => device_flag == "local",
+            other => device_flag == other,
+        };
+        if !fits {
+            return Err(usage(format!(
+                "--device {} cannot run code compiled for {device_flag} (target {}): give the target's device or a target for this device",
+                self.device,
+                self.library.target.as_deref().unwrap_or("none")
+            )));
+        }
+        if local {
+            flags.push("--iree-llvmcpu-target-cpu=host".to_string());
+        }
+        flags.extend(self.iree_flags.iter().cloned());
+        Ok(flags)
+    }
+}
+
+/// Exit 2 with the runtime's devices when `device` is not one of them.
+fn check_device(tools: &Tools, device: &str) -> Result<(), ExitStatus> {
+    let devices = tools.devices().map_err(|message| {
+        tool_error_with(RUNTIME, message, None);
+        ExitStatus::Usage
+    })?;
+    let scheme = device.split("://").next().unwrap_or(device);
+    let known = devices.iter().any(|listed| {
+        listed.trim_end_matches('/') == device.trim_end_matches('/')
+            || listed.split("://").next() == Some(scheme)
+    });
+    if known {
+        return Ok(());
+    }
+    tool_error_with(
+        RUNTIME,
+        format!(
+            "device '{device}' is not one the runtime has; it lists: {}",
+            if devices.is_empty() { "nothing".to_string() } else { devices.join(", ") }
+        ),
+        Some("pick one of those with --device (a GPU device needs its driver: libcuda for cuda, ROCm for hip)"),
+    );
+    Err(ExitStatus::Usage)
+}
+
+impl Opts {
+    /// The cases: each payload with the whole library, or each keyed matcher of the library's
+    /// specs with its own payload and itself alone.
+    fn cases(&self, mlir: &Mlir) -> Result<Vec<Case>, ExitStatus> {
+        if self.payloads.is_empty() {
+            return self.matcher_cases(mlir);
+        }
+        let library = self.library.link_portable(mlir)?;
+        let library = super::attach::library_text(mlir, &library)?;
+        let mut cases = Vec::new();
+        for path in &self.payloads {
+            let payload = super::common::read(path)?;
+            let name = super::common::input_name(path);
+            cases.push(Case {
+                id: name.clone(),
+                name,
+                payload,
+                library: library.clone(),
+                function: self.function.clone(),
+                matcher: None,
+            });
+        }
+        Ok(cases)
+    }
+
+    fn matcher_cases(&self, mlir: &Mlir) -> Result<Vec<Case>, ExitStatus> {
+        let specs = super::bench_report::library_specs(&self.library, mlir)?;
+        let target = self.library.target.clone().unwrap_or_default();
+        let mut cases = Vec::new();
+        for (file, text, module) in &specs {
+            for keyed in tunespec::spec_check::matcher_keys(module) {
+                let name = format!("{file}: @{}", keyed.name);
+                let Some(info) = payload::matcher_info(module, text, &keyed.name) else {
+                    continue;
+                };
+                let function = payload::function_name(&keyed.name);
+                let (Ok(source), Ok(spec)) = (
+                    payload::payload(&info, &function),
+                    bench::standalone::standalone(text, module, &keyed.name),
+                ) else {
+                    continue;
+                };
+                cases.push(Case {
+                    id: format!(
+                        "{}|{}",
+                        keyed.key.clone().for_target(target.clone()),
+                        keyed.name
+                    ),
+                    name,
+                    payload: source.into_bytes(),
+                    library: spec,
+                    function: Some(function),
+                    matcher: Some(MatcherCase {
+                        file: file.clone(),
+                        name: keyed.name.clone(),
+                        key: keyed.key.clone(),
+                        target: target.clone(),
+                    }),
+                });
+            }
+        }
+        if cases.is_empty() {
+            tool_error("the library has no matcher bench can build a payload for (contraction and convolution matchers with fixed shapes); give a PAYLOAD");
+            return Err(ExitStatus::Usage);
+        }
+        Ok(cases)
+    }
+
+    fn write_library(
+        &self,
+        mlir: &Mlir,
+        cases: &[Case],
+        rows: &[Row],
+        options: &Options,
+        iree: &tunespec::iree::Iree,
+        output: &std::path::Path,
+    ) -> Result<Vec<String>, String> {
+        let device = bench::measured::describe_device(&options.device);
+        let date = super::bench_report::today();
+        let context = bench::measured::Context {
+            device: &device,
+            iree: &iree.revision,
+            flags: &options.flags,
+            date: &date,
+        };
+        let mut matched = Vec::new();
+        for row in rows.iter().filter(|row| row.kind == "function") {
+            let Some(case) = cases.iter().find(|case| case.name == row.case) else {
+                continue;
+            };
+            let Some(matcher) = &case.matcher else {
+                continue;
+            };
+            matched.push((row.clone(), case.library.clone(), matcher.key.clone()));
+        }
+        let target = self.library.target.clone().unwrap_or_default();
+        let (winners, mut notes) = bench::measured::entries(mlir, &matched, &target, &context);
+        let count = winners.len();
+        notes.extend(bench::measured::write(mlir, output, winners)?);
+        notes.push(format!(
+            "wrote {count} measured entr{} to {}",
+            if count == 1 { "y" } else { "ies" },
+            output.display()
+        ));
+        Ok(notes)
+    }
+
+    fn render(
+        &self,
+        rows: &[Row],
+        options: &Options,
+        iree: &tunespec::iree::Iree,
+        tools: &Tools,
+        written: Option<&[String]>,
+    ) {
+        if self.format == Format::Json {
+            let document = json!({
+                "version": 1,
+                "device": options.device,
+                "iree": iree.revision,
+                "runtime": tools.version(),
+                "flags": options.flags,
+                "rule": options.rule,
+                "rounds": options.rounds,
+                "repetitions": options.repetitions,
+                "rows": rows,
+                "written": written,
+            });
+            emit(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&document).unwrap_or_default()
+            ));
+            return;
+        }
+        emit(&super::bench_report::table(rows, options));
+        for note in written.unwrap_or_default() {
+            emit_stderr(&format!("note: {note}\n"));
+        }
+    }
+}
