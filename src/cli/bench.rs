@@ -2,7 +2,6 @@
 //! `tunespec::bench`), `--write` of the winners as measured entries.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use serde_json::json;
 use tunespec::bench::{self, stats::Rule, Case, MatcherCase, Options, Row, Status};
@@ -194,8 +193,8 @@ impl Opts {
                 .map(|(atol, rtol)| bench::data::Tolerance { atol, rtol }),
             dispatches: self.dispatches,
             keep: self.keep.clone(),
-            compile_timeout: Duration::from_secs(900),
-            run_timeout: Duration::from_secs(900),
+            compile_timeout: tunespec::iree::timeout(),
+            run_timeout: tunespec::iree::timeout(),
         }
     }
 

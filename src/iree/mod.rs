@@ -24,9 +24,9 @@ use std::time::Duration;
 pub use find::{Found, Origin};
 use protocol::{Diagnostic, Op, Request, Response};
 
-/// How long one request may take (a whole model's dispatch formation): 600 s, or
-/// `TUNESPEC_IREE_TIMEOUT_SECS`.
-fn timeout() -> Duration {
+/// How long one request may take (a whole model's dispatch formation, one compile or run of
+/// `bench`): 600 s, or `TUNESPEC_IREE_TIMEOUT_SECS`.
+pub fn timeout() -> Duration {
     std::env::var("TUNESPEC_IREE_TIMEOUT_SECS")
         .ok()
         .and_then(|value| value.trim().parse::<u64>().ok())

@@ -61,9 +61,9 @@ fn runtime_dir(found: &Found) -> Result<PathBuf, String> {
             ))
         };
     }
-    let library = std::fs::canonicalize(&found.library).unwrap_or(found.library.clone());
-    // .../site-packages/iree/compiler/_mlir_libs/libIREECompiler.so
-    let iree_package = library.ancestors().nth(3).map(Path::to_path_buf);
+    // .../site-packages/iree/compiler/_mlir_libs/libIREECompiler.so, as found (not resolved:
+    // a library linked into another tree belongs to that tree's install).
+    let iree_package = found.library.ancestors().nth(3).map(Path::to_path_buf);
     let mut tried = Vec::new();
     if let Some(package) = &iree_package {
         let dir = package.join("_runtime_libs");

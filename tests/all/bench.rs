@@ -1,0 +1,296 @@
+//! `tunespec bench` on IREE's CPU backend (`local-task`): the real iree-compile and
+//! iree-benchmark-module of the reference venv (tools/iree-venv.sh), small shapes, and configs
+//! whose effect is large enough to be robust on a busy 2-core machine (tiles of 1 are tens of
+//! times slower than IREE's own config). Fails under `CI=true` when IREE is missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::cli_formats::assert_valid;
+use crate::iree_library::{venv, with_iree};
+use crate::reference::output_with_timeout;
+
+const CPU_LIB: &str = "tests/fixtures/bench/cpu_lib";
+/// Short runs: the effects timed here are 20x and more.
+const QUICK: &[&str] = &["--rounds", "2", "--repetitions", "3", "--min-time", "0.05"];
+
+fn bench(venv: &Path, args: &[&str]) -> Output {
+    output_with_timeout(with_iree(venv).arg("bench").args(QUICK).args(args))
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_valid("bench.schema.json", [text.as_ref()]);
+    serde_json::from_str(&text).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn row<'a>(document: &'a serde_json::Value, field: &str, value: &str) -> &'a serde_json::Value {
+    document["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| {
+            row[field]
+                .as_str()
+                .is_some_and(|found| found.contains(value))
+        })
+        .unwrap_or_else(|| panic!("no row with {field} ~ {value}: {document:#}"))
+}
+
+#[test]
+fn a_tiny_tiled_matcher_is_measured_slower_and_left_out_of_the_written_library() {
+    let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let library = dir.path().join("measured");
+    let output = bench(
+        &venv,
+        &[
+            "-t",
+            "bench_cpu",
+            "--spec",
+            CPU_LIB,
+            "--format",
+            "json",
+            "--write",
+            library.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let document = json(&output);
+    let tiny = row(&document, "matcher", "match_mm_128_tiny_tiles");
+    assert_eq!(tiny["status"], "slower", "{tiny:#}");
+    assert_eq!(tiny["outputs"]["ok"], true);
+    assert!(tiny["timing"]["ratio"].as_f64().unwrap() > 3.0, "{tiny:#}");
+    assert!(tiny["timing"]["p_value"].as_f64().unwrap() < 0.01);
+    assert_eq!(tiny["samples_us"][0].as_array().unwrap().len(), 6);
+    let note = row(&document, "matcher", "match_mm_96_note");
+    assert_eq!(note["outputs"]["ok"], true, "{note:#}");
+    assert!(note["timing"].is_object(), "{note:#}");
+    // The library is written, without the loser, which is listed.
+    let written: Vec<&str> = document["written"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|line| line.as_str().unwrap())
+        .collect();
+    assert!(
+        written
+            .iter()
+            .any(|line| line.contains("@match_mm_128_tiny_tiles: slower (left out)")),
+        "{written:?}"
+    );
+    let manifest = std::fs::read_to_string(library.join("registry.toml")).unwrap();
+    assert!(!manifest.contains("tiny"), "{manifest}");
+    let specs: Vec<PathBuf> = walk(&library);
+    assert!(
+        specs
+            .iter()
+            .all(|spec| !std::fs::read_to_string(spec).unwrap().contains("tiny")),
+        "{specs:?}"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        } else if path.extension().is_some_and(|ext| ext == "mlir") {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_model_is_timed_whole_and_per_changed_dispatch_and_an_untouched_one_is_unchanged() {
+    let Some(venv) = venv() else { return };
+    let output = bench(
+        &venv,
+        &[
+            "-t",
+            "bench_cpu",
+            "--spec",
+            CPU_LIB,
+            "--dispatches",
+            "--format",
+            "json",
+            "tests/fixtures/bench/two_matmuls_model.mlir",
+            "tests/fixtures/models/linalg_matmul_256_f32.mlir",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let document = json(&output);
+    let rows = document["rows"].as_array().unwrap();
+    let model: Vec<&serde_json::Value> = rows
+        .iter()
+        .filter(|row| {
+            row["case"]
+                .as_str()
+                .unwrap()
+                .ends_with("two_matmuls_model.mlir")
+        })
+        .collect();
+    // The whole function, and one dispatch alone: the 64x64 matmul keeps IREE's config.
+    assert_eq!(model.len(), 2, "{document:#}");
+    assert_eq!(model[0]["kind"], "function");
+    assert_eq!(model[0]["status"], "slower");
+    assert_eq!(model[0]["outputs"]["ok"], true);
+    assert_eq!(model[1]["kind"], "dispatch");
+    assert_eq!(model[1]["status"], "slower", "{:#}", model[1]);
+    let untouched = row(&document, "case", "linalg_matmul_256_f32.mlir");
+    assert_eq!(untouched["status"], "unchanged", "{untouched:#}");
+    assert!(untouched["timing"].is_null());
+}
+
+#[test]
+fn a_config_that_changes_the_result_is_a_wrong_output_never_a_winner() {
+    let Some(venv) = venv() else { return };
+    let output = bench(
+        &venv,
+        &[
+            "--no-default",
+            "--spec",
+            "tests/fixtures/bench/wrong_init.mlir",
+            "--format",
+            "json",
+            "tests/fixtures/models/linalg_matmul_256_f32.mlir",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let document = json(&output);
+    let wrong = row(&document, "case", "linalg_matmul_256_f32.mlir");
+    assert_eq!(wrong["status"], "wrong-output", "{wrong:#}");
+    assert_eq!(wrong["outputs"]["ok"], false);
+    // Every element is off by exactly the 1.0 the spec put in the initializer.
+    assert_eq!(
+        wrong["outputs"]["max_abs_diff"].as_f64().unwrap().round(),
+        1.0
+    );
+    let mismatch = wrong["outputs"]["first_mismatch"].as_array().unwrap();
+    let (iree, tuned) = (mismatch[2].as_f64().unwrap(), mismatch[3].as_f64().unwrap());
+    assert!((tuned - iree - 1.0).abs() < 1e-3, "{mismatch:?}");
+    assert!(wrong["timing"].is_null(), "a wrong config is not timed");
+}
+
+#[test]
+fn a_payload_that_fails_is_a_failed_row_and_the_rest_go_on() {
+    let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.mlir");
+    std::fs::write(&broken, "func.func @main( {\n").unwrap();
+    let output = bench(
+        &venv,
+        &[
+            "-t",
+            "bench_cpu",
+            "--spec",
+            CPU_LIB,
+            "--format",
+            "json",
+            broken.to_str().unwrap(),
+            "tests/fixtures/bench/two_matmuls_model.mlir",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let document = json(&output);
+    let failed = row(&document, "case", "broken.mlir");
+    assert_eq!(failed["status"], "failed");
+    assert!(
+        failed["message"].as_str().unwrap().contains("failed"),
+        "{failed:#}"
+    );
+    assert_eq!(
+        row(&document, "case", "two_matmuls_model.mlir")["status"],
+        "slower"
+    );
+}
+
+#[test]
+fn an_unknown_device_lists_the_runtime_devices() {
+    let Some(venv) = venv() else { return };
+    let output = bench(
+        &venv,
+        &["-t", "bench_cpu", "--spec", CPU_LIB, "--device", "nosuch"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let text = stderr(&output);
+    assert!(
+        text.contains("device 'nosuch' is not one the runtime has"),
+        "{text}"
+    );
+    assert!(text.contains("local-task"), "{text}");
+}
+
+#[test]
+fn a_compiler_without_its_runtime_is_exit_2_with_the_install_hint() {
+    let Some(venv) = venv() else { return };
+    let library = walk_for(&venv, "libIREECompiler.so").expect("the venv has the library");
+    // An install that has the compiler library and nothing of the runtime beside it.
+    let dir = tempfile::tempdir().unwrap();
+    let libs = dir.path().join("iree/compiler/_mlir_libs");
+    std::fs::create_dir_all(&libs).unwrap();
+    std::os::unix::fs::symlink(&library, libs.join("libIREECompiler.so")).unwrap();
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .arg("--iree")
+            .arg(libs.join("libIREECompiler.so"))
+            .args(["bench", "-t", "bench_cpu", "--spec", CPU_LIB]),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let text = stderr(&output);
+    assert!(
+        text.contains("IREE's runtime (iree-benchmark-module) was not found"),
+        "{text}"
+    );
+    assert!(
+        text.contains("pip install iree-base-runtime==3.13.0"),
+        "{text}"
+    );
+}
+
+fn walk_for(dir: &Path, name: &str) -> Option<PathBuf> {
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        if path.file_name().is_some_and(|found| found == name) {
+            return Some(path);
+        }
+        if path.is_dir() && !path.is_symlink() {
+            if let Some(found) = walk_for(&path, name) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn bad_options_are_usage_errors() {
+    let Some(venv) = venv() else { return };
+    for args in [
+        &["--shard", "0/2"][..],
+        &["--shard", "3/2"],
+        &["--min-time", "0"],
+        &[
+            "--write",
+            "x",
+            "tests/fixtures/models/linalg_matmul_256_f32.mlir",
+        ],
+    ] {
+        let output = bench(
+            &venv,
+            &[&["--spec", CPU_LIB, "-t", "bench_cpu"], args].concat(),
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
