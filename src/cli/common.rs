@@ -204,7 +204,8 @@ pub fn tool_error(message: impl std::fmt::Display) {
 /// a diagnostic (without location) otherwise.
 pub fn tool_error_with(code: &'static str, message: String, help: Option<&str>) {
     if diagnostic_format() == DiagnosticFormat::Human {
-        emit_stderr(&format!("tunespec: error: {message}\n"));
+        let help = help.map_or_else(String::new, |help| format!("  help: {help}\n"));
+        emit_stderr(&format!("tunespec: error: {message}\n{help}"));
         return;
     }
     let mut problem = Problem::error(code, message, None);
