@@ -17,6 +17,7 @@ pub mod bench;
 pub mod bench_report;
 pub mod cache;
 pub mod check;
+pub mod check_bench;
 pub mod common;
 pub mod coverage;
 pub mod docs;

@@ -171,3 +171,111 @@ pub fn write(
     measured_library::write_directory(output, &files)?;
     Ok(notes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::stats::{self, Rule};
+
+    const SPEC: &str = include_str!("../../tests/fixtures/bench/cpu_lib/specs/two_matmuls.mlir");
+
+    /// A faster row for `matcher` (tuned samples scaled by `factor`).
+    fn faster(matcher: &str, factor: f64) -> Row {
+        let base: Vec<f64> = (0..8).map(|i| 100.0 + f64::from(i)).collect();
+        let tuned: Vec<f64> = base.iter().map(|v| v * factor).collect();
+        let timing = stats::compare(&base, &tuned, Rule::default());
+        assert_eq!(timing.verdict, stats::Verdict::Faster);
+        Row {
+            case: format!("two_matmuls.mlir: @{matcher}"),
+            kind: "function",
+            name: "f".into(),
+            matcher: Some(matcher.into()),
+            status: Status::Faster,
+            message: None,
+            timing: Some(timing),
+            outputs: None,
+            samples_us: Some((base, tuned)),
+        }
+    }
+
+    fn winners(mlir: &Mlir, rows: &[(&str, f64)]) -> Vec<Entry> {
+        let verified = crate::verify::verify_bytes(mlir, SPEC.as_bytes(), "two_matmuls.mlir");
+        let module = verified.snapshot.unwrap();
+        let keys = tuner_import::keyed_matchers(&module);
+        let rows: Vec<(Row, String, crate::link::MatcherKey)> = rows
+            .iter()
+            .map(|(matcher, factor)| {
+                let key = keys
+                    .iter()
+                    .find(|k| k.name == *matcher)
+                    .unwrap()
+                    .key
+                    .clone();
+                let spec = crate::bench::standalone::standalone(SPEC, &module, matcher).unwrap();
+                (faster(matcher, *factor), spec, key)
+            })
+            .collect();
+        let context = Context {
+            device: "CPU test (local-task)",
+            iree: "3.13.0 @ abc",
+            flags: &["--iree-hal-target-device=local".to_string()],
+            date: "2026-11-26",
+        };
+        let (winners, losers) = entries(mlir, &rows, "bench_cpu", &context);
+        assert!(losers.is_empty(), "{losers:?}");
+        winners
+    }
+
+    fn library(dir: &std::path::Path) -> Vec<(String, String)> {
+        let mut files: Vec<(String, String)> = walkdir::WalkDir::new(dir)
+            .into_iter()
+            .flatten()
+            .filter(|entry| entry.file_type().is_file())
+            .map(|entry| {
+                let relative = entry
+                    .path()
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .display()
+                    .to_string();
+                (relative, std::fs::read_to_string(entry.path()).unwrap())
+            })
+            .collect();
+        files.sort();
+        files
+    }
+
+    #[test]
+    fn winners_carry_their_measurement_and_shards_merge_to_one_library_in_any_order() {
+        let mlir = Mlir::new();
+        let first = winners(&mlir, &[("match_mm_128_tiny_tiles", 0.5)]);
+        let second = winners(&mlir, &[("match_mm_96_note", 0.7)]);
+        // The same key measured twice: the faster stays.
+        let slower_again = winners(&mlir, &[("match_mm_128_tiny_tiles", 0.9)]);
+        let text = &first[0].text;
+        assert!(
+            text.contains(
+                "tunespec.measurement = {source = \"measured\", device = \"CPU test (local-task)\""
+            ),
+            "{text}"
+        );
+        assert!(text.contains("method = \"tunespec bench\""), "{text}");
+        assert!(text.contains("samples = \"8/8\""), "{text}");
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        for shard in [&first, &second, &slower_again] {
+            write(&mlir, &a, shard.clone()).unwrap();
+        }
+        for shard in [&slower_again, &second, &first] {
+            write(&mlir, &b, shard.clone()).unwrap();
+        }
+        let (a, b) = (library(&a), library(&b));
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 3, "two specs and the manifest: {a:?}");
+        let spec_128 = a
+            .iter()
+            .find(|(_, text)| text.contains("match_mm_128"))
+            .unwrap();
+        assert!(spec_128.1.contains("speedup = \"0.500\""), "{}", spec_128.1);
+    }
+}

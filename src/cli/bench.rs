@@ -26,27 +26,11 @@ pub struct Opts {
     /// its key
     #[arg(value_name = "PAYLOAD")]
     pub payloads: Vec<PathBuf>,
-    /// The runtime's device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)
-    #[arg(long, short, default_value = "local-task")]
-    pub device: String,
+    #[command(flatten)]
+    pub timing: TimingArgs,
     /// Compiles at once (default: the number of CPUs); timing runs one at a time
     #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
-    /// Interleaved rounds (IREE's config and the library's, order reversed every round)
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..1000))]
-    pub rounds: u32,
-    /// Repetitions per run
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..1000))]
-    pub repetitions: u32,
-    /// Seconds of warm-up before, and the least time of each repetition
-    #[arg(long, default_value_t = 0.2, value_name = "SECONDS")]
-    pub min_time: f64,
-    /// Significance level of the rank test that calls a difference
-    #[arg(long, default_value_t = 0.01)]
-    pub alpha: f64,
-    /// The smallest relative difference of medians called faster or slower
-    #[arg(long, default_value_t = 0.01)]
-    pub min_effect: f64,
     /// Absolute output tolerance (default: by element type; f32 1e-2)
     #[arg(long, requires = "rtol")]
     pub atol: Option<f64>,
@@ -77,6 +61,29 @@ pub struct Opts {
     pub format: Format,
 }
 
+/// How to time (shared by `bench` and `check --bench`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct TimingArgs {
+    /// The runtime's device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)
+    #[arg(long, short, default_value = "local-task")]
+    pub device: String,
+    /// Interleaved rounds (IREE's config and the library's, order reversed every round)
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..1000))]
+    pub rounds: u32,
+    /// Repetitions per run
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..1000))]
+    pub repetitions: u32,
+    /// Seconds of warm-up before, and the least time of each repetition
+    #[arg(long, default_value_t = 0.2, value_name = "SECONDS")]
+    pub min_time: f64,
+    /// Significance level of the rank test that calls a difference
+    #[arg(long, default_value_t = 0.01)]
+    pub alpha: f64,
+    /// The smallest relative difference of medians called faster or slower
+    #[arg(long, default_value_t = 0.01)]
+    pub min_effect: f64,
+}
+
 fn parse_shard(text: &str) -> Result<(u32, u32), String> {
     let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 2/8")?;
     let (k, n): (u32, u32) = (
@@ -100,11 +107,8 @@ fn usage(message: impl std::fmt::Display) -> ExitStatus {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
-        if !(self.min_time > 0.0 && self.min_time < 3600.0) {
-            return usage("--min-time must be a positive number of seconds");
-        }
-        if !(self.alpha > 0.0 && self.alpha < 1.0 && (0.0..1.0).contains(&self.min_effect)) {
-            return usage("--alpha must be in (0, 1) and --min-effect in [0, 1)");
+        if let Err(status) = self.timing.validate() {
+            return status;
         }
         if self.write.is_some() && (!self.payloads.is_empty() || self.library.target.is_none()) {
             return usage("--write needs --target and no PAYLOAD: it writes the library's matchers that won, each benched on its own payload");
@@ -113,20 +117,10 @@ impl Opts {
             Ok(iree) => iree,
             Err(status) => return status,
         };
-        let tools = match Tools::find(&iree.found) {
+        let tools = match self.timing.tools(iree) {
             Ok(tools) => tools,
-            Err(message) => {
-                tool_error_with(
-                    RUNTIME,
-                    message,
-                    Some(&runtime::install_hint(&iree.revision)),
-                );
-                return ExitStatus::Usage;
-            }
+            Err(status) => return status,
         };
-        if let Err(status) = check_device(&tools, &self.device) {
-            return status;
-        }
         let flags = match self.compile_flags() {
             Ok(flags) => flags,
             Err(status) => return status,
@@ -176,6 +170,75 @@ impl Opts {
             || std::thread::available_parallelism().map_or(1, usize::from),
             usize::from,
         );
+        let mut options = self.timing.options(flags, jobs);
+        options.tolerance = self
+            .atol
+            .zip(self.rtol)
+            .map(|(atol, rtol)| bench::data::Tolerance { atol, rtol });
+        options.dispatches = self.dispatches;
+        options.keep.clone_from(&self.keep);
+        options
+    }
+
+    /// iree-compile's flags: the target's (as `explain --exact` uses), else IREE's CPU backend
+    /// for the local devices; see [`TimingArgs::device_flags`].
+    fn compile_flags(&self) -> Result<Vec<String>, ExitStatus> {
+        let flags = match &self.library.target {
+            Some(_) => super::model::flags_for(&self.library, "bench")?,
+            None => Vec::new(),
+        };
+        let mut flags = self
+            .timing
+            .device_flags(flags, self.library.target.as_deref())?;
+        flags.extend(self.iree_flags.iter().cloned());
+        Ok(flags)
+    }
+}
+
+impl TimingArgs {
+    /// Usage errors in the timing options.
+    pub fn validate(&self) -> Result<(), ExitStatus> {
+        if !(self.min_time > 0.0 && self.min_time < 3600.0) {
+            return Err(usage("--min-time must be a positive number of seconds"));
+        }
+        if !(self.alpha > 0.0 && self.alpha < 1.0 && (0.0..1.0).contains(&self.min_effect)) {
+            return Err(usage(
+                "--alpha must be in (0, 1) and --min-effect in [0, 1)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The runtime beside `iree`'s compiler, with `--device` among its devices; exit 2 with
+    /// the install hint or the device list otherwise.
+    pub fn tools(&self, iree: &tunespec::iree::Iree) -> Result<Tools, ExitStatus> {
+        let tools = Tools::find(&iree.found).map_err(|message| {
+            tool_error_with(
+                RUNTIME,
+                message,
+                Some(&runtime::install_hint(&iree.revision)),
+            );
+            ExitStatus::Usage
+        })?;
+        check_device(&tools, &self.device)?;
+        let version = tools.version();
+        if version != "unknown"
+            && tunespec::iree::release(&version) != tunespec::iree::release(&iree.revision)
+        {
+            super::common::warning(
+                RUNTIME,
+                format!(
+                    "IREE's runtime {version} is not the compiler's release ({}): its modules may not load",
+                    iree.revision
+                ),
+            );
+        }
+        Ok(tools)
+    }
+
+    /// How to bench with these options, `flags` and `jobs` compiles at once (defaults for the
+    /// rest).
+    pub fn options(&self, flags: Vec<String>, jobs: usize) -> Options {
         Options {
             device: self.device.clone(),
             flags,
@@ -187,54 +250,55 @@ impl Opts {
                 alpha: self.alpha,
                 min_effect: self.min_effect,
             },
-            tolerance: self
-                .atol
-                .zip(self.rtol)
-                .map(|(atol, rtol)| bench::data::Tolerance { atol, rtol }),
-            dispatches: self.dispatches,
-            keep: self.keep.clone(),
+            tolerance: None,
+            dispatches: false,
+            keep: None,
             compile_timeout: tunespec::iree::timeout(),
             run_timeout: tunespec::iree::timeout(),
         }
     }
 
-    /// iree-compile's flags: the target's (as `explain --exact` uses), the host CPU's for the
-    /// local devices, and `--iree-flag`s last.
-    fn compile_flags(&self) -> Result<Vec<String>, ExitStatus> {
+    /// `target_flags` (a target's, or empty for none) checked against `--device`: code for
+    /// IREE's local devices is compiled for the host CPU (`--iree-llvmcpu-target-cpu=host`);
+    /// a GPU device needs a target of its kind. Exit 2 when the two do not fit.
+    pub fn device_flags(
+        &self,
+        mut flags: Vec<String>,
+        target: Option<&str>,
+    ) -> Result<Vec<String>, ExitStatus> {
         let scheme = self.device.split("://").next().unwrap_or(&self.device);
         let local = matches!(scheme, "local-task" | "local-sync");
-        let mut flags = if self.library.target.is_some() {
-            super::model::flags_for(&self.library, "bench")?
-        } else if local {
-            vec![
+        if flags.is_empty() {
+            if !local {
+                return Err(usage(format!(
+                    "--device {} needs --target: the architecture to compile for (e.g. sm_90, gfx942)",
+                    self.device
+                )));
+            }
+            flags = vec![
                 "--iree-hal-target-device=local".to_string(),
                 "--iree-hal-local-target-device-backends=llvm-cpu".to_string(),
-            ]
-        } else {
-            return Err(usage(format!(
-                "--device {} needs --target: the architecture to compile for (e.g. sm_90, gfx942)",
-                self.device
-            )));
-        };
+            ];
+        }
         let device_flag = flags
             .iter()
             .find_map(|f| f.strip_prefix("--iree-hal-target-device="))
             .unwrap_or("");
-        let fits = match scheme {
-            "local-task" | "local-sync" => device_flag == "local",
-            other => device_flag == other,
+        let fits = if local {
+            device_flag == "local"
+        } else {
+            device_flag == scheme
         };
         if !fits {
             return Err(usage(format!(
                 "--device {} cannot run code compiled for {device_flag} (target {}): give the target's device or a target for this device",
                 self.device,
-                self.library.target.as_deref().unwrap_or("none")
+                target.unwrap_or("none")
             )));
         }
         if local {
             flags.push("--iree-llvmcpu-target-cpu=host".to_string());
         }
-        flags.extend(self.iree_flags.iter().cloned());
         Ok(flags)
     }
 }

@@ -36,6 +36,15 @@ pub struct Opts {
     /// IREE compiles at once (default: the number of CPUs)
     #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
+    /// Re-measure each measured entry with the installed IREE on --device (against IREE's own
+    /// config, as `bench` does); one that no longer wins is a warning
+    #[arg(long)]
+    pub bench: bool,
+    /// With --bench: an entry that no longer beats IREE's own config fails the check (exit 1)
+    #[arg(long, requires = "bench")]
+    pub deny_slower: bool,
+    #[command(flatten)]
+    pub timing: super::bench::TimingArgs,
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
@@ -57,14 +66,9 @@ impl Opts {
                 return ExitStatus::Usage;
             }
         };
+        let flags_for = |target: &str| super::model::target_flags(target, &self.paths).1;
         if let Some(target) = &self.target {
-            if tunespec::iree::target_flags(
-                &tunespec::Registry::embedded()
-                    .find(target)
-                    .map_or_else(|| target.clone(), |found| found.name.clone()),
-            )
-            .is_none()
-            {
+            if flags_for(target).is_none() {
                 tool_error(format!(
                     "--target {target}: not an architecture IREE compiles for (e.g. gfx942, sm_80)"
                 ));
@@ -117,14 +121,27 @@ impl Opts {
             || std::thread::available_parallelism().map_or(1, usize::from),
             usize::from,
         );
-        let reports = spec_check::check(
+        let mut reports = spec_check::check(
             &jobs,
             &Options {
                 iree,
                 target: self.target.clone(),
                 jobs: workers,
+                flags_for: &flags_for,
             },
         );
+        if self.bench {
+            if let Err(status) = super::check_bench::run(
+                &jobs,
+                &mut reports,
+                &self.timing,
+                iree,
+                &flags_for,
+                workers,
+            ) {
+                return status;
+            }
+        }
         self.print(
             &files,
             &fixes,
@@ -132,7 +149,8 @@ impl Opts {
             &reports,
             &iree.revision,
         );
-        if unreadable.is_empty() && reports.iter().all(|report| report.ok) {
+        let slower = self.deny_slower && super::check_bench::any_slower(&reports);
+        if unreadable.is_empty() && reports.iter().all(|report| report.ok) && !slower {
             ExitStatus::Ok
         } else {
             ExitStatus::Problems

@@ -5,6 +5,7 @@
 //! the lookup rules.
 
 use serde_json::json;
+use tunespec::iree::runtime::{self, Tools};
 
 use super::common::{emit, ExitStatus};
 use crate::cli::DiagnosticFormat;
@@ -54,6 +55,47 @@ pub fn iree_line() -> String {
     }
 }
 
+/// IREE's runtime beside the compiler (what `bench` runs), as JSON.
+fn runtime_json(iree: &Result<tunespec::iree::Iree, String>) -> serde_json::Value {
+    let Ok(iree) = iree else {
+        return json!({"found": false, "error": "no IREE compiler: the runtime is looked for beside it"});
+    };
+    match Tools::find(&iree.found) {
+        Ok(tools) => json!({
+            "found": true,
+            "benchmark_module": tools.benchmark,
+            "run_module": tools.run,
+            "compile": tools.compile,
+            "version": tools.version(),
+            "devices": tools.devices().unwrap_or_default(),
+        }),
+        Err(message) => json!({
+            "found": false,
+            "error": message,
+            "help": runtime::install_hint(&iree.revision),
+        }),
+    }
+}
+
+/// IREE's runtime beside the compiler, for people.
+fn runtime_line(iree: &Result<tunespec::iree::Iree, String>) -> String {
+    let Ok(iree) = iree else {
+        return "IREE runtime: not looked for (no IREE compiler)\n".to_string();
+    };
+    match Tools::find(&iree.found) {
+        Ok(tools) => format!(
+            "IREE runtime (bench): {}\n  iree-benchmark-module: {}\n  devices: {}\n",
+            tools.version(),
+            tools.benchmark.display(),
+            tools.devices().unwrap_or_default().join(", ")
+        ),
+        Err(message) => format!(
+            "IREE runtime (bench): not found\n  {message}\n  help: {}\n",
+            runtime::install_hint(&iree.revision)
+        ),
+    }
+}
+
 impl Opts {
     pub fn run(self) -> ExitStatus {
         let iree = tunespec::iree::shared();
@@ -76,6 +118,7 @@ impl Opts {
                     "version": 1,
                     "tunespec": super::VERSION,
                     "iree": iree_json,
+                    "runtime": runtime_json(iree),
                     "iree_opt": iree_opt.as_ref().ok(),
                     "mlir_opt": mlir_opt.is_file().then_some(mlir_opt),
                     "without_iree": WITHOUT_IREE,
@@ -99,6 +142,7 @@ impl Opts {
                         text.push_str(&format!("IREE compiler: not found\n  {message}\n"))
                     }
                 }
+                text.push_str(&runtime_line(iree));
                 match &iree_opt {
                     Ok(path) => text.push_str(&format!("iree-opt: {}\n", path.display())),
                     Err(message) => text.push_str(&format!("iree-opt: not found ({message})\n")),

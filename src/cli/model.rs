@@ -43,10 +43,27 @@ pub fn flags_for(library: &LibraryArgs, why: &str) -> Result<Vec<String>, ExitSt
         );
         return Err(ExitStatus::Usage);
     };
+    let (canonical, flags) = target_flags(target, &library.specs);
+    flags.ok_or_else(|| {
+        tool_error_with(
+            NEEDED,
+            format!(
+                "{why}: target '{target}' ({canonical}) is a family, not an architecture IREE compiles for; give one such as gfx942 or sm_80"
+            ),
+            None,
+        );
+        ExitStatus::Usage
+    })
+}
+
+/// The canonical name of `target` and IREE's session flags for it, in the registry as the link
+/// sees it (configs and the spec libraries in `specs` too: a library may define a target, a CPU
+/// one say, with its backend); `None` flags for a family or a name IREE compiles nothing for.
+pub fn target_flags(target: &str, specs: &[std::path::PathBuf]) -> (String, Option<Vec<String>>) {
     // The registry as the link sees it: configs and the command line's spec libraries too
     // (a library may define a target, a CPU one say, with its backend).
     let registry = tunespec::Registry::discover()
-        .and_then(|registry| registry.with_command_line(&library.specs))
+        .and_then(|registry| registry.with_command_line(specs))
         .ok();
     let canonical = registry
         .as_ref()
@@ -69,16 +86,7 @@ pub fn flags_for(library: &LibraryArgs, why: &str) -> Result<Vec<String>, ExitSt
         ]),
         _ => iree::target_flags(&canonical),
     };
-    flags.ok_or_else(|| {
-        tool_error_with(
-            NEEDED,
-            format!(
-                "{why}: target '{target}' ({canonical}) is a family, not an architecture IREE compiles for; give one such as gfx942 or sm_80"
-            ),
-            None,
-        );
-        ExitStatus::Usage
-    })
+    (canonical, flags)
 }
 
 /// Whether the target's backend keeps named linalg ops in the dispatches its tuning specs see

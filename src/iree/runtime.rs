@@ -141,22 +141,17 @@ impl Tools {
             .collect())
     }
 
-    /// The runtime's version line (`iree-run-module --version`), or `unknown`.
+    /// The runtime's version and revision (`3.13.0rc20261016 @ 89ece87b...`), from the
+    /// wheel's `version.py` beside the tools (the tools themselves have no `--version`), or
+    /// `unknown`.
     pub fn version(&self) -> String {
-        run_tool(
-            Command::new(&self.run).arg("--version"),
-            Duration::from_secs(30),
-        )
-        .ok()
-        .and_then(|out| {
-            let text = String::from_utf8_lossy(&out.stdout).into_owned()
-                + &String::from_utf8_lossy(&out.stderr);
-            text.lines()
-                .map(str::trim)
-                .find(|line| !line.is_empty())
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| "unknown".to_string())
+        let Some(dir) = self.benchmark.parent() else {
+            return "unknown".to_string();
+        };
+        std::fs::read_to_string(dir.join("version.py"))
+            .ok()
+            .and_then(|text| parse_version_py(&text))
+            .unwrap_or_else(|| "unknown".to_string())
     }
 
     /// Compiles `source` to `output` (a vmfb) with `flags`; `dump` writes each executable's
@@ -252,6 +247,24 @@ impl Call<'_> {
             command.arg(format!("--input={input}"));
         }
     }
+}
+
+/// `VERSION = "..."` and the IREE revision of a wheel's `version.py`, as IREE's compiler
+/// prints its own (`3.13.0rc20261016 @ 89ece87b...`).
+fn parse_version_py(text: &str) -> Option<String> {
+    let quoted = |line: &str| line.split('"').nth(1).map(str::to_string);
+    let version = text
+        .lines()
+        .find(|line| line.trim_start().starts_with("VERSION"))
+        .and_then(quoted)?;
+    let revision = text
+        .lines()
+        .find(|line| line.contains("\"IREE\""))
+        .and_then(|line| line.split('"').nth(3).map(str::to_string));
+    Some(match revision {
+        Some(revision) => format!("{version} @ {revision}"),
+        None => version,
+    })
 }
 
 /// The declarations in `iree-dump-module`'s listing: an exported function's line
@@ -410,6 +423,16 @@ mod tests {
         assert_eq!(parse_benchmark_json(json).unwrap(), vec![1500.0, 1500.0]);
         assert!(parse_benchmark_json(b"{\"benchmarks\": []}").is_err());
         assert!(parse_benchmark_json(b"not json").is_err());
+    }
+
+    #[test]
+    fn the_wheel_version_reads_like_the_compiler_revision() {
+        let text = "# Auto-generated version info.\nPACKAGE_SUFFIX = \"\"\nVERSION = \"3.13.0rc20261016\"\nREVISIONS = {\"IREE\": \"89ece87b\"}\n";
+        assert_eq!(
+            parse_version_py(text).as_deref(),
+            Some("3.13.0rc20261016 @ 89ece87b")
+        );
+        assert_eq!(parse_version_py("nothing"), None);
     }
 
     #[test]

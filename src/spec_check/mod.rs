@@ -204,6 +204,25 @@ pub struct MatcherReport {
     pub warnings: Vec<String>,
     /// Whether no step failed.
     pub ok: bool,
+    /// `check --bench`: the measured entry re-measured on the device (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub performance: Option<Performance>,
+}
+
+/// A measured entry re-measured with the installed IREE (`check --bench`): whether it still
+/// beats IREE's own config.
+#[derive(Clone, Debug, Serialize)]
+pub struct Performance {
+    /// The runtime's device.
+    pub device: String,
+    /// `faster`, `slower`, `no-difference`, `unchanged`, `wrong-output` or `failed`.
+    pub status: crate::bench::Status,
+    /// The library's median over IREE's, now.
+    pub ratio: Option<f64>,
+    /// The speedup its measurement recorded.
+    pub recorded_speedup: Option<f64>,
+    /// Why, for a status that is not `faster`.
+    pub message: Option<String>,
 }
 
 /// What `check` needs besides the files.
@@ -214,6 +233,18 @@ pub struct Options<'a> {
     pub target: Option<String>,
     /// IREE compiles at once.
     pub jobs: usize,
+    /// IREE's session flags for a target (`None`: not one IREE compiles for). The CLI's answers
+    /// come from the registry with the checked libraries (a library may define a CPU target);
+    /// [`embedded_target_flags`] knows the embedded registry only.
+    pub flags_for: &'a (dyn Fn(&str) -> Option<Vec<String>> + Sync),
+}
+
+/// IREE's session flags for a target of the embedded registry (its architecture's).
+pub fn embedded_target_flags(target: &str) -> Option<Vec<String>> {
+    let canonical = crate::Registry::embedded()
+        .find(target)
+        .map_or_else(|| target.to_string(), |found| found.name.clone());
+    iree::target_flags(&canonical)
 }
 
 /// A matcher found in a file: its key, what it matches, its recorded measurement.
@@ -361,6 +392,7 @@ fn check_one(job: &Job<'_>, parse: Step, options: &Options<'_>) -> MatcherReport
         recorded_iree,
         warnings,
         ok: false,
+        performance: None,
     };
     if report.parse.status == Status::Ok {
         (report.effect, report.compile) = effect_and_compile(job, target.as_deref(), options);
@@ -377,10 +409,7 @@ fn effect_and_compile(job: &Job<'_>, target: Option<&str>, options: &Options<'_>
         let why = "no target: give --target (the file is in no library that registers it)";
         return (Step::failed(why), Step::failed(why));
     };
-    let canonical = crate::Registry::embedded()
-        .find(target)
-        .map_or_else(|| target.to_string(), |found| found.name.clone());
-    let Some(flags) = iree::target_flags(&canonical) else {
+    let Some(flags) = (options.flags_for)(target) else {
         let why = format!(
             "target {target} is not an architecture IREE compiles for (e.g. gfx942, sm_80)"
         );

@@ -294,3 +294,34 @@ fn bad_options_are_usage_errors() {
         );
     }
 }
+
+#[test]
+fn check_bench_warns_of_a_measured_entry_that_no_longer_wins_and_deny_slower_fails() {
+    let Some(venv) = venv() else { return };
+    let check = |extra: &[&str]| {
+        output_with_timeout(
+            with_iree(&venv)
+                .args(["check", "tests/fixtures/bench/stale_lib", "--bench"])
+                .args(QUICK)
+                .args(["--format", "json"])
+                .args(extra),
+        )
+    };
+    let output = check(&[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_valid("check.schema.json", [text.as_ref()]);
+    let document: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let result = &document["results"][0];
+    assert_eq!(result["performance"]["status"], "slower", "{result:#}");
+    assert_eq!(result["performance"]["recorded_speedup"], 0.8);
+    assert!(result["performance"]["ratio"].as_f64().unwrap() > 3.0);
+    assert!(
+        result["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("no longer faster than IREE's own config")),
+        "{result:#}"
+    );
+    assert_eq!(check(&["--deny-slower"]).status.code(), Some(1));
+}
