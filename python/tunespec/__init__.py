@@ -18,6 +18,7 @@ from __future__ import annotations
 from ._api import (
     Input,
     attach,
+    bench,
     check,
     explain,
     import_tuner,
@@ -26,6 +27,16 @@ from ._api import (
     targets,
     verify,
     version,
+)
+from ._bench_types import (
+    BenchReport,
+    BenchRow,
+    BenchStatus,
+    Mismatch,
+    OutputCheck,
+    Summary,
+    Timing,
+    Tolerance,
 )
 from ._check_types import CheckFix, CheckReport, CheckResult, CheckStep
 from ._binary import find_binary
@@ -66,6 +77,9 @@ except ImportError:  # pragma: no cover
 
 __all__ = [
     "AsWritten",
+    "BenchReport",
+    "BenchRow",
+    "BenchStatus",
     "ChainLink",
     "CheckFix",
     "CheckReport",
@@ -80,7 +94,9 @@ __all__ = [
     "OverriddenPair",
     "Input",
     "MeasuredEntry",
+    "Mismatch",
     "MismatchError",
+    "OutputCheck",
     "ProblemsError",
     "ProvenanceSummary",
     "Related",
@@ -88,15 +104,19 @@ __all__ = [
     "ResolvedSpec",
     "SkippedSpec",
     "SpecProvenance",
+    "Summary",
     "Target",
     "TargetSpec",
     "TargetSpecProvenance",
+    "Timing",
+    "Tolerance",
     "TunespecWarning",
     "UsageError",
     "VerifyReport",
     "WithheldOp",
     "__version__",
     "attach",
+    "bench",
     "check",
     "explain",
     "find_binary",

@@ -22,6 +22,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 from ._binary import find_binary
 from ._errors import Error, TunespecWarning, error_for
+from ._bench_types import BenchReport
 from ._check_types import CheckReport
 from ._types import Diagnostic, Explanation, Resolution, Target, VerifyReport
 
@@ -386,6 +387,55 @@ def import_tuner(
     return lines
 
 
+def bench(
+    payloads: Iterable[Input] = (),
+    target: Optional[str] = None,
+    specs: Iterable[Input] = (),
+    *,
+    default: bool = True,
+    derived: Optional[bool] = None,
+    device: str = "local-task",
+    rounds: int = 3,
+    repetitions: int = 5,
+    min_time: float = 0.2,
+    jobs: Optional[int] = None,
+    dispatches: bool = False,
+    write: Optional[Union[str, "os.PathLike[str]"]] = None,
+    shard: Optional[Tuple[int, int]] = None,
+    iree: Optional[Union[str, "os.PathLike[str]"]] = None,
+) -> BenchReport:
+    """Time the library's configs against IREE's own on `device` with the installed IREE's
+    compiler and runtime, as `tunespec bench --format json` does: each payload (or, with none,
+    each matcher of the library on its own payload) compiled both ways, outputs compared, runs
+    interleaved; `write` merges the winners into a measured library. Failed or wrong-output rows
+    are in the report (the call still returns); no IREE runtime, an unknown device or bad
+    options raise `UsageError`. `iree` names IREE's compiler (a venv, or its library), as
+    `--iree` does."""
+    with _Staging() as staging:
+        args: List[str] = []
+        if iree is not None:
+            args.append(f"--iree={os.fspath(iree)}")
+        args += ["bench", "--format=json", f"--device={device}"]
+        args += [f"--rounds={rounds}", f"--repetitions={repetitions}", f"--min-time={min_time}"]
+        args += _library_args(staging, target, specs, default, derived)
+        if jobs is not None:
+            args.append(f"--jobs={jobs}")
+        if dispatches:
+            args.append("--dispatches")
+        if write is not None:
+            args.append(f"--write={os.fspath(write)}")
+        if shard is not None:
+            args.append(f"--shard={shard[0]}/{shard[1]}")
+        if isinstance(payloads, (str, bytes, os.PathLike)):
+            payloads = [payloads]
+        names = [staging.arg(payload) for payload in payloads]
+        args += ["--", *names]
+        result = _run(args, staging.stdin)
+    if result.status not in (0, 1) or not result.stdout.strip():
+        _raise(result)
+    return BenchReport.from_json(json.loads(result.stdout))
+
+
 def targets() -> List[Target]:
     """The embedded registry: every target with its fallback, aliases and default specs."""
     result = _check(_run(["targets", "--format=json"]))
@@ -408,6 +458,7 @@ __all__ = [
     "Error",
     "Input",
     "attach",
+    "bench",
     "explain",
     "link",
     "resolve",

@@ -1,0 +1,61 @@
+"""`tunespec.bench` against the CLI's schema and the real IREE 3.13 runtime on the CPU
+(local-task): the reference venv `tools/iree-venv.sh` makes; required when CI=true, skipped
+otherwise without it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import tunespec
+from conftest import FIXTURES, REPO, Schemas
+
+VENV = REPO / "target" / "iree-venv"
+CPU_LIB = FIXTURES / "bench" / "cpu_lib"
+QUICK = {"rounds": 2, "repetitions": 3, "min_time": 0.05}
+
+
+@pytest.fixture()
+def iree(monkeypatch: pytest.MonkeyPatch) -> Path:
+    if not (VENV / "bin" / "iree-benchmark-module").is_file():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"IREE's compiler and runtime (tools/iree-venv.sh: {VENV}) are required when CI=true")
+        pytest.skip("no IREE venv (tools/iree-venv.sh)")
+    monkeypatch.delenv("TUNESPEC_NO_IREE", raising=False)
+    return VENV
+
+
+def test_bench_times_matchers_with_typed_results(schemas: Schemas, iree: Path) -> None:
+    report = tunespec.bench(target="bench_cpu", specs=[CPU_LIB], iree=iree, **QUICK)
+    schemas.validate("bench", report.to_json())
+    assert report.device == "local-task"
+    assert report.runtime.startswith("3.13")
+    tiny = next(row for row in report.rows if row.matcher == "match_mm_128_tiny_tiles")
+    assert tiny.status == "slower"
+    assert tiny.timing is not None and tiny.ratio is not None
+    # Numbers are numbers: arithmetic on them is arithmetic.
+    assert tiny.timing.tuned.median_us > 2 * tiny.timing.baseline.median_us
+    assert tiny.outputs is not None and tiny.outputs.ok
+    assert tiny not in report.winners
+
+
+def test_a_wrong_output_is_reported_not_raised(iree: Path) -> None:
+    report = tunespec.bench(
+        FIXTURES / "models" / "linalg_matmul_256_f32.mlir",
+        specs=[FIXTURES / "bench" / "wrong_init.mlir"],
+        default=False,
+        iree=iree,
+        **QUICK,
+    )
+    (row,) = report.rows
+    assert row.status == "wrong-output"
+    assert row.outputs is not None and row.outputs.first_mismatch is not None
+    assert abs(row.outputs.first_mismatch.library - row.outputs.first_mismatch.iree - 1.0) < 1e-3
+
+
+def test_an_unknown_device_raises_a_usage_error(iree: Path) -> None:
+    with pytest.raises(tunespec.UsageError) as caught:
+        tunespec.bench(target="bench_cpu", specs=[CPU_LIB], device="nosuch", iree=iree)
+    assert "local-task" in str(caught.value)
