@@ -325,3 +325,34 @@ fn check_bench_warns_of_a_measured_entry_that_no_longer_wins_and_deny_slower_fai
     );
     assert_eq!(check(&["--deny-slower"]).status.code(), Some(1));
 }
+
+#[test]
+fn an_interrupted_bench_leaves_no_library() {
+    let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let library = dir.path().join("measured");
+    let mut child = with_iree(&venv)
+        .args(["bench", "-t", "bench_cpu", "--spec", CPU_LIB, "--write"])
+        .arg(&library)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed while it compiles or times (a whole run takes seconds more than this).
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "bench ended before it was interrupted"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "nothing written, no staging left: {left:?}"
+    );
+}
