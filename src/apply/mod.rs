@@ -15,6 +15,7 @@ use crate::verify::{self, handle_kind, HandleKind, Sequence};
 
 mod explain;
 mod overrides;
+pub mod prune;
 
 pub use self::explain::*;
 pub use self::overrides::{layer_label, overridden, overridden_by, set_layers};

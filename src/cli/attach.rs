@@ -41,6 +41,10 @@ pub struct Opts {
     /// How the bytes are stored
     #[arg(long, value_enum, default_value_t)]
     pub blob: Blob,
+    /// Attach every pair of the library (default: a library of 64 pairs or more is cut down to
+    /// the pairs that fire on this payload's dispatches, with a note of what was left out)
+    #[arg(long)]
+    pub keep_all: bool,
     /// How diagnostics are printed (on stderr; stdout may carry the payload)
     #[arg(long, value_enum, default_value_t)]
     pub format: DiagnosticFormat,
@@ -71,6 +75,15 @@ impl Opts {
             return fail(problems, &payload_bytes);
         }
         let library = match self.library.link_portable(&mlir) {
+            Ok(library) => library,
+            Err(status) => return status,
+        };
+        let view = if super::model::keeps_named_ops(&self.library) {
+            apply::View::Written
+        } else {
+            apply::View::Dispatch
+        };
+        let library = match self.pruned(&mlir, library, &payload_bytes, &name, view) {
             Ok(library) => library,
             Err(status) => return status,
         };
@@ -105,6 +118,43 @@ impl Opts {
             return fail(problems, &[]);
         }
         write(&self.output, text.as_bytes())
+    }
+}
+
+impl Opts {
+    /// The library cut down to the pairs that fire on the payload (see `apply::prune`), with a
+    /// note of what was left out; the whole library with `--keep-all` or when it is not cut.
+    fn pruned(
+        &self,
+        mlir: &Mlir,
+        library: Vec<u8>,
+        payload: &[u8],
+        name: &str,
+        view: apply::View,
+    ) -> Result<Vec<u8>, ExitStatus> {
+        if self.keep_all {
+            return Ok(library);
+        }
+        let _phase = tracing::info_span!("attach.prune").entered();
+        match apply::prune::prune(mlir, &library, payload, name, view) {
+            Ok(Ok(pruned)) => {
+                if !super::common::quiet() {
+                    super::common::emit_stderr(&format!(
+                        "note: attached {} of {} pair(s) of the library: the other {} fire on no op of {name} ({} sequence(s) left out; --keep-all attaches every pair)\n",
+                        pruned.kept,
+                        pruned.kept + pruned.dropped,
+                        pruned.dropped,
+                        pruned.sequences
+                    ));
+                }
+                Ok(pruned.bytecode)
+            }
+            Ok(Err(why)) => {
+                tracing::debug!(%why, "the library is attached whole");
+                Ok(library)
+            }
+            Err(problems) => Err(fail(problems, payload)),
+        }
     }
 }
 
@@ -143,6 +193,30 @@ impl Opts {
         let library = match self.library.link_portable(mlir) {
             Ok(library) => library,
             Err(status) => return status,
+        };
+        // The pairs that fire on IREE's own dispatches of the model (read only for a library
+        // worth cutting down: it costs IREE's dispatch formation, cached).
+        let library = if !self.keep_all && apply::prune::worth_pruning(mlir, &library) {
+            let dispatches = match super::model::read(
+                raw,
+                name,
+                &self.library,
+                super::model::Dispatches::Auto,
+            ) {
+                Ok(super::model::Read::Dispatches { bytes, .. }) => Some(bytes),
+                Ok(super::model::Read::Own) => None,
+                Err(status) => return status,
+            };
+            match dispatches {
+                Some(bytes) => match self.pruned(mlir, library, &bytes, name, apply::View::Written)
+                {
+                    Ok(library) => library,
+                    Err(status) => return status,
+                },
+                None => library,
+            }
+        } else {
+            library
         };
         let library = match library_text(mlir, &library) {
             Ok(text) => text,

@@ -397,15 +397,8 @@ impl NativeLibrary {
     /// visited op, the annotations of its first matching pair; None when some op's match cannot
     /// be decided natively (the caller runs the interpreter).
     pub fn edits(&self, ops: &[OpFeatures]) -> Option<Vec<(Edit, usize)>> {
-        let any_function = ops.iter().any(|op| op.in_function);
         let mut edits = Vec::new();
-        for op in ops.iter().filter(|op| {
-            if any_function {
-                op.in_function
-            } else {
-                op.id != 0
-            }
-        }) {
+        for op in visited(ops) {
             let Some(index) = self.first_match(op)? else {
                 continue;
             };
@@ -419,4 +412,40 @@ impl NativeLibrary {
         }
         Some(edits)
     }
+
+    /// The pairs that win on some visited op (each op's first matching pair), whatever their
+    /// actions do; None when some op's match cannot be decided natively. Every other pair can
+    /// go without changing what any op gets.
+    pub fn winners(&self, ops: &[OpFeatures]) -> Option<std::collections::BTreeSet<usize>> {
+        let mut winners = std::collections::BTreeSet::new();
+        for op in visited(ops) {
+            if let Some(index) = self.first_match(op)? {
+                winners.insert(index);
+            }
+        }
+        Some(winners)
+    }
+
+    /// How many pairs the library has, in priority order.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Whether the library has no pair.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+}
+
+/// The ops `foreach_match` visits: those in functions when there are any, else every op but
+/// the root.
+fn visited(ops: &[OpFeatures]) -> impl Iterator<Item = &OpFeatures> {
+    let any_function = ops.iter().any(|op| op.in_function);
+    ops.iter().filter(move |op| {
+        if any_function {
+            op.in_function
+        } else {
+            op.id != 0
+        }
+    })
 }

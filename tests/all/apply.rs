@@ -170,8 +170,10 @@ fn attach_then_extract_round_trips_the_library_bytecode() {
     let payload = repo_root().join("examples/llama2_7b_f16_prefill_4096.mlir");
     for blob in ["dense", "resource"] {
         let attached = dir.path().join(format!("attached-{blob}.mlir"));
+        // --keep-all: the whole library, as `link` wrote it (a library this big is otherwise
+        // cut down to the pairs that fire on the payload: tests/all/attach_prune.rs).
         run(tunespec()
-            .args(["attach", "--target", "gfx942", "--blob", blob, "-o"])
+            .args(["attach", "--keep-all", "--target", "gfx942", "--blob", blob, "-o"])
             .arg(&attached)
             .arg(&payload));
         let text = std::fs::read_to_string(&attached).unwrap();

@@ -2,6 +2,7 @@
 //! binary instead of many saves minutes of linking and gigabytes of disk.
 
 mod apply;
+mod attach_prune;
 mod bench;
 mod build_check;
 mod cache;

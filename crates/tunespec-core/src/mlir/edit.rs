@@ -311,6 +311,88 @@ impl<'c> OwnedOp<'c> {
     }
 }
 
+/// Pruning a library to the pairs that fire on a payload (`attach`).
+impl OwnedOp<'_> {
+    /// Keeps, in the `foreach_match` ops of the top-level named sequence `entry`, the pairs
+    /// `keep` selects (one flag per pair, in order across the ops). An op none of whose pairs
+    /// is kept keeps its first (a `foreach_match` needs one). Returns how many pairs were
+    /// dropped.
+    pub fn retain_foreach_pairs(&self, entry: &str, keep: &[bool]) -> Result<usize, String> {
+        let entry_op = self
+            .body_ops()
+            .into_iter()
+            .find(|&op| Self::symbol_name_of(op).as_deref() == Some(entry))
+            .ok_or_else(|| format!("no named sequence '@{entry}'"))?;
+        let mut offset = 0;
+        let mut dropped = 0;
+        for op in children(entry_op) {
+            // SAFETY: `op` is a live op in the entry point's body, reached from this module's
+            // root; its attributes are read (and replaced by arrays made in its own context)
+            // while the module is borrowed; indices stay below the arrays' element counts.
+            unsafe {
+                let name = read_string(mlirIdentifierStr(mlirOperationGetName(op)));
+                if name != crate::ir::names::FOREACH_MATCH {
+                    continue;
+                }
+                let context = mlirOperationGetContext(op);
+                let matchers = mlirOperationGetAttributeByName(op, string_ref(b"matchers"));
+                let actions = mlirOperationGetAttributeByName(op, string_ref(b"actions"));
+                if matchers.ptr.is_null() || actions.ptr.is_null() {
+                    return Err("a foreach_match without matchers or actions".to_string());
+                }
+                let count = mlirArrayAttrGetNumElements(matchers) as usize;
+                if mlirArrayAttrGetNumElements(actions) as usize != count {
+                    return Err("a foreach_match with more matchers than actions".to_string());
+                }
+                let flags = keep
+                    .get(offset..offset + count)
+                    .ok_or("fewer flags given than the foreach_match ops hold pairs")?;
+                let mut kept: Vec<usize> = (0..count).filter(|&index| flags[index]).collect();
+                if kept.is_empty() && count > 0 {
+                    kept.push(0);
+                }
+                dropped += count - kept.len();
+                let select = |array: MlirAttribute| -> MlirAttribute {
+                    let items: Vec<MlirAttribute> = kept
+                        .iter()
+                        .map(|&index| mlirArrayAttrGetElement(array, index as isize))
+                        .collect();
+                    mlirArrayAttrGet(context, items.len() as isize, items.as_ptr())
+                };
+                let (new_matchers, new_actions) = (select(matchers), select(actions));
+                mlirOperationSetAttributeByName(op, string_ref(b"matchers"), new_matchers);
+                mlirOperationSetAttributeByName(op, string_ref(b"actions"), new_actions);
+                offset += count;
+            }
+        }
+        if offset != keep.len() {
+            return Err("more flags given than the foreach_match ops hold pairs".to_string());
+        }
+        Ok(dropped)
+    }
+
+    /// Erases the top-level `transform.named_sequence` ops named in `names`; returns how many.
+    pub fn erase_sequences(&self, names: &std::collections::HashSet<String>) -> usize {
+        let mut erased = 0;
+        for op in self.body_ops() {
+            // SAFETY: `op` is a live top-level op of this module; its name is read before it is
+            // erased (`mlirOperationDestroy` unlinks it from its block and frees it), and no
+            // handle to it or anything nested in it is used afterwards (`body_ops` returned a
+            // list taken before any erasure; each op in it is visited once).
+            unsafe {
+                let name = read_string(mlirIdentifierStr(mlirOperationGetName(op)));
+                if name == crate::ir::names::NAMED_SEQUENCE
+                    && Self::symbol_name_of(op).is_some_and(|symbol| names.contains(&symbol))
+                {
+                    mlirOperationDestroy(op);
+                    erased += 1;
+                }
+            }
+        }
+        erased
+    }
+}
+
 /// How a byte blob is stored as an attribute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlobForm {

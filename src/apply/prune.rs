@@ -1,0 +1,146 @@
+//! A library cut down to the pairs that fire on one payload (`attach`): every other pair, and
+//! every named sequence nothing references any more, left out.
+//!
+//! Why: iree-compile runs every matcher of the attached library on every op of every dispatch
+//! until one succeeds, and parses every sequence of it; with 10,000 measured matchers that is
+//! more than a second per compile (BENCHMARKS.md). tunespec knows which pair wins on each op of
+//! the payload (the native matcher, on IREE's dispatch view); a pair that wins on no op can go
+//! without changing what any op gets: each op's first successful pair stays, and the pairs
+//! before it that failed on it were never going to change anything. Only libraries of the form
+//! the native matcher decides are pruned (otherwise nothing is left out, and the report says
+//! why).
+
+use std::collections::HashSet;
+
+use super::*;
+
+/// Libraries with fewer pairs are attached whole: their cost in a compile is a few
+/// milliseconds, and a whole library keeps `extract` equal to `link`.
+pub const MIN_PAIRS: usize = 64;
+
+/// Whether `library_bytecode` has enough pairs for pruning to pay (and parses): what a caller
+/// checks before it reads a model's dispatches for [`prune`].
+pub fn worth_pruning(mlir: &Mlir, library_bytecode: &[u8]) -> bool {
+    mlir.parse(library_bytecode, "<library>")
+        .module
+        .is_some_and(|library| crate::link::entry_pairs(&library.snapshot()).len() >= MIN_PAIRS)
+}
+
+/// What pruning did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pruned {
+    /// The pruned library (bytecode).
+    pub bytecode: Vec<u8>,
+    /// Pairs kept.
+    pub kept: usize,
+    /// Pairs left out.
+    pub dropped: usize,
+    /// Named sequences left out (matchers and actions nothing uses any more).
+    pub sequences: usize,
+}
+
+/// The library cut down to the pairs that win on `payload` (parsed for `view`), or why it is
+/// kept whole (`Ok(Err(why))`). `Err` for a library or payload that does not parse.
+pub fn prune(
+    mlir: &Mlir,
+    library_bytecode: &[u8],
+    payload_bytes: &[u8],
+    payload_name: &str,
+    view: View,
+) -> Result<Result<Pruned, String>, Vec<Problem>> {
+    let library = mlir
+        .parse(library_bytecode, "<library>")
+        .module
+        .ok_or_else(|| {
+            vec![Problem::error(
+                codes::CORRUPT_LIBRARY,
+                "the library does not parse",
+                None,
+            )]
+        })?;
+    let structure = library.snapshot_structure();
+    let Some(native) = crate::fastpath::compile(&structure) else {
+        return Ok(Err(
+            "the library is not of the form the native matcher decides".to_string(),
+        ));
+    };
+    let pairs = crate::link::entry_pairs(&library.snapshot());
+    if pairs.len() != native.len() {
+        return Ok(Err("its entry point is not one list of pairs".to_string()));
+    }
+    if pairs.len() < MIN_PAIRS {
+        return Ok(Err(format!(
+            "{} pair(s): fewer than {MIN_PAIRS}, attached whole",
+            pairs.len()
+        )));
+    }
+    let payload = payload_for_view(mlir, payload_bytes, payload_name, view)?;
+    let Some(winners) = native.winners(&payload.op_features_of(native.features())) else {
+        return Ok(Err(
+            "an op of the payload the native matcher cannot decide (a dynamic size)".to_string(),
+        ));
+    };
+    let keep: Vec<bool> = (0..pairs.len())
+        .map(|index| winners.contains(&index))
+        .collect();
+    let internal = |message: String| vec![Problem::error(codes::INTERPRETER, message, None)];
+    let dropped = library
+        .retain_foreach_pairs(names::KERNEL_CONFIG, &keep)
+        .map_err(internal)?;
+    let sequences = erase_unreferenced(&library);
+    let bytecode = library.to_bytecode().map_err(internal)?;
+    Ok(Ok(Pruned {
+        bytecode,
+        kept: pairs.len() - dropped,
+        dropped,
+        sequences,
+    }))
+}
+
+/// Erases the top-level named sequences no symbol reference names (by their last component,
+/// so a reference from a nested module keeps its target too), until none is left to erase; the
+/// entry points stay. Returns how many went.
+fn erase_unreferenced(library: &OwnedOp<'_>) -> usize {
+    let mut erased = 0;
+    loop {
+        let snapshot = library.snapshot();
+        let mut referenced = HashSet::new();
+        snapshot.root.walk(&mut |op| {
+            for (_, attr) in &op.attrs {
+                collect_refs(attr, &mut referenced);
+            }
+        });
+        let unused: HashSet<String> = snapshot
+            .root
+            .body()
+            .iter()
+            .filter(|op| op.name == names::NAMED_SEQUENCE)
+            .filter(|op| op.attr(ENTRYPOINT_ATTR).is_none())
+            .filter_map(|op| op.sym_name())
+            .filter(|name| *name != names::KERNEL_CONFIG && !referenced.contains(*name))
+            .map(str::to_string)
+            .collect();
+        if unused.is_empty() {
+            return erased;
+        }
+        erased += library.erase_sequences(&unused);
+    }
+}
+
+/// The attribute IREE marks a tuning spec's entry point with.
+const ENTRYPOINT_ATTR: &str = "iree_codegen.tuning_spec_entrypoint";
+
+fn collect_refs(attr: &Attr, out: &mut HashSet<String>) {
+    match attr {
+        Attr::SymbolRef(path) => {
+            if let Some(last) = path.last() {
+                out.insert(last.clone());
+            }
+        }
+        Attr::Array(items) => items.iter().for_each(|item| collect_refs(item, out)),
+        Attr::Dict(entries) => entries
+            .iter()
+            .for_each(|(_, value)| collect_refs(value, out)),
+        _ => {}
+    }
+}

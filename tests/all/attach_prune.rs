@@ -1,0 +1,147 @@
+//! `attach` cuts a big library down to the pairs that fire on the payload: the same configs in
+//! IREE 3.13's real compile (executable-configurations of every dispatch) as the whole library,
+//! at a fraction of the compile's cost (BENCHMARKS.md, `tools/bench-prune`).
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::reference::{iree_compile, output_with_timeout, repo_root};
+use crate::support::tunespec_command;
+
+/// A tuner-form library of `matchers` matchers and `ops` matmul functions (80% of a matcher's
+/// shape), the functions at the top level of the payload.
+fn generate(dir: &Path, matchers: usize, ops: usize) {
+    let status = Command::new("python3")
+        .arg(repo_root().join("tools/gen-apply-bench.py"))
+        .args([
+            "--form",
+            "tuner",
+            "--matchers",
+            &matchers.to_string(),
+            "--ops",
+            &ops.to_string(),
+        ])
+        .arg("--out")
+        .arg(dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = std::fs::read_to_string(dir.join("payload.mlir")).unwrap();
+    let start = text.find("module @dispatches {").unwrap() + "module @dispatches {".len();
+    let end = text[..text.rfind('}').unwrap()].rfind('}').unwrap();
+    std::fs::write(
+        dir.join("model.mlir"),
+        format!("module {{{}}}\n", &text[start..end]),
+    )
+    .unwrap();
+}
+
+fn attach(dir: &Path, extra: &[&str], out: &str) -> String {
+    let output = tunespec_command()
+        .args(["attach", "--no-default", "--spec"])
+        .arg(dir.join("lib.mlir"))
+        .arg(dir.join("model.mlir"))
+        .arg("-o")
+        .arg(dir.join(out))
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn configs(compile: &Path, payload: &Path) -> Vec<String> {
+    let output = output_with_timeout(
+        Command::new(compile)
+            .args(["--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"])
+            .args(["--compile-to=executable-configurations", "-o", "-"])
+            .arg(payload),
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut found: Vec<String> = text
+        .lines()
+        .filter(|line| line.contains("lowering_config") || line.contains("translation_info"))
+        .map(|line| line.trim().to_string())
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_pruned_library_gives_every_dispatch_the_configs_of_the_whole_one() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), 120, 5);
+    let note = attach(dir.path(), &[], "pruned.mlir");
+    assert!(note.contains("of 120 pair(s) of the library"), "{note}");
+    let whole_note = attach(dir.path(), &["--keep-all"], "whole.mlir");
+    assert!(
+        !whole_note.contains("pair(s) of the library"),
+        "{whole_note}"
+    );
+    let (pruned, whole) = (
+        std::fs::read_to_string(dir.path().join("pruned.mlir")).unwrap(),
+        std::fs::read_to_string(dir.path().join("whole.mlir")).unwrap(),
+    );
+    assert!(
+        pruned.len() * 5 < whole.len(),
+        "{} vs {}",
+        pruned.len(),
+        whole.len()
+    );
+    // The pruned library holds only matchers that fire: as many pairs as the note says.
+    let extracted = tunespec_command()
+        .arg("extract")
+        .arg(dir.path().join("pruned.mlir"))
+        .output()
+        .unwrap();
+    assert!(extracted.status.success());
+    let library = String::from_utf8_lossy(&extracted.stdout);
+    let kept: usize = note
+        .split("attached ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!((1..120).contains(&kept), "{note}");
+    assert_eq!(
+        library.matches("transform.iree.match.contraction").count(),
+        kept,
+        "{library}"
+    );
+    let Some(compile) = iree_compile() else {
+        return;
+    };
+    let (with_pruned, with_whole) = (
+        configs(&compile, &dir.path().join("pruned.mlir")),
+        configs(&compile, &dir.path().join("whole.mlir")),
+    );
+    assert!(!with_whole.is_empty());
+    assert_eq!(with_pruned, with_whole);
+}
+
+#[test]
+fn a_small_library_is_attached_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), 20, 3);
+    let note = attach(dir.path(), &[], "attached.mlir");
+    assert!(!note.contains("pair(s) of the library"), "{note}");
+    let extracted = tunespec_command()
+        .arg("extract")
+        .arg(dir.path().join("attached.mlir"))
+        .output()
+        .unwrap();
+    let library = String::from_utf8_lossy(&extracted.stdout);
+    assert_eq!(
+        library.matches("transform.iree.match.contraction").count(),
+        20
+    );
+}
