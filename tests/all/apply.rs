@@ -173,7 +173,15 @@ fn attach_then_extract_round_trips_the_library_bytecode() {
         // --keep-all: the whole library, as `link` wrote it (a library this big is otherwise
         // cut down to the pairs that fire on the payload: tests/all/attach_prune.rs).
         run(tunespec()
-            .args(["attach", "--keep-all", "--target", "gfx942", "--blob", blob, "-o"])
+            .args([
+                "attach",
+                "--keep-all",
+                "--target",
+                "gfx942",
+                "--blob",
+                blob,
+                "-o",
+            ])
             .arg(&attached)
             .arg(&payload));
         let text = std::fs::read_to_string(&attached).unwrap();
