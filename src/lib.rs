@@ -47,8 +47,6 @@ pub mod export;
 pub mod fastpath;
 pub mod files;
 pub mod iree;
-pub mod iree_bytecode;
-pub mod iree_import;
 pub mod link;
 pub mod provenance;
 pub mod registry;

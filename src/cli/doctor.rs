@@ -57,7 +57,7 @@ pub fn iree_line() -> String {
 impl Opts {
     pub fn run(self) -> ExitStatus {
         let iree = tunespec::iree::shared();
-        let iree_opt = tunespec::iree_attrs::find_iree_opt(None);
+        let iree_opt = tunespec::iree::iree_opt(None);
         let mlir_opt = std::path::Path::new("/usr/lib/llvm-22/bin/mlir-opt");
         match self.format {
             DoctorFormat::Json => {
