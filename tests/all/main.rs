@@ -28,6 +28,7 @@ mod iree_verify;
 mod link;
 mod link_keys;
 mod measured_first;
+mod module_graph;
 mod mutation_fuzz;
 mod parallel;
 mod parser_safety;
