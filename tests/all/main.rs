@@ -42,3 +42,4 @@ mod support;
 mod swaps;
 mod tuner_runs;
 mod user_paths;
+mod which_iree;
