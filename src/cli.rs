@@ -180,6 +180,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         return ExitStatus::Usage;
     }
     tunespec::iree::configure(cli.iree.clone());
+    tunespec::iree::configure_store(&tunespec::cache::GlobalStore);
     let status = match cli.command {
         Command::Verify(opts) => opts.run(),
         Command::Link(opts) => opts.run(),

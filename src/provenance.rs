@@ -4,15 +4,18 @@
 //! wrote it and said neither); and `explain`'s summary line, "N configs measured on <device> with
 //! IREE <version> (median speedup X), M derived by rule".
 //!
-//! The kinds themselves are [`tunespec_core::provenance`] (shared with `build.rs`, which counts
-//! them per default spec); this module only reads and words them.
+//! The one home of provenance on the `tunespec` side: the attributes' names, the kinds and how a
+//! matcher is classified are [`tunespec_core::provenance`] (shared with `build.rs`, which counts
+//! them per default spec), re-exported here; this module reads the records ([`Measured`], from
+//! an attribute, a pair or a spec's text) and words them. Linking (`link::key`), `apply`'s
+//! explain, `import-tuner` and the registry all take them from here, and this module depends on
+//! none of them (`tools/check-module-cycles`). The full record `import-tuner` writes is
+//! `tuner_import::Measurement`.
 
 use std::collections::BTreeSet;
 
 use serde_json::json;
 
-use crate::registry::ResolvedSpec;
-use crate::tuner_import::Measurement;
 pub use tunespec_core::provenance::{classify, count, kind_of_sentence, rule, Counts, Kind};
 pub use tunespec_core::provenance::{MEASUREMENT_ATTR, PROVENANCE_ATTR};
 
@@ -27,13 +30,21 @@ pub struct Measured {
     pub speedup: f64,
 }
 
-impl From<&Measurement> for Measured {
-    fn from(measurement: &Measurement) -> Measured {
-        Measured {
-            device: measurement.device.clone(),
-            iree: measurement.iree.clone(),
-            speedup: measurement.speedup,
-        }
+impl Measured {
+    /// The device, IREE version and speedup of a `tunespec.measurement` record given as its
+    /// (field, string) pairs; `None` when one is missing or the speedup is not a number.
+    pub fn from_record(fields: &[(String, String)]) -> Option<Measured> {
+        let get = |name: &str| {
+            fields
+                .iter()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.clone())
+        };
+        Some(Measured {
+            device: get("device")?,
+            iree: get("iree")?,
+            speedup: get("speedup")?.parse().ok()?,
+        })
     }
 }
 
@@ -52,27 +63,21 @@ pub struct SpecProvenance {
 }
 
 impl SpecProvenance {
-    /// A spec's provenance: the build's counts for a default, a lexical scan of the text for
-    /// a user's file (`resolve` parses nothing; bytecode files say nothing here).
-    pub fn of(spec: &ResolvedSpec) -> SpecProvenance {
-        if let Some(embedded) = spec.embedded {
-            return SpecProvenance {
-                // Records of measured defaults are not in the build's tables; none exists yet.
-                measured: Vec::new(),
-                derived: embedded.derived_matchers,
-                rules: embedded
-                    .derived_rules
-                    .iter()
-                    .map(|r| r.to_string())
-                    .collect(),
-                stated: Some(
-                    embedded
-                        .matcher_count
-                        .saturating_sub(embedded.derived_matchers + embedded.measured_matchers),
-                ),
-            };
+    /// A default spec's provenance from the build's counts (`build.rs`, [`count`]): `matchers`
+    /// in all, `derived` and `measured` of them, the rules the derived ones name.
+    pub fn of_default(
+        matchers: usize,
+        derived: usize,
+        measured: usize,
+        rules: &[&str],
+    ) -> SpecProvenance {
+        SpecProvenance {
+            // Records of measured defaults are not in the build's tables; none exists yet.
+            measured: Vec::new(),
+            derived,
+            rules: rules.iter().map(|r| r.to_string()).collect(),
+            stated: Some(matchers.saturating_sub(derived + measured)),
         }
-        scan(&spec.bytes)
     }
 
     /// `measured`, `derived`, `stated` or `mixed`.
@@ -209,23 +214,8 @@ pub fn scan(bytes: &[u8]) -> SpecProvenance {
     let mut rest = text;
     while let Some(at) = rest.find(&measurement_key) {
         rest = &rest[at + measurement_key.len()..];
-        let fields = dictionary_strings(rest);
-        let get = |name: &str| {
-            fields
-                .iter()
-                .find(|(key, _)| key == name)
-                .map(|(_, value)| value.clone())
-        };
-        if let (Some(device), Some(iree), Some(speedup)) = (
-            get("device"),
-            get("iree"),
-            get("speedup").and_then(|s| s.parse().ok()),
-        ) {
-            found.measured.push(Measured {
-                device,
-                iree,
-                speedup,
-            });
+        if let Some(measured) = Measured::from_record(&dictionary_strings(rest)) {
+            found.measured.push(measured);
         }
     }
     let sentence_key = format!("{PROVENANCE_ATTR} = \"");

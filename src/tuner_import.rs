@@ -9,11 +9,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::apply::PROVENANCE_ATTR;
 use crate::ir::{self, Attr};
+use crate::provenance::PROVENANCE_ATTR;
 
-/// The matcher attribute that holds the measurement record (a dictionary of strings).
-pub const MEASUREMENT_ATTR: &str = "tunespec.measurement";
+/// The matcher attribute that holds the measurement record (one definition, in
+/// [`crate::provenance`]).
+pub use crate::provenance::MEASUREMENT_ATTR;
 /// The first line of a library manifest this command wrote.
 pub const MANIFEST_MARKER: &str = "# Written by `tunespec import-tuner`";
 /// The file name suffix of the tuner's per-dispatch benchmark records.

@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
+use crate::provenance::PROVENANCE_ATTR;
 
 /// One matcher -> action pair of a library, in priority order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,9 +37,6 @@ pub struct PairInfo {
     /// not carry it.
     pub layer: Option<crate::link::Layer>,
 }
-
-/// The attribute a spec puts on a matcher to say where its config comes from.
-pub const PROVENANCE_ATTR: &str = "tunespec.provenance";
 
 /// Which IR the library is matched against.
 ///

@@ -113,9 +113,9 @@ pub fn extract(
 ) -> Result<Vec<u8>, Vec<Problem>> {
     let bytes = attached_bytes(payload, attr, payload_name)?;
     // A library IREE attached is bytecode of IREE's newer MLIR: read through iree-opt's text
-    // when it is at hand (see `iree_bytecode`), and handed back as tunespec's own bytecode.
-    let converted = crate::iree_bytecode::is_newer_bytecode(&bytes);
-    let bytes = crate::iree_bytecode::readable(&bytes)
+    // when it is at hand (see `iree::bytecode`), and handed back as tunespec's own bytecode.
+    let converted = crate::iree::bytecode::is_newer_bytecode(&bytes);
+    let bytes = crate::iree::bytecode::readable(&bytes)
         .map_err(|message| vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)])?
         .into_owned();
     crate::contain::check(&bytes, &format!("{payload_name}[{attr}]"))
@@ -175,7 +175,7 @@ pub fn load_library<'c>(
     name: &str,
     trusted: bool,
 ) -> Result<OwnedOp<'c>, Vec<Problem>> {
-    let readable = crate::iree_bytecode::readable(bytes)
+    let readable = crate::iree::bytecode::readable(bytes)
         .map_err(|message| vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)])?;
     let bytes: &[u8] = &readable;
     let (problems, parseable) = verify::byte_checks(bytes, name);
@@ -207,7 +207,7 @@ pub fn load_library<'c>(
                 format!("{name} does not parse as a transform library"),
                 None,
             );
-            if let Some(producer) = crate::iree_bytecode::is_newer_bytecode(bytes)
+            if let Some(producer) = crate::iree::bytecode::is_newer_bytecode(bytes)
                 .then(|| verify::bytecode_producer(bytes))
                 .flatten()
             {

@@ -231,7 +231,7 @@ pub fn run(
     };
     let indexed: Vec<(usize, &Case)> = cases.iter().enumerate().collect();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let built = crate::spec_check::parallel(&indexed, options.jobs, |(index, case)| {
+    let built = crate::jobs::parallel(&indexed, options.jobs, |(index, case)| {
         let result = build(
             iree,
             tools,

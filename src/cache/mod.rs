@@ -149,12 +149,14 @@ pub mod codes {
 
 mod disk;
 mod entry;
+mod iree_store;
 mod key;
 mod memory;
 mod settings;
 
 pub use disk::*;
 pub use entry::*;
+pub use iree_store::GlobalStore;
 pub use key::*;
 use memory::*;
 pub use settings::*;

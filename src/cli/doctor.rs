@@ -99,7 +99,7 @@ fn runtime_line(iree: &Result<tunespec::iree::Iree, String>) -> String {
 impl Opts {
     pub fn run(self) -> ExitStatus {
         let iree = tunespec::iree::shared();
-        let iree_opt = tunespec::iree_attrs::find_iree_opt(None);
+        let iree_opt = tunespec::iree::iree_opt(None);
         let mlir_opt = std::path::Path::new("/usr/lib/llvm-22/bin/mlir-opt");
         match self.format {
             DoctorFormat::Json => {

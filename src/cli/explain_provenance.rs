@@ -23,17 +23,7 @@ pub fn kind(pair: &PairInfo) -> Kind {
 
 /// The device, IREE version and speedup of a measured pair's record.
 pub fn measured(pair: &PairInfo) -> Option<Measured> {
-    let get = |name: &str| {
-        pair.measurement
-            .iter()
-            .find(|(field, _)| field == name)
-            .map(|(_, value)| value.clone())
-    };
-    Some(Measured {
-        device: get("device")?,
-        iree: get("iree")?,
-        speedup: get("speedup")?.parse().ok()?,
-    })
+    Measured::from_record(&pair.measurement)
 }
 
 /// A pair's provenance in a few words: `measured on hip://0, IREE 3.13.0, speedup 0.800`,

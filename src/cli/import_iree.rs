@@ -1,11 +1,11 @@
 //! `tunespec import-iree -o DIR`: IREE's built-in default tuning specs, dumped from the installed
-//! compiler and written as a spec library (see `tunespec::iree_import`), so that a user can link
+//! compiler and written as a spec library (see `tunespec::iree::import`), so that a user can link
 //! IREE's defaults (and their own specs over them) with tunespec.
 
 use std::path::{Path, PathBuf};
 
+use tunespec::iree::import::{self as iree_import, Imported, MANIFEST_MARKER};
 use tunespec::iree_attrs;
-use tunespec::iree_import::{self, Imported, MANIFEST_MARKER};
 use tunespec::mlir::Mlir;
 use tunespec::registry;
 use tunespec::verify;
@@ -51,7 +51,7 @@ pub struct Opts {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
-        let iree_opt = match iree_attrs::find_iree_opt(self.iree_opt.as_deref()) {
+        let iree_opt = match tunespec::iree::iree_opt(self.iree_opt.as_deref()) {
             Ok(path) => path,
             Err(message) => {
                 tool_error(message);
@@ -69,14 +69,14 @@ impl Opts {
             tool_error(message);
             return ExitStatus::Usage;
         }
-        let compiler = match iree_import::compiler_version(&iree_opt) {
+        let timeout = iree_attrs::timeout_from_env();
+        let compiler = match iree_import::compiler_version(&iree_opt, timeout) {
             Ok(version) => version,
             Err(message) => {
                 tool_error(message);
                 return ExitStatus::Usage;
             }
         };
-        let timeout = iree_attrs::timeout_from_env();
         let mut imported: Vec<Imported> = Vec::new();
         let mut missing: Vec<String> = Vec::new();
         for arch in &archs {

@@ -1,22 +1,16 @@
-//! Payloads only IREE reads (models in torch, StableHLO, TOSA; IREE's own `util`/`flow`/`hal`
-//! IR, dispatch dumps, the tuner's benchmark files): their dispatches, formed by the user's IREE.
-//!
-//! Why here and not in `apply`: the commands (`explain`, `coverage`, `apply --as-dispatch`)
-//! then run unchanged on what IREE gives back, generic IR of every `hal.executable` with the
-//! user's source locations, which tunespec's MLIR reads with unregistered dialects allowed.
+//! Payloads only IREE reads, for the commands (`explain`, `coverage`, `apply --as-dispatch`,
+//! `explain --exact`, `attach`, `link`, `check`): which IREE and flags a command uses, and IREE's
+//! failures reported in the run's format. Reading the dispatches is the library's
+//! (`tunespec::iree::dispatches`); this module parses what the user gave and renders failures.
 
-use tunespec::ir::Loc;
-use tunespec::iree::{self, Failure};
-use tunespec::problem::Problem;
+use tunespec::iree::{self, dispatches, Failure};
 
 use super::common::{fail, tool_error_with, ExitStatus, LibraryArgs};
 
-/// The code of IREE's refusal of an input.
-pub const REJECTED: &str = "tunespec::iree::rejected";
 /// The code of a command that needs IREE and found none (or a broken one).
-pub const NEEDED: &str = "tunespec::iree::needed";
+pub use tunespec::iree::codes::NEEDED;
 /// The phase whose IR holds each dispatch as IREE's codegen receives it.
-pub const SOURCES_PHASE: &str = "executable-sources";
+pub use tunespec::iree::dispatches::SOURCES_PHASE;
 
 /// What a payload is read as.
 pub enum Read {
@@ -73,19 +67,7 @@ pub fn target_flags(target: &str, specs: &[std::path::PathBuf]) -> (String, Opti
     let backend = registry
         .as_ref()
         .and_then(|registry| registry.backend(target).ok().flatten());
-    let flags = match backend.as_deref() {
-        // A registry name is not an LLVM CPU name: IREE's default CPU (the dispatches, which
-        // is what matching sees, do not depend on it).
-        Some("llvm-cpu") => Some(vec![
-            "--iree-hal-target-device=local".to_string(),
-            "--iree-hal-local-target-device-backends=llvm-cpu".to_string(),
-        ]),
-        Some("vulkan-spirv") => Some(vec![
-            "--iree-hal-target-device=vulkan".to_string(),
-            format!("--iree-vulkan-target={canonical}"),
-        ]),
-        _ => iree::target_flags(&canonical),
-    };
+    let flags = dispatches::session_flags(&canonical, backend.as_deref());
     (canonical, flags)
 }
 
@@ -159,19 +141,14 @@ pub fn read(
     let flags = flags_for(library, &why)?;
     let _phase = tracing::info_span!("iree.dispatches", dialect = %dialect).entered();
     let sources = sources(iree, bytes, name, &flags)?;
-    let matched = cached(iree, &sources, name, &flags, MATCHED_PHASE, |iree| {
-        iree.before_materialize(&sources, name, &flags, Some(SOURCES_PHASE))
-    })?;
+    let matched = dispatches::matched(iree, iree::store(), &sources, name, &flags)
+        .map_err(|failure| report(failure, &sources))?;
     IREE_FORMED.store(true, std::sync::atomic::Ordering::Relaxed);
     Ok(Read::Dispatches {
-        bytes: iree::quote_memory_spaces(&matched),
+        bytes: matched,
         dialect,
     })
 }
-
-/// The cache key's phase of the IR IREE's tuning specs match (see
-/// [`iree::Iree::before_materialize`]).
-const MATCHED_PHASE: &str = "before-materialize-user-configs";
 
 static IREE_FORMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -181,21 +158,8 @@ pub fn iree_formed() -> bool {
     IREE_FORMED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// `make`'s answer for (`input`, `name`, the IREE's revision, `flags`, `phase`), through the
-/// cache of linked libraries. IREE's diagnostics are reported against `input`.
-fn cached(
-    iree: &iree::Iree,
-    input: &[u8],
-    name: &str,
-    flags: &[String],
-    phase: &str,
-    make: impl FnOnce(&iree::Iree) -> Result<Vec<u8>, Failure>,
-) -> Result<Vec<u8>, ExitStatus> {
-    cached_as(iree, (input, input), name, flags, phase, make)
-}
-
-/// [`cached`] keyed by `keyed.0` (every byte the answer depends on), with IREE's diagnostics
-/// reported against `keyed.1` (what the user gave).
+/// [`dispatches::cached`] keyed by `keyed.0` (every byte the answer depends on), with IREE's
+/// diagnostics reported against `keyed.1` (what the user gave).
 pub fn cached_as(
     iree: &iree::Iree,
     keyed: (&[u8], &[u8]),
@@ -205,91 +169,28 @@ pub fn cached_as(
     make: impl FnOnce(&iree::Iree) -> Result<Vec<u8>, Failure>,
 ) -> Result<Vec<u8>, ExitStatus> {
     let (input, source) = keyed;
-    let key = tunespec::cache::dispatches_key(input, name, &iree.revision, flags, phase);
-    let mut failure = None;
-    let found = tunespec::cache::Cache::global().get_or_insert_with(&key, || match make(iree) {
-        Ok(text) => Ok(tunespec::cache::Artifact {
-            bytecode: text,
-            problems: Vec::new(),
-        }),
-        Err(error) => {
-            failure = Some(error);
-            Err(Vec::new())
-        }
-    });
-    match found {
-        Ok(found) => Ok(found.bytecode),
-        Err(_) => Err(report(
-            failure.unwrap_or_else(|| Failure::Tool("IREE gave no answer".into())),
-            source,
-        )),
-    }
+    dispatches::cached(iree, iree::store(), input, name, flags, phase, make)
+        .map_err(|failure| report(failure, source))
 }
 
-/// IREE's dispatches of a model at `executable-sources`, as IREE printed them, through the
-/// cache of linked libraries (key: [`tunespec::cache::dispatches_key`]): tuning is a loop of
-/// spec edits against the same model, and a warm `explain` then asks IREE nothing, a warm
-/// `--exact` only its configuration phase.
+/// [`dispatches::sources`] through this process's store, failures reported against `bytes`.
 pub fn sources(
     iree: &iree::Iree,
     bytes: &[u8],
     name: &str,
     flags: &[String],
 ) -> Result<Vec<u8>, ExitStatus> {
-    cached(iree, bytes, name, flags, SOURCES_PHASE, |iree| {
-        iree.executables(bytes, name, flags, (None, SOURCES_PHASE), None)
-            .map(|(text, _)| text)
-    })
+    dispatches::sources(iree, iree::store(), bytes, name, flags)
+        .map_err(|failure| report(failure, bytes))
 }
 
 /// Reports a failed IREE request: its diagnostics as problems (exit 1), or a tool error (2).
 pub fn report(failure: Failure, source: &[u8]) -> ExitStatus {
     match failure {
-        Failure::Rejected(diagnostics) => fail(problems(&diagnostics), source),
+        Failure::Rejected(diagnostics) => fail(dispatches::problems(&diagnostics), source),
         Failure::Tool(message) => {
             tool_error_with(NEEDED, message, None);
             ExitStatus::Usage
         }
     }
-}
-
-/// IREE's diagnostics as problems, located where IREE's message says (`file:line:col: ...`).
-pub fn problems(diagnostics: &[iree::protocol::Diagnostic]) -> Vec<Problem> {
-    let mut problems: Vec<Problem> = diagnostics
-        .iter()
-        .filter(|diagnostic| diagnostic.severity == "error")
-        .map(|diagnostic| {
-            let (loc, message) = split_location(&diagnostic.message);
-            // IREE's notes ("called from", "see current operation:" with the whole op's IR)
-            // follow the first line; the first line is the finding.
-            let first = message.lines().next().unwrap_or(&message).trim_end();
-            Problem::error(REJECTED, format!("IREE: {first}"), loc)
-        })
-        .collect();
-    if problems.is_empty() {
-        problems.push(Problem::error(REJECTED, "IREE refused the input", None));
-    }
-    problems
-}
-
-/// `file:line:col: message` (as IREE prints a located diagnostic) into its parts.
-fn split_location(message: &str) -> (Option<Loc>, String) {
-    let mut fields = message.splitn(4, ':');
-    if let (Some(file), Some(line), Some(col), Some(rest)) =
-        (fields.next(), fields.next(), fields.next(), fields.next())
-    {
-        if let (Ok(line), Ok(col)) = (line.trim().parse::<u32>(), col.trim().parse::<u32>()) {
-            let rest = rest.trim_start();
-            let rest = rest.strip_prefix("error: ").unwrap_or(rest);
-            return (
-                Some(Loc {
-                    file: file.to_string(),
-                    line,
-                    col,
-                }),
-                rest.to_string(),
-            );
-        }
-    }
-    (None, message.to_string())
 }

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use super::common::{emit, emit_stderr, render, tool_error, ExitStatus, Format};
 use crate::diagnostics::Style;
-use tunespec::provenance::SpecProvenance;
 use tunespec::registry::{self, Resolution};
 
 #[derive(Debug, clap::Args)]
@@ -98,7 +97,7 @@ fn short(resolution: &Resolution) -> String {
             index + 1,
             spec.name,
             spec.origin.label(),
-            SpecProvenance::of(spec).kind(),
+            spec.provenance().kind(),
             spec.reason
         ));
     }
@@ -153,7 +152,7 @@ fn human(resolution: &Resolution) -> String {
             spec.name,
             spec.origin.label(),
             spec.reason,
-            SpecProvenance::of(spec).describe()
+            spec.provenance().describe()
         ));
     }
     if !resolution.skipped.is_empty() {

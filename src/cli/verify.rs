@@ -155,23 +155,28 @@ impl Opts {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             .max(1);
         // Resolved before verifying: a missing --iree-opt is a usage error, not a finding.
+        // Without --iree-opt it is looked up only when some file has IREE attributes: the
+        // lookup may ask python3 where IREE's library is, a cost only the check should pay.
         let iree_opt = match (&self.iree_opt, self.no_iree_check) {
             (_, true) => None,
-            (Some(path), false) => match iree_attrs::find_iree_opt(Some(path)) {
-                Ok(path) => Some(Ok(path)),
+            (Some(path), false) => match tunespec::iree::iree_opt(Some(path)) {
+                Ok(path) => Some(Some(path)),
                 Err(message) => {
                     tool_error(message);
                     return ExitStatus::Usage;
                 }
             },
-            (None, false) => Some(iree_attrs::find_iree_opt(None)),
+            (None, false) => Some(None),
         };
         let mut results = {
             let _phase = tracing::info_span!("verify", files = inputs.len(), jobs).entered();
             verify_inputs(&inputs, jobs, iree_opt.is_some(), backend, !quiet())
         };
         let not_checked = match iree_opt {
-            Some(iree_opt) => check_iree_attributes(&mut results, iree_opt),
+            Some(iree_opt) => check_iree_attributes(&mut results, || match iree_opt {
+                Some(path) => Ok(path),
+                None => tunespec::iree::iree_opt(None),
+            }),
             None => None,
         };
         let status = self.report(&results, not_checked.as_ref());
@@ -471,7 +476,7 @@ fn read_file(path: &Path) -> Result<Vec<u8>, String> {
 /// failed); nothing when the run has no IREE attributes.
 fn check_iree_attributes(
     results: &mut [FileResult],
-    iree_opt: Result<PathBuf, String>,
+    iree_opt: impl FnOnce() -> Result<PathBuf, String>,
 ) -> Option<Problem> {
     let mut sites = Vec::new();
     let mut owners = Vec::new();
@@ -504,7 +509,7 @@ fn check_iree_attributes(
             ),
         )
     };
-    let iree_opt = match iree_opt {
+    let iree_opt = match iree_opt() {
         Ok(path) => path,
         Err(reason) => return unchecked(reason),
     };

@@ -10,6 +10,11 @@
 //! 6. for a build from a checkout, the checkout's `target/iree-venv` (`tools/iree-venv.sh`).
 //!
 //! `TUNESPEC_NO_IREE=1` makes tunespec behave as if no IREE were installed (but `--iree`).
+//!
+//! IREE's tools (`iree-opt`, `iree-compile`) are found beside that library ([`tool`]): a pip
+//! wheel has them in `site-packages/iree/compiler/_mlir_libs/` next to `libIREECompiler.so`, so
+//! every command that runs one runs the IREE whose library `doctor` reports, never another one
+//! that a second search happened to find first.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -21,8 +26,11 @@ pub const LIBRARY: &str = "libIREECompiler.so";
 pub const ENV_LIB: &str = "TUNESPEC_IREE_LIB";
 /// The environment variable that turns IREE off (`1`): hermetic runs, tests of the fallbacks.
 pub const ENV_NO_IREE: &str = "TUNESPEC_NO_IREE";
-/// The environment variable naming a venv (shared with iree-opt's lookup).
-pub const ENV_VENV: &str = tunespec_core::iree_attrs::ENV_IREE_VENV;
+/// The environment variable naming a venv with `iree-base-compiler`.
+pub const ENV_VENV: &str = "TUNESPEC_IREE_VENV";
+/// The environment variable naming iree-opt itself (after `--iree-opt`, before the library's
+/// own): shared with `build.rs`, which checks the default specs' attributes with it.
+pub const ENV_IREE_OPT: &str = tunespec_core::iree_attrs::ENV_IREE_OPT;
 
 /// Where the library was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -224,4 +232,120 @@ fn from_python() -> Option<PathBuf> {
         .map(str::trim)
         .filter(|dir| !dir.is_empty())
         .find_map(|dir| library_under(Path::new(dir)))
+}
+
+/// One of IREE's tools, found beside the library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tool {
+    /// `iree-opt`: the attribute check, bytecode read-back, `import-iree`'s dump.
+    Opt,
+    /// `iree-compile`.
+    Compile,
+}
+
+impl Tool {
+    /// The program's file name.
+    pub fn program(self) -> &'static str {
+        match self {
+            Tool::Opt => "iree-opt",
+            Tool::Compile => "iree-compile",
+        }
+    }
+}
+
+/// `tool` of the IREE whose library is `library`: beside it (a pip wheel's `_mlir_libs`), or in
+/// the `bin` of the prefix it is installed in (`PREFIX/lib/libIREECompiler.so`,
+/// `PREFIX/bin/iree-opt`).
+pub fn beside(library: &Path, tool: Tool) -> Option<PathBuf> {
+    let dir = library.parent()?;
+    [
+        Some(dir.join(tool.program())),
+        dir.parent()
+            .map(|prefix| prefix.join("bin").join(tool.program())),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|candidate| candidate.is_file())
+}
+
+/// Finds `tool` (see the module's doc): `explicit` (`--iree-opt`), then [`ENV_IREE_OPT`] for
+/// iree-opt, then beside the library `library` finds (the one the process uses), then `PATH`
+/// (an IREE whose library tunespec does not use, e.g. under [`ENV_NO_IREE`]). A setting that
+/// names no library (`--iree`, [`ENV_LIB`], [`ENV_VENV`]) is the error, as for the library;
+/// `library_flag` is `--iree`.
+pub fn tool(
+    tool: Tool,
+    explicit: Option<&Path>,
+    library_flag: Option<&Path>,
+    library: impl FnOnce() -> Result<Found, String>,
+) -> Result<PathBuf, String> {
+    let program = tool.program();
+    if let Some(path) = explicit {
+        return if path.is_file() {
+            Ok(path.to_path_buf())
+        } else {
+            Err(format!("--{program} {}: no such file", path.display()))
+        };
+    }
+    if tool == Tool::Opt {
+        if let Some(value) = std::env::var_os(ENV_IREE_OPT).filter(|value| !value.is_empty()) {
+            let path = PathBuf::from(&value);
+            return if path.is_file() {
+                Ok(path)
+            } else {
+                Err(format!("{ENV_IREE_OPT}={} is not a file", path.display()))
+            };
+        }
+    }
+    let set = |name: &str| std::env::var_os(name).is_some_and(|value| !value.is_empty());
+    let no_iree = std::env::var_os(ENV_NO_IREE).is_some_and(|value| value == "1");
+    let configured = library_flag.is_some() || (!no_iree && (set(ENV_LIB) || set(ENV_VENV)));
+    match library() {
+        Ok(found) => {
+            return beside(&found.library, tool).ok_or_else(|| {
+                format!(
+                    "no {program} beside IREE's library {} (found by {})",
+                    found.library.display(),
+                    found.origin
+                )
+            })
+        }
+        Err(message) if configured => return Err(message),
+        Err(_) => {}
+    }
+    on_path(program).ok_or_else(|| match tool {
+        Tool::Opt => format!("iree-opt not found (--iree-opt, {ENV_IREE_OPT}, {ENV_VENV}, PATH)"),
+        Tool::Compile => format!("iree-compile not found ({ENV_LIB}, {ENV_VENV}, PATH)"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pip wheel's layout: the tools live next to the library, not (only) in the venv's bin,
+    /// whose scripts need the venv's python.
+    #[test]
+    fn tools_are_found_beside_the_library() {
+        let dir = tempfile::tempdir().unwrap();
+        let libs = dir
+            .path()
+            .join("lib/python3.11/site-packages/iree/compiler/_mlir_libs");
+        std::fs::create_dir_all(&libs).unwrap();
+        std::fs::write(libs.join(LIBRARY), b"").unwrap();
+        std::fs::write(libs.join("iree-opt"), b"").unwrap();
+        let library = library_under(dir.path()).unwrap();
+        assert_eq!(beside(&library, Tool::Opt), Some(libs.join("iree-opt")));
+        assert_eq!(beside(&library, Tool::Compile), None);
+        // An install prefix: PREFIX/lib/libIREECompiler.so and PREFIX/bin/iree-compile.
+        let prefix = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(prefix.path().join("lib")).unwrap();
+        std::fs::create_dir_all(prefix.path().join("bin")).unwrap();
+        std::fs::write(prefix.path().join("lib").join(LIBRARY), b"").unwrap();
+        std::fs::write(prefix.path().join("bin/iree-compile"), b"").unwrap();
+        assert_eq!(
+            beside(&prefix.path().join("lib").join(LIBRARY), Tool::Compile),
+            Some(prefix.path().join("bin/iree-compile"))
+        );
+    }
 }

@@ -8,10 +8,21 @@
 //! and write a library or payload in its own syntax and bytecode ([`Iree::reprint`],
 //! [`Iree::attach`]). Its MLIR handles never leave the worker child ([`worker`]); the parent
 //! sees bytes and diagnostics only.
+//!
+//! Everything else of IREE's is here too, so that one finder decides which IREE a run uses:
+//! [`find`] (the library, and iree-opt and iree-compile beside it), [`bytecode`] (IREE's newer
+//! bytecode read back), [`import`] (`import-iree`: IREE's default specs dumped by iree-opt),
+//! [`dispatches`] (a model's dispatches formed by IREE, through the caller's [`Store`]) and
+//! [`codes`] (the `tunespec::iree::*` diagnostic codes). Nothing here reaches up into the rest of
+//! the crate: what IREE answers is kept by the caller's [`Store`].
 
+pub mod bytecode;
+pub mod codes;
 pub mod configs;
+pub mod dispatches;
 mod ffi;
 pub mod find;
+pub mod import;
 pub mod protocol;
 pub mod runtime;
 pub mod worker;
@@ -21,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-pub use find::{Found, Origin};
+pub use find::{Found, Origin, Tool};
 use protocol::{Diagnostic, Op, Request, Response};
 
 /// How long one request may take (a whole model's dispatch formation, one compile or run of
@@ -71,6 +82,52 @@ impl Failure {
     }
 }
 
+/// What an answer of IREE's is kept under: every input it depends on. `input` is the bytes IREE
+/// read, `name` the name its locations carry, `revision` IREE's (empty for the revision itself),
+/// `flags` the session flags in order, `phase` what was asked.
+#[derive(Clone, Copy, Debug)]
+pub struct StoreKey<'a> {
+    /// The bytes IREE read (a model; for the revision, the library file's identity).
+    pub input: &'a [u8],
+    /// The name IREE's locations carry.
+    pub name: &'a str,
+    /// IREE's full revision.
+    pub revision: &'a str,
+    /// The session flags, in order.
+    pub flags: &'a [String],
+    /// What was asked (a compile phase, `revision`).
+    pub phase: &'a str,
+}
+
+/// Where IREE's answers that are pure functions of a [`StoreKey`] are kept between runs.
+///
+/// Why a trait: the cache of linked libraries (`crate::cache`) keeps them in the binary, and
+/// depends on linking; IREE's module must not depend back on it (the module graph stays a
+/// tree, `tools/check-module-cycles`). [`NoStore`] asks IREE every time.
+pub trait Store: Sync {
+    /// The answer for `key`: kept, or made by `make` (and kept when it succeeds; a failure is
+    /// never kept).
+    fn get_or_make(
+        &self,
+        key: &StoreKey<'_>,
+        make: &mut dyn FnMut() -> Result<Vec<u8>, Failure>,
+    ) -> Result<Vec<u8>, Failure>;
+}
+
+/// A [`Store`] that keeps nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoStore;
+
+impl Store for NoStore {
+    fn get_or_make(
+        &self,
+        _key: &StoreKey<'_>,
+        make: &mut dyn FnMut() -> Result<Vec<u8>, Failure>,
+    ) -> Result<Vec<u8>, Failure> {
+        make()
+    }
+}
+
 /// The IREE version's major.minor from its revision (`3.13.0rc2026... @ hash` -> `3.13`).
 pub fn release(revision: &str) -> &str {
     let version = revision.split_whitespace().next().unwrap_or(revision);
@@ -84,54 +141,43 @@ pub fn release(revision: &str) -> &str {
 impl Iree {
     /// Finds IREE (see [`find::find`]) and asks it its revision: `Err` when none was found or
     /// the library does not load.
-    pub fn load(explicit: Option<&Path>) -> Result<Iree, String> {
-        Iree::load_found(find::find(explicit)?)
+    pub fn load(explicit: Option<&Path>, store: &dyn Store) -> Result<Iree, String> {
+        Iree::load_found(find::find(explicit)?, store)
     }
 
-    /// Asks the found library its revision, or the cache what it answered for this very file
+    /// Asks the found library its revision, or `store` what it answered for this very file
     /// (same path, device, inode, size, modification and change times: a reinstall changes
     /// them), which saves a process start and the library's load where IREE only adds a check.
-    pub fn load_found(found: Found) -> Result<Iree, String> {
+    pub fn load_found(found: Found, store: &dyn Store) -> Result<Iree, String> {
         let mut iree = Iree {
             found,
             revision: String::new(),
             api_version: String::new(),
         };
-        let identity = identity(&iree.found.library);
-        let key = identity.as_ref().map(|identity| {
-            crate::cache::dispatches_key(identity, "iree-revision", "", &[], "revision")
-        });
-        if let Some(key) = &key {
-            let mut failure = None;
-            let cached = crate::cache::Cache::global().get_or_insert_with(key, || {
-                match iree.request(Op::Info, "", &[], b"", b"") {
-                    Ok((response, _)) => Ok(crate::cache::Artifact {
-                        bytecode: format!("{}\n{}", response.revision, response.api_version)
-                            .into_bytes(),
-                        problems: Vec::new(),
-                    }),
-                    Err(error) => {
-                        failure = Some(error.summary());
-                        Err(Vec::new())
-                    }
-                }
-            });
-            return match cached {
-                Ok(entry) => {
-                    let text = String::from_utf8_lossy(&entry.bytecode).into_owned();
-                    let (revision, api) = text.split_once('\n').unwrap_or((&text, ""));
-                    iree.revision = revision.to_string();
-                    iree.api_version = api.to_string();
-                    Ok(iree)
-                }
-                Err(_) => Err(failure.unwrap_or_else(|| "IREE did not answer".to_string())),
-            };
-        }
-        let (response, _) = iree
-            .request(Op::Info, "", &[], b"", b"")
-            .map_err(|failure| failure.summary())?;
-        iree.revision = response.revision;
-        iree.api_version = response.api_version;
+        let ask = |iree: &Iree| {
+            iree.request(Op::Info, "", &[], b"", b"")
+                .map(|(response, _)| {
+                    format!("{}\n{}", response.revision, response.api_version).into_bytes()
+                })
+        };
+        let answer = match identity(&iree.found.library) {
+            Some(identity) => {
+                let key = StoreKey {
+                    input: &identity,
+                    name: "iree-revision",
+                    revision: "",
+                    flags: &[],
+                    phase: "revision",
+                };
+                store.get_or_make(&key, &mut || ask(&iree))
+            }
+            None => ask(&iree),
+        };
+        let text = answer.map_err(|failure| failure.summary())?;
+        let text = String::from_utf8_lossy(&text).into_owned();
+        let (revision, api) = text.split_once('\n').unwrap_or((&text, ""));
+        iree.revision = revision.to_string();
+        iree.api_version = api.to_string();
         Ok(iree)
     }
 
@@ -370,6 +416,8 @@ fn identity(path: &Path) -> Option<Vec<u8>> {
 }
 
 static EXPLICIT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+static STORE: std::sync::OnceLock<&'static dyn Store> = std::sync::OnceLock::new();
+static FOUND: std::sync::OnceLock<Result<Found, String>> = std::sync::OnceLock::new();
 static SHARED: std::sync::OnceLock<Result<Iree, String>> = std::sync::OnceLock::new();
 
 /// Sets `--iree` for this process (the CLI does, once, before any command runs).
@@ -377,11 +425,41 @@ pub fn configure(explicit: Option<PathBuf>) {
     let _ = EXPLICIT.set(explicit);
 }
 
+/// Sets where this process keeps IREE's answers (the CLI passes the cache, once, before any
+/// command runs); without it nothing is kept.
+pub fn configure_store(store: &'static dyn Store) {
+    let _ = STORE.set(store);
+}
+
+/// This process's store of IREE's answers.
+pub fn store() -> &'static dyn Store {
+    STORE.get().copied().unwrap_or(&NoStore)
+}
+
+/// This process's library, found once (python3 asked where nothing cheaper answers): the one
+/// answer to "which IREE?" that [`shared`], [`iree_opt`] and `doctor` all give.
+pub fn found() -> &'static Result<Found, String> {
+    FOUND.get_or_init(|| {
+        let explicit = EXPLICIT.get().cloned().flatten();
+        let found = find::find(explicit.as_deref());
+        if let Ok(found) = &found {
+            log_found(found);
+        }
+        found
+    })
+}
+
+/// The one answer, at `-vv` (`TUNESPEC_LOG=tunespec::iree=debug`): which library a command
+/// uses, so that it can be compared with what `doctor` reports.
+fn log_found(found: &Found) {
+    tracing::debug!(library = %found.library.display(), origin = %found.origin, "iree.found");
+}
+
 /// This process's IREE: found and asked its revision once, on first use.
 pub fn shared() -> &'static Result<Iree, String> {
     SHARED.get_or_init(|| {
-        let explicit = EXPLICIT.get().cloned().flatten();
-        Iree::load(explicit.as_deref())
+        let found = found().clone()?;
+        Iree::load_found(found, store())
     })
 }
 
@@ -392,9 +470,32 @@ pub fn optional() -> Option<&'static Result<Iree, String>> {
     if let Some(shared) = SHARED.get() {
         return Some(shared);
     }
-    let explicit = EXPLICIT.get().cloned().flatten();
-    let found = find::find_with(explicit.as_deref(), false).ok()?;
-    Some(SHARED.get_or_init(|| Iree::load_found(found)))
+    let found = match FOUND.get() {
+        Some(found) => found.clone().ok()?,
+        None => {
+            let explicit = EXPLICIT.get().cloned().flatten();
+            let found = find::find_with(explicit.as_deref(), false).ok()?;
+            log_found(&found);
+            found
+        }
+    };
+    Some(SHARED.get_or_init(|| Iree::load_found(found, store())))
+}
+
+/// This process's `tool` (see [`find::tool`]): `explicit` (`--iree-opt`), else beside the
+/// library [`found`] gives, so that the tool and the library are one IREE.
+pub fn tool(tool: Tool, explicit: Option<&Path>) -> Result<PathBuf, String> {
+    let library_flag = EXPLICIT.get().cloned().flatten();
+    let path = find::tool(tool, explicit, library_flag.as_deref(), || found().clone());
+    if let Ok(path) = &path {
+        tracing::debug!(program = tool.program(), path = %path.display(), "iree.tool");
+    }
+    path
+}
+
+/// This process's iree-opt: [`tool`] for [`Tool::Opt`].
+pub fn iree_opt(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    tool(Tool::Opt, explicit)
 }
 
 /// Whether IREE was configured explicitly (`--iree`, `TUNESPEC_IREE_LIB`): a failure to load it

@@ -72,42 +72,6 @@ impl std::fmt::Display for MatcherKey {
     }
 }
 
-/// Where a matcher's config comes from, as its header says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Provenance {
-    /// `tunespec.measurement`: measured on hardware (`import-tuner`).
-    Measured,
-    /// `tunespec.provenance = "derived by rule ..."`: derived by rule (every embedded default).
-    Derived,
-    /// Neither: stated by whoever wrote the spec.
-    Stated,
-}
-
-impl Provenance {
-    /// A matcher's provenance from its attributes.
-    pub fn of(matcher: &Op) -> Provenance {
-        if matcher.has_attr(crate::tuner_import::MEASUREMENT_ATTR) {
-            return Provenance::Measured;
-        }
-        match matcher
-            .attr(crate::apply::PROVENANCE_ATTR)
-            .and_then(Attr::as_str)
-        {
-            Some(text) if text.trim_start().starts_with("derived") => Provenance::Derived,
-            _ => Provenance::Stated,
-        }
-    }
-
-    /// `measured`, `derived`, `stated`.
-    pub fn label(self) -> &'static str {
-        match self {
-            Provenance::Measured => "measured",
-            Provenance::Derived => "derived",
-            Provenance::Stated => "stated",
-        }
-    }
-}
-
 /// The ops a matcher key can reason about: checks that fail or succeed on their operands (no
 /// effects), and the producers of their operands.
 const CHECKS: &[&str] = &[

@@ -24,6 +24,7 @@ use std::collections::{BTreeSet, HashMap};
 use crate::ir::{self, names, Attr, Loc, Op, ValueRef};
 use crate::mlir::{Mlir, OwnedOp, SendOp, Worker};
 use crate::problem::Problem;
+use crate::provenance::Kind;
 use crate::verify::{self, SpecFacts};
 
 mod assemble;
@@ -33,7 +34,7 @@ mod plan;
 
 use self::assemble::assemble;
 pub use self::fingerprint::fingerprint;
-pub use self::key::{matcher_key, MatcherKey, Provenance};
+pub use self::key::{matcher_key, MatcherKey};
 use self::plan::{plan_names, plan_segments, Plan};
 
 /// Link diagnostics codes.
@@ -66,7 +67,7 @@ pub enum Role {
     /// config or the command line names.
     Library,
     /// A spec of a library written by `tunespec import-iree` (IREE's own default specs; its
-    /// manifest starts with [`crate::iree_import::MANIFEST_MARKER`]).
+    /// manifest starts with [`crate::iree::import::MANIFEST_MARKER`]).
     IreeDefault,
     /// One of the default registry's specs.
     Default {
@@ -186,7 +187,7 @@ pub struct LinkedPair {
     /// What the matcher matches, when its body is of a form the key knows.
     pub key: Option<key::MatcherKey>,
     /// Measured, derived or stated.
-    pub provenance: key::Provenance,
+    pub provenance: Kind,
 }
 
 /// The result of a link.
@@ -503,7 +504,7 @@ struct EntryPair {
     /// The matcher's structural fingerprint (hashed).
     print: Option<blake3::Hash>,
     key: Option<key::MatcherKey>,
-    provenance: key::Provenance,
+    provenance: Kind,
 }
 
 struct Summary {
@@ -573,7 +574,7 @@ fn summarize(snapshot: &ir::Module, facts: &SpecFacts, input: usize) -> Summary 
             });
             EntryPair {
                 key: matcher_op.and_then(key::matcher_key),
-                provenance: matcher_op.map_or(key::Provenance::Stated, key::Provenance::of),
+                provenance: matcher_op.map_or(Kind::Stated, crate::provenance::classify),
                 loc: matcher_op.and_then(|op| op.loc.clone()),
                 matcher,
                 action,

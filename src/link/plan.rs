@@ -29,7 +29,7 @@ pub(super) fn plan_segments(
                     key: entry.key.clone(),
                     provenance: entry.provenance,
                 };
-                if !options.derived && pair.provenance == key::Provenance::Derived {
+                if !options.derived && pair.provenance == Kind::Derived {
                     withheld.push(pair);
                     continue;
                 }
@@ -142,11 +142,11 @@ fn measured_first(items: &mut Vec<Item>, inputs: &[LinkInput], problems: &mut Ve
     let mut index = 0;
     while index < items.len() {
         let moved = match &items[index] {
-            Item::Pair(pair, _) if pair.provenance == key::Provenance::Measured => {
+            Item::Pair(pair, _) if pair.provenance == Kind::Measured => {
                 pair.key.as_ref().and_then(|key| {
                     items[..index].iter().position(|item| {
                         matches!(item, Item::Pair(earlier, _)
-                            if earlier.provenance == key::Provenance::Derived
+                            if earlier.provenance == Kind::Derived
                                 && earlier.key.as_ref().is_some_and(|other| other.overlaps(key)))
                     })
                 })
@@ -224,9 +224,7 @@ fn contained_problem(
             pair.matcher_loc.clone(),
         )
         .with_help(dropped)
-    } else if earlier.provenance == key::Provenance::Measured
-        && pair.provenance == key::Provenance::Derived
-    {
+    } else if earlier.provenance == Kind::Measured && pair.provenance == Kind::Derived {
         Problem::note(
             codes::MEASURED_FIRST,
             format!(

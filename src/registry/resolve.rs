@@ -46,6 +46,20 @@ pub struct ResolvedSpec {
 }
 
 impl ResolvedSpec {
+    /// Where its configs come from: the build's counts for a default, a lexical scan of the
+    /// text for a user's file (`resolve` parses nothing; bytecode files say nothing here).
+    pub fn provenance(&self) -> crate::provenance::SpecProvenance {
+        match self.embedded {
+            Some(embedded) => crate::provenance::SpecProvenance::of_default(
+                embedded.matcher_count,
+                embedded.derived_matchers,
+                embedded.measured_matchers,
+                embedded.derived_rules,
+            ),
+            None => crate::provenance::scan(&self.bytes),
+        }
+    }
+
     /// BLAKE3 of the bytes, hex.
     pub fn hash(&self) -> String {
         match self.embedded {
@@ -184,7 +198,7 @@ impl Resolution {
                 "bytes": spec.bytes.len(),
                 "hash": spec.hash(),
                 "matchers": spec.matchers(),
-                "provenance": crate::provenance::SpecProvenance::of(spec).to_json(),
+                "provenance": spec.provenance().to_json(),
             })).collect::<Vec<_>>(),
             "skipped": self.skipped.iter().map(|spec| json!({
                 "name": spec.name,
@@ -449,7 +463,7 @@ impl<'a> Builder<'a> {
                     .map(|extension| (format!("[extend.{key}]"), &extension.specs));
                 // A library `tunespec import-iree` wrote holds IREE's own defaults.
                 let layer = if std::fs::read_to_string(dir.join("registry.toml"))
-                    .is_ok_and(|text| text.starts_with(crate::iree_import::MANIFEST_MARKER))
+                    .is_ok_and(|text| text.starts_with(crate::iree::import::MANIFEST_MARKER))
                 {
                     LinkLayer::IreeDefault
                 } else {

@@ -14,7 +14,6 @@
 pub mod payload;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 
@@ -278,35 +277,6 @@ pub fn matchers_of(mlir: &crate::mlir::Mlir, file: &SpecFile) -> Result<Vec<Foun
         .collect())
 }
 
-/// Runs `work` on every item with up to `jobs` threads; results in item order.
-pub(crate) fn parallel<T: Sync, R: Send>(
-    items: &[T],
-    jobs: usize,
-    work: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    let next = AtomicUsize::new(0);
-    let results: Vec<std::sync::Mutex<Option<R>>> =
-        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, items.len().max(1)) {
-            scope.spawn(|| loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(index) else { break };
-                let result = work(item);
-                *results[index].lock().expect("not poisoned") = Some(result);
-            });
-        }
-    });
-    results
-        .into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .expect("not poisoned")
-                .expect("every item ran")
-        })
-        .collect()
-}
-
 /// One matcher to check.
 pub struct Job<'a> {
     /// Its file.
@@ -328,7 +298,7 @@ pub fn check(jobs: &[Job<'_>], options: &Options<'_>) -> Vec<MatcherReport> {
             files.push(job.file);
         }
     }
-    let parsed: Vec<Step> = parallel(&files, options.jobs, |file| {
+    let parsed: Vec<Step> = crate::jobs::parallel(&files, options.jobs, |file| {
         match options
             .iree
             .reprint(file.text.as_bytes(), &file.name, false)
@@ -337,7 +307,7 @@ pub fn check(jobs: &[Job<'_>], options: &Options<'_>) -> Vec<MatcherReport> {
             Err(failure) => Step::failed(summary(&failure)),
         }
     });
-    parallel(jobs, options.jobs, |job| {
+    crate::jobs::parallel(jobs, options.jobs, |job| {
         let index = files
             .iter()
             .position(|file| std::ptr::eq(*file, job.file))

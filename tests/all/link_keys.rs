@@ -364,8 +364,8 @@ fn measured_beats_derived_whatever_the_order() {
         let (pairs, withheld, problems) = link_in_process(&order, LinkOptions::default());
         assert_eq!(pairs.len(), 2);
         assert_eq!(pairs[0].matcher, "match_measured", "{order:?}");
-        assert_eq!(pairs[0].provenance, key::Provenance::Measured);
-        assert_eq!(pairs[1].provenance, key::Provenance::Derived);
+        assert_eq!(pairs[0].provenance, tunespec::provenance::Kind::Measured);
+        assert_eq!(pairs[1].provenance, tunespec::provenance::Kind::Derived);
         assert!(withheld.is_empty());
         // A note either way, never a shadowed-matcher warning.
         assert!(
@@ -673,7 +673,7 @@ fn spec_libraries_and_iree_defaults_are_layers() {
         dir.path(),
         &format!(
             "{} from IREE compiler version 3.13.0.",
-            tunespec::iree_import::MANIFEST_MARKER
+            tunespec::iree::import::MANIFEST_MARKER
         ),
         &iree_form.replace("match_prefill", "match_iree"),
     );

@@ -1,44 +1,11 @@
-//! Checking attributes with iree-opt: finding it, generating one input for every site, running
-//! it with a time limit, and mapping its messages back to the sites.
+//! Checking attributes with iree-opt: generating one input for every site, running it with a
+//! time limit, and mapping its messages back to the sites.
+//!
+//! Finding iree-opt is the caller's: the `tunespec` crate finds it beside the IREE library every
+//! other command uses (`tunespec::iree::iree_opt`), `build.rs` takes `TUNESPEC_IREE_OPT`; a search
+//! here could pick another IREE than the one the run reports.
 
 use super::*;
-
-/// Where iree-opt was found, or why it was not.
-pub fn find_iree_opt(explicit: Option<&Path>) -> Result<PathBuf, String> {
-    if let Some(path) = explicit {
-        return if path.is_file() {
-            Ok(path.to_path_buf())
-        } else {
-            Err(format!("--iree-opt {}: no such file", path.display()))
-        };
-    }
-    if let Some(value) = std::env::var_os(ENV_IREE_OPT).filter(|value| !value.is_empty()) {
-        let path = PathBuf::from(&value);
-        return if path.is_file() {
-            Ok(path)
-        } else {
-            Err(format!("{ENV_IREE_OPT}={} is not a file", path.display()))
-        };
-    }
-    if let Some(value) = std::env::var_os(ENV_IREE_VENV).filter(|value| !value.is_empty()) {
-        let path = PathBuf::from(&value).join("bin").join("iree-opt");
-        return if path.is_file() {
-            Ok(path)
-        } else {
-            Err(format!("{ENV_IREE_VENV}: {} is not a file", path.display()))
-        };
-    }
-    if let Some(path) = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join("iree-opt"))
-            .find(|candidate| candidate.is_file())
-    }) {
-        return Ok(path);
-    }
-    Err(format!(
-        "iree-opt not found (--iree-opt, {ENV_IREE_OPT}, {ENV_IREE_VENV}, PATH)"
-    ))
-}
 
 /// The timeout from [`ENV_TIMEOUT`], else [`DEFAULT_TIMEOUT`].
 pub fn timeout_from_env() -> Duration {

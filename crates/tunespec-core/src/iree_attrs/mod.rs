@@ -25,7 +25,7 @@
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -46,11 +46,9 @@ pub use self::texts::*;
 /// How long iree-opt may take for a whole run before it is killed.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The environment variables that locate iree-opt, in the order they are tried (after the
-/// `--iree-opt` flag), and the one that changes the timeout (whole seconds).
+/// The environment variable naming iree-opt itself (after the `--iree-opt` flag; `build.rs`
+/// reads only this one).
 pub const ENV_IREE_OPT: &str = "TUNESPEC_IREE_OPT";
-/// A Python environment with iree-base-compiler: its `bin/iree-opt` (tried second).
-pub const ENV_IREE_VENV: &str = "TUNESPEC_IREE_VENV";
 /// The time limit of one iree-opt run, whole seconds (default [`DEFAULT_TIMEOUT`]).
 pub const ENV_TIMEOUT: &str = "TUNESPEC_IREE_TIMEOUT_SECS";
 

@@ -156,19 +156,41 @@ pub fn manifest_text(imported: &[Imported], compiler: &str) -> String {
     text
 }
 
-/// Which compiler `iree_opt` is: the `iree-base-compiler` package version when iree-opt is the
-/// script of a Python environment (`ENV/bin/iree-opt`, the package's dist-info under
-/// `ENV/lib/python*/site-packages`), else iree-opt's own version line (which names only LLVM).
-pub fn compiler_version(iree_opt: &Path) -> Result<String, String> {
+/// Which compiler `iree_opt` is: the `iree-base-compiler` package version when iree-opt belongs
+/// to a Python environment (the wheel's `site-packages/iree/compiler/_mlir_libs/iree-opt`, where
+/// every command finds it, or the environment's `ENV/bin/iree-opt` script; the package's
+/// dist-info in that `site-packages`), else iree-opt's own version line (which names only LLVM).
+pub fn compiler_version(iree_opt: &Path, timeout: Duration) -> Result<String, String> {
     if let Some(version) = package_version(iree_opt) {
         return Ok(format!("iree-base-compiler {version}"));
     }
-    let output = Command::new(iree_opt)
+    let mut child = Command::new(iree_opt)
         .arg("--version")
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
         .map_err(|error| format!("cannot run {}: {error}", iree_opt.display()))?;
-    let text = String::from_utf8_lossy(&output.stdout);
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stdout.read_to_end(&mut text);
+        text
+    });
+    match crate::child::wait_or_kill(&mut child, timeout) {
+        Ok(Some(_)) => {}
+        Ok(None) => {
+            return Err(format!(
+                "{} --version did not finish within {} s and was stopped ({} sets the limit)",
+                iree_opt.display(),
+                timeout.as_secs(),
+                crate::iree_attrs::ENV_TIMEOUT
+            ))
+        }
+        Err(error) => return Err(format!("waiting for {}: {error}", iree_opt.display())),
+    }
+    let stdout = reader.join().unwrap_or_default();
+    let text = String::from_utf8_lossy(&stdout);
     text.lines()
         .map(str::trim)
         .find(|line| line.contains("version"))
@@ -176,14 +198,28 @@ pub fn compiler_version(iree_opt: &Path) -> Result<String, String> {
         .ok_or_else(|| format!("{} --version printed no version", iree_opt.display()))
 }
 
+/// The newest `iree-base-compiler` version whose dist-info is in the `site-packages` that
+/// `iree_opt` belongs to.
 fn package_version(iree_opt: &Path) -> Option<String> {
-    let env = iree_opt.parent()?.parent()?;
+    let dir = iree_opt.parent()?;
+    // The wheel's own copy: site-packages/iree/compiler/_mlir_libs/iree-opt.
+    let wheel = (dir.file_name()? == "_mlir_libs")
+        .then(|| Some(dir.parent()?.parent()?.parent()?.to_path_buf()))
+        .flatten();
+    let mut site_packages: Vec<std::path::PathBuf> = wheel.into_iter().collect();
+    if site_packages.is_empty() {
+        // A venv's script: ENV/bin/iree-opt, ENV/lib/python*/site-packages.
+        let env = dir.parent()?;
+        for python in std::fs::read_dir(env.join("lib")).ok()?.flatten() {
+            site_packages.push(python.path().join("site-packages"));
+        }
+    }
     let mut found: Vec<String> = Vec::new();
-    for python in std::fs::read_dir(env.join("lib")).ok()?.flatten() {
-        let Ok(packages) = std::fs::read_dir(python.path().join("site-packages")) else {
+    for packages in site_packages {
+        let Ok(entries) = std::fs::read_dir(packages) else {
             continue;
         };
-        for entry in packages.flatten() {
+        for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if let Some(version) = name
                 .strip_prefix("iree_base_compiler-")

@@ -1,0 +1,49 @@
+//! The cache as IREE's [`Store`]: IREE's answers (a model's dispatches, a library file's
+//! revision) kept as entries of their own domain ([`dispatches_key`]).
+//!
+//! Why here and not in `iree/`: the cache depends on linking and the registry; IREE's module
+//! depends on nothing of the crate, so the cache implements IREE's small trait, and the binary
+//! hands the cache to IREE (`iree::configure_store`).
+
+use crate::iree::{Failure, Store, StoreKey};
+
+use super::{dispatches_key, Artifact, Cache};
+
+impl Store for Cache {
+    fn get_or_make(
+        &self,
+        key: &StoreKey<'_>,
+        make: &mut dyn FnMut() -> Result<Vec<u8>, Failure>,
+    ) -> Result<Vec<u8>, Failure> {
+        let cache_key = dispatches_key(key.input, key.name, key.revision, key.flags, key.phase);
+        let mut failure = None;
+        let found = self.get_or_insert_with(&cache_key, || match make() {
+            Ok(bytes) => Ok(Artifact {
+                bytecode: bytes,
+                problems: Vec::new(),
+            }),
+            Err(error) => {
+                failure = Some(error);
+                Err(Vec::new())
+            }
+        });
+        found.map(|entry| entry.bytecode).map_err(|_| {
+            failure.unwrap_or_else(|| Failure::Tool("IREE gave no answer".to_string()))
+        })
+    }
+}
+
+/// [`Cache::global`] as a [`Store`], opened on first use only: a command that never asks IREE
+/// never opens (or warns about) the cache directory.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GlobalStore;
+
+impl Store for GlobalStore {
+    fn get_or_make(
+        &self,
+        key: &StoreKey<'_>,
+        make: &mut dyn FnMut() -> Result<Vec<u8>, Failure>,
+    ) -> Result<Vec<u8>, Failure> {
+        Cache::global().get_or_make(key, make)
+    }
+}

@@ -1,0 +1,115 @@
+//! Reading bytecode that IREE wrote.
+//!
+//! IREE 3.13's tools are built on MLIR 24, whose bytecode encodes some builtin attributes
+//! (affine maps, which every IREE-form matcher has in its `indexing_maps`) with codes MLIR 22
+//! does not know: a library that `iree-opt --emit-bytecode` wrote, or that IREE attached to a
+//! payload (`iree_codegen.tuning_spec_mlirbc`), fails in tunespec's reader with "unknown attribute
+//! code". The text form is readable by every version, so when IREE is at hand (its library, else
+//! iree-opt as every command finds it: [`super::iree_opt`]), such bytes are printed to text by it
+//! and read from that. Without iree-opt, the reader's diagnostic says what
+//! happened and how to convert the file (see `verify::verify_bytes`).
+
+use std::borrow::Cow;
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use crate::verify::{bytecode_producer, mlir_major, BYTECODE_MAGIC};
+
+/// The MLIR major version tunespec is built on.
+const OUR_MLIR_MAJOR: u32 = 22;
+
+/// Whether `bytes` is bytecode written by an MLIR newer than tunespec's.
+pub fn is_newer_bytecode(bytes: &[u8]) -> bool {
+    bytes.starts_with(BYTECODE_MAGIC)
+        && bytecode_producer(bytes)
+            .and_then(|producer| mlir_major(&producer))
+            .is_some_and(|major| major > OUR_MLIR_MAJOR)
+}
+
+/// `bytes` as tunespec can read them: unchanged, or (newer bytecode, iree-opt found) the text
+/// iree-opt prints of them. Errors only when iree-opt was found and failed; without iree-opt
+/// the bytes come back unchanged and the reader reports them.
+pub fn readable(bytes: &[u8]) -> Result<Cow<'_, [u8]>, String> {
+    if !is_newer_bytecode(bytes) {
+        return Ok(Cow::Borrowed(bytes));
+    }
+    // IREE's own library, where found (cheaply), prints its bytecode as text; else iree-opt.
+    if let Some(Ok(iree)) = super::optional() {
+        return iree
+            .reprint(bytes, "<bytecode>", false)
+            .map(Cow::Owned)
+            .map_err(|failure| {
+                format!(
+                    "IREE {} could not read this bytecode either: {}",
+                    super::release(&iree.revision),
+                    failure.summary()
+                )
+            });
+    }
+    let Ok(iree_opt) = super::iree_opt(None) else {
+        return Ok(Cow::Borrowed(bytes));
+    };
+    let (status, stdout, stderr) = print_text(&iree_opt, bytes)?;
+    if !status.success() {
+        let stderr = String::from_utf8_lossy(&stderr);
+        // Its input was the bytes on stdin: `<stdin>:L:C:` would name no file of the user's.
+        let first = stderr.lines().next().unwrap_or("(no message)");
+        let first = first
+            .strip_prefix("<stdin>:")
+            .and_then(|rest| rest.splitn(3, ':').nth(2))
+            .map_or(first, str::trim_start);
+        return Err(format!(
+            "{} could not read this bytecode either: {first}",
+            iree_opt.display(),
+        ));
+    }
+    Ok(Cow::Owned(stdout))
+}
+
+/// Runs `iree_opt` on `bytes` (stdin) under the time limit of every iree-opt run
+/// (`TUNESPEC_IREE_TIMEOUT_SECS`): its status, stdout and stderr.
+fn print_text(
+    iree_opt: &std::path::Path,
+    bytes: &[u8],
+) -> Result<(std::process::ExitStatus, Vec<u8>, Vec<u8>), String> {
+    let mut child = Command::new(iree_opt)
+        .args(["--allow-unregistered-dialect", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("cannot run {}: {error}", iree_opt.display()))?;
+    // The input is written and the outputs read on threads, so that a child filling its
+    // output pipe before reading all its input cannot deadlock with us.
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let read_all = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            let _ = pipe.read_to_end(&mut out);
+            out
+        })
+    };
+    let stdout = read_all(Box::new(child.stdout.take().expect("piped stdout")));
+    let stderr = read_all(Box::new(child.stderr.take().expect("piped stderr")));
+    let timeout = crate::iree_attrs::timeout_from_env();
+    let status = match tunespec_core::child::wait_or_kill(&mut child, timeout) {
+        Ok(Some(status)) => status,
+        Ok(None) => {
+            return Err(format!(
+                "{} did not finish within {} s and was stopped ({} sets the limit)",
+                iree_opt.display(),
+                timeout.as_secs(),
+                crate::iree_attrs::ENV_TIMEOUT
+            ))
+        }
+        Err(error) => return Err(format!("{}: {error}", iree_opt.display())),
+    };
+    let _ = writer.join();
+    Ok((
+        status,
+        stdout.join().unwrap_or_default(),
+        stderr.join().unwrap_or_default(),
+    ))
+}

@@ -1,0 +1,57 @@
+//! The library's module graph has no cycle between top-level modules
+//! (`tools/check-module-cycles`): a cycle (`apply -> iree_bytecode -> iree -> cache -> link ->
+//! link/key -> apply` once) ties modules together so that none can be moved or understood alone.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::reference::repo_root;
+
+fn check(src: &Path) -> std::process::Output {
+    Command::new("python3")
+        .arg(repo_root().join("tools/check-module-cycles"))
+        .arg(src)
+        .output()
+        .expect("python3 runs tools/check-module-cycles")
+}
+
+#[test]
+fn the_library_has_no_module_cycle() {
+    let output = check(&repo_root().join("src"));
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The check itself finds a cycle made by `use` groups, inline `crate::` paths and `super::`,
+/// and ignores paths in comments and strings.
+#[test]
+fn the_check_finds_a_cycle() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("b")).unwrap();
+    std::fs::write(src.join("lib.rs"), "pub mod a;\npub mod b;\npub mod c;\n").unwrap();
+    std::fs::write(src.join("a.rs"), "use crate::{b::{self, X}};\n").unwrap();
+    std::fs::write(src.join("b/mod.rs"), "mod inner;\n").unwrap();
+    std::fs::write(
+        src.join("b/inner.rs"),
+        "fn f() { super::super::c::g() }\n// crate::a::f\nconst S: &str = \"crate::a\";\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("c.rs"), "fn g() { let _ = crate::a::f; }\n").unwrap();
+    let output = check(src);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("a <-> b <-> c"), "{stdout}");
+    // Without the edge back to `a`, no cycle: comments and strings do not count.
+    std::fs::write(src.join("c.rs"), "// crate::a::f\nfn g() {}\n").unwrap();
+    let output = check(src);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
