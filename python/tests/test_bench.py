@@ -14,7 +14,7 @@ from conftest import FIXTURES, REPO, Schemas
 
 VENV = REPO / "target" / "iree-venv"
 CPU_LIB = FIXTURES / "bench" / "cpu_lib"
-QUICK = {"rounds": 2, "repetitions": 3, "min_time": 0.05}
+QUICK = {"rounds": 3, "repetitions": 5, "min_time": 0.02}
 
 
 @pytest.fixture()

@@ -11,8 +11,9 @@ use crate::iree_library::{venv, with_iree};
 use crate::reference::output_with_timeout;
 
 const CPU_LIB: &str = "tests/fixtures/bench/cpu_lib";
-/// Short runs: the effects timed here are 20x and more.
-const QUICK: &[&str] = &["--rounds", "2", "--repetitions", "3", "--min-time", "0.05"];
+/// Short runs: the effects timed here are 20x and more. 15 samples a side: with fewer, a few
+/// samples disturbed by a loaded machine (tests run in parallel) keep the rank test above 0.01.
+const QUICK: &[&str] = &["--rounds", "3", "--repetitions", "5", "--min-time", "0.02"];
 
 fn bench(venv: &Path, args: &[&str]) -> Output {
     output_with_timeout(with_iree(venv).arg("bench").args(QUICK).args(args))
@@ -66,7 +67,7 @@ fn a_tiny_tiled_matcher_is_measured_slower_and_left_out_of_the_written_library()
     assert_eq!(tiny["outputs"]["ok"], true);
     assert!(tiny["timing"]["ratio"].as_f64().unwrap() > 3.0, "{tiny:#}");
     assert!(tiny["timing"]["p_value"].as_f64().unwrap() < 0.01);
-    assert_eq!(tiny["samples_us"][0].as_array().unwrap().len(), 6);
+    assert_eq!(tiny["samples_us"][0].as_array().unwrap().len(), 15);
     let note = row(&document, "matcher", "match_mm_96_note");
     assert_eq!(note["outputs"]["ok"], true, "{note:#}");
     assert!(note["timing"].is_object(), "{note:#}");
