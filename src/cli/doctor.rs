@@ -47,7 +47,8 @@ pub fn iree_line() -> String {
         Ok(iree) => format!(
             "IREE {} (API {}) from {}: {}",
             iree.revision,
-            iree.api_version,
+            iree.api_version()
+                .unwrap_or_else(|failure| failure.summary()),
             iree.found.origin,
             iree.found.library.display()
         ),
@@ -109,7 +110,7 @@ impl Opts {
                         "library": iree.found.library,
                         "origin": iree.found.origin.to_string(),
                         "revision": iree.revision,
-                        "api_version": iree.api_version,
+                        "api_version": iree.api_version().unwrap_or_else(|failure| failure.summary()),
                         "release": tunespec::iree::release(&iree.revision),
                     }),
                     Err(message) => json!({"found": false, "error": message}),
@@ -133,7 +134,8 @@ impl Opts {
                         text.push_str(&format!(
                             "IREE compiler: {} (API {})\n  library: {}\n  found by: {}\n",
                             iree.revision,
-                            iree.api_version,
+                            iree.api_version()
+                                .unwrap_or_else(|failure| failure.summary()),
                             iree.found.library.display(),
                             iree.found.origin
                         ));

@@ -128,6 +128,17 @@ impl Store for NoStore {
     }
 }
 
+/// The revision of the wheel `library` belongs to (`<iree>/compiler/version.py` beside
+/// `<iree>/compiler/_mlir_libs/libIREECompiler.so`), as `ireeCompilerGetRevision()` prints it.
+fn wheel_revision(library: &Path) -> Option<String> {
+    let compiler = library.parent()?.parent()?;
+    if library.parent()?.file_name()? != "_mlir_libs" {
+        return None;
+    }
+    let text = std::fs::read_to_string(compiler.join("version.py")).ok()?;
+    runtime::parse_version_py(&text).filter(|revision| revision.contains(" @ "))
+}
+
 /// The IREE version's major.minor from its revision (`3.13.0rc2026... @ hash` -> `3.13`).
 pub fn release(revision: &str) -> &str {
     let version = revision.split_whitespace().next().unwrap_or(revision);
@@ -154,6 +165,13 @@ impl Iree {
             revision: String::new(),
             api_version: String::new(),
         };
+        // A pip wheel says its revision in `iree/compiler/version.py`, beside `_mlir_libs/`:
+        // read there, it costs no process start and no load of the library's 320 MiB. The
+        // API version is then asked only by `doctor` ([`Iree::api_version`]).
+        if let Some(revision) = wheel_revision(&iree.found.library) {
+            iree.revision = revision;
+            return Ok(iree);
+        }
         let ask = |iree: &Iree| {
             iree.request(Op::Info, "", &[], b"", b"")
                 .map(|(response, _)| {
@@ -179,6 +197,16 @@ impl Iree {
         iree.revision = revision.to_string();
         iree.api_version = api.to_string();
         Ok(iree)
+    }
+
+    /// `ireeCompilerGetAPIVersion()` (`major.minor`): known after [`Iree::load_found`] asked the
+    /// library, else asked now (a wheel's revision is read from its `version.py`).
+    pub fn api_version(&self) -> Result<String, Failure> {
+        if !self.api_version.is_empty() {
+            return Ok(self.api_version.clone());
+        }
+        self.request(Op::Info, "", &[], b"", b"")
+            .map(|(response, _)| response.api_version)
     }
 
     /// IREE's dispatches (every `hal.executable`, generic form with locations) of the source

@@ -251,7 +251,7 @@ impl Call<'_> {
 
 /// `VERSION = "..."` and the IREE revision of a wheel's `version.py`, as IREE's compiler
 /// prints its own (`3.13.0rc20261016 @ 89ece87b...`).
-fn parse_version_py(text: &str) -> Option<String> {
+pub(crate) fn parse_version_py(text: &str) -> Option<String> {
     let quoted = |line: &str| line.split('"').nth(1).map(str::to_string);
     let version = text
         .lines()
