@@ -66,7 +66,8 @@ pub struct Opts {
     /// The spec library directory to write (created, or merged into if this command wrote it)
     #[arg(long, short)]
     pub output: PathBuf,
-    /// Output format: human (notes and a summary on stderr) or json (a document on stdout)
+    /// Output format: json prints a document on stdout (docs/schema/import-tuner.schema.json);
+    /// the others print notes and a summary on stderr
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
