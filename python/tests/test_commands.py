@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import tunespec
-from conftest import FIXTURES, REPO, Schemas, cli
+from conftest import REPO, Schemas, cli
 from tunespec._iree import interpreter_iree
 from tunespec._runner import is_text
 
