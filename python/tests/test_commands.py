@@ -90,6 +90,13 @@ def test_the_interpreters_iree_is_used_unactivated(tmp_path: Path) -> None:
     found, path, origin = json.loads(out.stdout)
     assert found and origin == "--iree"
     assert os.path.samefile(path, library)
+    # `python -m tunespec` too (as TUNESPEC_IREE_LIB: a --iree given still wins).
+    out = subprocess.run(
+        [sys.executable, "-m", "tunespec", "doctor", "--format=json"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, check=True,
+    )
+    doctor = json.loads(out.stdout)["iree"]
+    assert doctor["found"] and os.path.samefile(doctor["library"], library)
 
 
 def test_a_setting_or_iree_argument_wins_over_the_interpreters(monkeypatch: pytest.MonkeyPatch) -> None:

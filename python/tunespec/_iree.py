@@ -76,3 +76,19 @@ def child_env(iree: Optional[PathLike]) -> Optional[Dict[str, str]]:
     if iree_opt is None:
         return None
     return {**os.environ, "TUNESPEC_IREE_OPT": iree_opt}
+
+
+def interpreter_environment() -> Dict[str, str]:
+    """This environment, with this interpreter's IREE as `TUNESPEC_IREE_LIB` (and its iree-opt
+    as `TUNESPEC_IREE_OPT`) unless the environment already names an IREE: `python -m tunespec`,
+    where `--iree` given on the command line still wins."""
+    env = dict(os.environ)
+    if any(env.get(name) for name in _CHOSEN):
+        return env
+    library = interpreter_iree()
+    if library is not None:
+        env["TUNESPEC_IREE_LIB"] = library
+        iree_opt = interpreter_iree_opt()
+        if iree_opt is not None and not env.get("TUNESPEC_IREE_OPT"):
+            env["TUNESPEC_IREE_OPT"] = iree_opt
+    return env
