@@ -158,8 +158,8 @@ impl Command {
             | Command::Show(_)
             | Command::Completions(_)
             | Command::Man(_)
-            | Command::ImportIree(_)
-            | Command::ImportTuner(_) => (DiagnosticFormat::Human, false),
+            | Command::ImportIree(_) => (DiagnosticFormat::Human, false),
+            Command::ImportTuner(opts) => (opts.format.into(), false),
             Command::Doctor(opts) => (opts.format.into(), false),
         }
     }

@@ -174,6 +174,8 @@ pub struct RunResult {
     pub chosen: Vec<Chosen>,
     /// Dispatches without one, and why.
     pub skipped: Vec<String>,
+    /// Those dispatches (`skipped`, in order) and their baseline times, in microseconds.
+    pub not_beaten: Vec<(String, f64)>,
 }
 
 /// Reads one tuner run directory.
@@ -248,6 +250,7 @@ pub fn read_run(run: &Path) -> Result<RunResult, InputError> {
                     .then(a.1.candidate_id.cmp(&b.1.candidate_id))
             });
         let Some((line, row, tuned, baseline)) = best else {
+            result.not_beaten.push((dispatch.clone(), baseline));
             result.skipped.push(format!(
                 "{place}: no candidate beat the baseline ({baseline} us); {dispatch} not imported"
             ));

@@ -35,9 +35,13 @@ def _isolated_environment(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 def cli(*args: str, stdin: Optional[bytes] = None) -> subprocess.CompletedProcess:
-    """Runs the installed binary directly (the reference the API's results are compared with)."""
+    """Runs the installed binary directly (the reference the API's results are compared with),
+    with the IREE the API chooses (this interpreter's, unless the environment names one): with
+    IREE, libraries are written by IREE's own writer."""
+    from tunespec._iree import iree_args
+
     return subprocess.run(
-        [str(INSTALLED_BIN), *args],
+        [str(INSTALLED_BIN), *iree_args(None), *args],
         input=stdin if stdin is not None else b"",
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -4,6 +4,7 @@ docs/schema/, and an error case each."""
 from __future__ import annotations
 
 import csv
+import datetime
 import json
 from pathlib import Path
 
@@ -119,7 +120,13 @@ def test_measured_library_provenance(tmp_path: Path, schemas: Schemas) -> None:
     schemas.validate("explain", explanation.to_json())
     (op,) = explanation.ops
     assert op.provenance_kind == "measured" and op.measurement is not None
-    assert op.measurement["device"] == device and op.measurement["iree"] == entry.iree
+    measurement = op.measurement
+    assert measurement.device == device and measurement.iree == entry.iree
+    # Numbers as numbers: times, speedup and candidate; the run's date as a date.
+    assert measurement.tuned_us == time and measurement.baseline_us == baseline
+    assert abs(measurement.speedup - speedup) < 5e-4 and isinstance(measurement.candidate, int)
+    assert measurement.saved_us == baseline - time
+    assert isinstance(measurement.date, datetime.date) and measurement.date.year == 2026
     assert explanation.provenance is not None and explanation.provenance.measured == 1
     assert explanation.provenance.summary == (
         f"1 config(s) measured on {device} with IREE {entry.iree} (median speedup {speedup:.3f})"

@@ -29,17 +29,38 @@ def iree(monkeypatch: pytest.MonkeyPatch) -> Path:
     return VENV
 
 
-def test_import_tuner_reports_and_refuses_broken_runs(tmp_path: Path) -> None:
+def test_import_tuner_reports_and_refuses_broken_runs(tmp_path: Path, schemas: Schemas) -> None:
     library = tmp_path / "team" / "lib"  # missing parents are created
-    lines = tunespec.import_tuner([RUN, SLOWER], "gfx942", library)
-    assert any("imported 1 measured config(s) for gfx942" in line for line in lines), lines
-    assert any("no candidate beat the baseline" in line for line in lines), lines
+    report = tunespec.import_tuner([RUN, SLOWER], "mi300x", library)
+    schemas.validate("import-tuner", report.to_json())
+    assert (report.target, report.imported, report.entries) == ("gfx942", 1, 1)
+    imported, not_beaten = report.dispatches
+    assert imported.outcome == "imported" and imported.candidate == 2
+    assert imported.tuned_us == 80.0 and imported.baseline_us == 100.0
+    assert imported.speedup is not None and abs(imported.speedup - 0.8) < 1e-9
+    assert not_beaten.outcome == "not-beaten" and not_beaten.candidate is None
+    assert any("no candidate beat the baseline" in note for note in report.notes), report.notes
     assert (library / "registry.toml").is_file()
+    reference = cli("import-tuner", "--format=json", str(RUN), "-t", "gfx942", "-o", str(tmp_path / "ref"))
+    assert json.loads(reference.stdout)["dispatches"][0]["candidate"] == 2
     broken = tmp_path / "broken"
     with pytest.raises(tunespec.ProblemsError) as caught:
         tunespec.import_tuner(FIXTURES / "tuner" / "broken" / "missing_columns", "gfx942", broken)
     assert caught.value.status == 1
+    (error, *_) = caught.value.errors
+    assert error.code == "tunespec::tuner::input" and error.line == 1
+    assert error.file is not None and error.file.endswith("_candidate_analysis.csv")
     assert not broken.exists(), "a broken run writes nothing"
+
+
+def test_import_tuner_usage_errors_say_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(tunespec.UsageError) as caught:
+        tunespec.import_tuner([], "gfx942", tmp_path / "lib")
+    assert "no tuner run directories" in str(caught.value)
+    with pytest.raises(tunespec.UsageError) as caught:
+        tunespec.import_tuner(RUN, "gfx94", tmp_path / "lib")
+    assert "did you mean" in str(caught.value) and "gfx942" in str(caught.value)
+    assert "--help" not in str(caught.value)
 
 
 def test_check_of_an_imported_library_equals_the_cli(

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from ._binary import find_binary
+from ._iree import interpreter_environment
 
 
 def main() -> int:
@@ -17,11 +18,13 @@ def main() -> int:
         print(f"tunespec: {error}", file=sys.stderr)
         return 2
     argv = ["tunespec", *sys.argv[1:]]
+    # This interpreter's IREE, unless the environment names one (`--iree` still wins).
+    env = interpreter_environment()
     if os.name == "posix":
         sys.stdout.flush()
         sys.stderr.flush()
-        os.execv(binary, argv)  # does not return
-    return subprocess.call([binary, *argv[1:]])
+        os.execve(binary, argv, env)  # does not return
+    return subprocess.call([binary, *argv[1:]], env=env)
 
 
 if __name__ == "__main__":

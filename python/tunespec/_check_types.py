@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Tuple
 
+from ._literals import CheckStatus
+
 Json = Dict[str, Any]
 
 
@@ -13,7 +15,7 @@ Json = Dict[str, Any]
 class CheckStep:
     """One step of a matcher's check: `status` is `ok`, `failed` or `skipped`."""
 
-    status: str
+    status: CheckStatus
     message: Optional[str] = None
 
     @classmethod

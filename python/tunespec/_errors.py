@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Dict, Sequence, Tuple, Type
 
 from ._types import Diagnostic
@@ -35,16 +36,49 @@ class Error(Exception):
     def _message(self) -> str:
         errors = [d for d in self.diagnostics if d.severity == "error"] or list(self.diagnostics)
         if errors:
-            first = str(errors[0])
+            first = for_python(str(errors[0]))
+            help = for_python(errors[0].help or "")
+            if help:
+                first += f" (help: {help})"
             more = len(errors) - 1
             return first + (f" (and {more} more)" if more else "")
-        detail = self.stderr.strip().splitlines()
-        return f"tunespec exited with status {self.status}" + (f": {detail[-1]}" if detail else "")
+        # No diagnostic (an argument the command line refused): its `error:` line, without
+        # the command line's "try '--help'".
+        lines = [line.strip() for line in self.stderr.splitlines() if line.strip()]
+        lines = [line for line in lines if "--help" not in line and not line.startswith("Usage:")]
+        detail = next((line for line in lines if "error:" in line), lines[0] if lines else "")
+        detail = for_python(detail.replace("tunespec: ", "", 1).replace("error: ", "", 1))
+        return f"tunespec exited with status {self.status}" + (f": {detail}" if detail else "")
 
     @property
     def errors(self) -> Tuple[Diagnostic, ...]:
         """The diagnostics of severity `error`."""
         return tuple(d for d in self.diagnostics if d.severity == "error")
+
+
+# The command line's flags in messages, as the API's keyword arguments name them.
+_FLAGS = {
+    "--target": "target",
+    "--spec": "specs",
+    "--iree": "iree",
+    "--no-derived": "derived=False",
+    "--derived": "derived=True",
+    "--no-default": "default=False",
+    "--dispatches": "dispatches",
+    "--attr": "attr",
+    "--jobs": "jobs",
+}
+_FLAG = re.compile(r"(?<![\w-])(" + "|".join(re.escape(f) for f in _FLAGS) + r")(?![\w-])")
+
+
+def for_python(text: str) -> str:
+    """A message of the binary for Python: its flags named as the API's keyword arguments, the
+    command line's usage lines ("Usage: ...", "try '--help'") left out."""
+    lines = [
+        line for line in text.splitlines()
+        if "'--help'" not in line and not line.strip().startswith("Usage:")
+    ]
+    return _FLAG.sub(lambda m: _FLAGS[m.group(1)], "\n".join(lines)).strip()
 
 
 class ProblemsError(Error):

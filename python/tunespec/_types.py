@@ -8,7 +8,10 @@ back, valid against its schema).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+from ._literals import Layer, ProvenanceKind, Severity, SpecProvenanceKind, View
+from ._measurement import Measurement
 
 Json = Dict[str, Any]
 
@@ -38,7 +41,7 @@ class Diagnostic:
     `file` is `None` for a problem of the run, `<stdin>` for text passed through stdin.
     """
 
-    severity: str
+    severity: Severity
     code: str
     message: str
     file: Optional[str] = None
@@ -149,7 +152,7 @@ class OverriddenPair:
 
     matcher: str
     matcher_location: Optional[str]
-    layer: Optional[str]
+    layer: Optional[Layer]
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "OverriddenPair":
@@ -179,10 +182,10 @@ class ExplainedOp:
     fired: Tuple[FiredPair, ...]
     as_written: Optional[AsWritten]
     # measured, derived, stated (None: unmatched), and the measured matcher's record (device,
-    # iree, speedup as a number, date, times, dispatch, ... as strings).
-    provenance_kind: Optional[str] = None
-    measurement: Optional[Dict[str, Any]] = field(default=None, hash=False)
-    layer: Optional[str] = None
+    # iree, times and speedup as floats, candidate, date).
+    provenance_kind: Optional[ProvenanceKind] = None
+    measurement: Optional[Measurement] = field(default=None, hash=False)
+    layer: Optional[Layer] = None
     overrides: Tuple[OverriddenPair, ...] = ()
 
     @classmethod
@@ -203,7 +206,10 @@ class ExplainedOp:
             fired=tuple(FiredPair.from_json(f) for f in obj["fired"]),
             as_written=None if as_written is None else AsWritten.from_json(as_written),
             provenance_kind=obj.get("provenance_kind"),
-            measurement=None if obj.get("measurement") is None else dict(obj["measurement"]),
+            measurement=(
+                None if obj.get("measurement") is None
+                else Measurement.from_json(obj["measurement"])
+            ),
             layer=obj.get("layer"),
             overrides=tuple(OverriddenPair.from_json(o) for o in obj.get("overrides", [])),
         )
@@ -211,7 +217,7 @@ class ExplainedOp:
     def to_json(self) -> Json:
         return {
             "provenance_kind": self.provenance_kind,
-            "measurement": None if self.measurement is None else dict(self.measurement),
+            "measurement": None if self.measurement is None else self.measurement.to_json(),
             "op": self.op,
             "dispatch_op": self.dispatch_op,
             "location": self.location,
@@ -315,7 +321,7 @@ class Explanation:
     """`explain`'s document (docs/schema/explain.schema.json), plus the run's warnings."""
 
     version: int
-    view: str
+    view: View
     ops: Tuple[ExplainedOp, ...]
     differs_as_written: int
     matched: int
@@ -434,7 +440,7 @@ class SpecProvenance:
     its measured records, how many matchers are derived and by which rules, how many are stated
     (None: unknown, a user's file is scanned, not parsed)."""
 
-    kind: str
+    kind: SpecProvenanceKind
     measured: Tuple[MeasuredEntry, ...]
     derived: int
     rules: Tuple[str, ...]
@@ -588,7 +594,7 @@ class Resolution:
 class TargetSpecProvenance:
     """How many of an embedded spec's matchers are measured, derived (by which rules), stated."""
 
-    kind: str
+    kind: SpecProvenanceKind
     measured: int
     derived: int
     stated: int

@@ -52,15 +52,27 @@ pub fn op_json(pair: Option<&PairInfo>) -> (serde_json::Value, serde_json::Value
     } else {
         let mut map = serde_json::Map::new();
         for (field, value) in &pair.measurement {
-            map.insert(field.clone(), json!(value));
-        }
-        if let Some(m) = measured(pair) {
-            // The record's speedup is a string; the number is what consumers compare.
-            map.insert("speedup".into(), json!(m.speedup));
+            map.insert(field.clone(), record_field(field, value));
         }
         serde_json::Value::Object(map)
     };
     (json!(kind(pair).label()), record)
+}
+
+/// A record's field as JSON: the record holds strings; times and the speedup are numbers and
+/// the candidate an integer, as consumers compare them (a value that is not one stays a string).
+fn record_field(field: &str, value: &str) -> serde_json::Value {
+    let number = match field {
+        "baseline_us" | "tuned_us" | "speedup" => value
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .map(|v| json!(v)),
+        "candidate" => value.trim().parse::<u64>().ok().map(|v| json!(v)),
+        _ => None,
+    };
+    number.unwrap_or_else(|| json!(value))
 }
 
 /// The configured ops' provenance counted: the measured ones' records, derived, stated.

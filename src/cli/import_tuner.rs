@@ -4,14 +4,22 @@
 
 use std::path::PathBuf;
 
+use serde_json::json;
+use tunespec::ir::Loc;
 use tunespec::measured_library::{existing_entries, library_files, merge, write_directory, Entry};
 use tunespec::mlir::Mlir;
+use tunespec::problem::Problem;
 use tunespec::registry;
-use tunespec::tuner_import;
+use tunespec::tuner_import::{self, Measurement};
 use tunespec::verify;
 
-use super::common::{emit_stderr, tool_error, ExitStatus};
-use crate::diagnostics::{self, Style};
+use super::common::{diagnostic_format, DiagnosticFormat, USAGE};
+use super::common::{emit, emit_stderr, render, tool_error, tool_error_with, ExitStatus, Format};
+use crate::diagnostics::Style;
+
+/// The code of a problem in a tuner run (a CSV without the tuner's columns, a bad row, a
+/// candidate spec that is missing or has no keyable matcher).
+const TUNER_INPUT: &str = "tunespec::tuner::input";
 
 const AFTER_HELP: &str = "\
 Each RUN_DIR is a tuner output directory (tuning_<date>/): candidates/specs/<N>_spec.mlir and one
@@ -23,6 +31,10 @@ baseline and tuned time, speedup, dispatch), which `explain` prints.
 Matchers are keyed by what they match (root op kind, element types, indexing maps, dims_equal
 constraints) and the target. Importing into a library this command wrote merges by key: a faster
 measurement replaces a slower one (noted); the same op tuned in several runs is one entry.
+
+`--format json` prints one document (docs/schema/import-tuner.schema.json): per dispatch of
+every run, its outcome (imported, replaced, superseded, kept, not-beaten), the candidate, its
+spec, matcher and times, and the notes; diagnostics are JSON lines on stderr.
 
 Use the library with `--spec LIBRARY` (link, explain, ...) or `spec_dirs = [\"LIBRARY\"]` in
 tunespec.toml.
@@ -54,14 +66,80 @@ pub struct Opts {
     /// The spec library directory to write (created, or merged into if this command wrote it)
     #[arg(long, short)]
     pub output: PathBuf,
+    /// Output format: json prints a document on stdout (docs/schema/import-tuner.schema.json);
+    /// the others print notes and a summary on stderr
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// One dispatch of a run, as the JSON document reports it.
+struct Row {
+    run: String,
+    dispatch: String,
+    outcome: &'static str,
+    baseline_us: f64,
+    chosen: Option<(String, String, Measurement)>,
+    origin: Option<String>,
+    replaced: Option<String>,
+}
+
+impl Row {
+    fn to_json(&self) -> serde_json::Value {
+        let (spec, matcher, m) = match &self.chosen {
+            Some((spec, matcher, m)) => (Some(spec), Some(matcher), Some(m)),
+            None => (None, None, None),
+        };
+        json!({
+            "run": self.run,
+            "dispatch": self.dispatch,
+            "outcome": self.outcome,
+            "candidate": m.map(|m| m.candidate),
+            "spec": spec,
+            "matcher": matcher,
+            "baseline_us": self.baseline_us,
+            "tuned_us": m.map(|m| m.tuned_us),
+            "speedup": m.map(|m| m.speedup),
+            "device": m.map(|m| m.device.as_str()),
+            "iree": m.map(|m| m.iree.as_str()),
+            "date": m.map(|m| m.date.as_str()),
+            "replaced": self.replaced,
+        })
+    }
+}
+
+/// A problem in a tuner run at `place` (`path` or `path:line`), in the run's format.
+fn input_problem(place: &str, message: &str) {
+    if diagnostic_format() == DiagnosticFormat::Human {
+        emit_stderr(&format!("tunespec: error: {place}: {message}\n"));
+        return;
+    }
+    let (file, line) = match place.rsplit_once(':') {
+        Some((file, line)) if line.parse::<u32>().is_ok() => (file, line.parse().unwrap_or(0)),
+        _ => (place, 0),
+    };
+    let loc = Loc {
+        file: file.to_string(),
+        line,
+        col: if line > 0 { 1 } else { 0 },
+    };
+    let problem = Problem::error(TUNER_INPUT, message.to_string(), Some(loc));
+    emit_stderr(&render(&problem, None, Style::detect_stderr()));
 }
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
-        let target = match registry::Registry::embedded().find(&self.target) {
+        let registry = registry::Registry::embedded();
+        let target = match registry.find(&self.target) {
             Some(target) => target.name.clone(),
             None => {
-                tool_error(format!("unknown target '{}'", self.target));
+                let nearest = registry.nearest(&self.target);
+                let help =
+                    (!nearest.is_empty()).then(|| format!("did you mean {}?", nearest.join(", ")));
+                tool_error_with(
+                    USAGE,
+                    format!("unknown target '{}'", self.target),
+                    help.as_deref(),
+                );
                 return ExitStatus::Usage;
             }
         };
@@ -82,26 +160,35 @@ impl Opts {
         let style = Style::detect_stderr();
         let mut failed = false;
         let mut notes = Vec::new();
+        let mut rows: Vec<Row> = Vec::new();
         let mut imported = 0usize;
         for run in &self.runs {
+            let run_name = run.display().to_string();
             let result = match tuner_import::read_run(run) {
                 Ok(result) => result,
                 Err(error) => {
-                    emit_stderr(&format!("tunespec: error: {error}\n"));
+                    input_problem(&error.place, &error.message);
                     failed = true;
                     continue;
                 }
             };
             notes.extend(result.skipped);
+            for (dispatch, baseline_us) in result.not_beaten {
+                rows.push(Row {
+                    run: run_name.clone(),
+                    dispatch,
+                    outcome: "not-beaten",
+                    baseline_us,
+                    chosen: None,
+                    origin: None,
+                    replaced: None,
+                });
+            }
             for chosen in result.chosen {
                 let name = chosen.spec_path.display().to_string();
                 let verified = verify::verify_bytes(&mlir, chosen.text.as_bytes(), &name);
                 for problem in &verified.problems {
-                    emit_stderr(&diagnostics::render(
-                        problem,
-                        Some(chosen.text.as_bytes()),
-                        style,
-                    ));
+                    emit_stderr(&render(problem, Some(chosen.text.as_bytes()), style));
                 }
                 if verified.has_errors() {
                     failed = true;
@@ -113,8 +200,8 @@ impl Opts {
                     .map(tuner_import::keyed_matchers)
                     .unwrap_or_default();
                 let [matcher] = matchers.as_slice() else {
-                    emit_stderr(&format!(
-                        "tunespec: error: {name}: expected one matcher whose checks tunespec can key (transform.iree.match.contraction, convolution, attention, online_attention, or upstream match ops), found {}\n",
+                    input_problem(&name, &format!(
+                        "expected one matcher whose checks tunespec can key (transform.iree.match.contraction, convolution, attention, online_attention, or upstream match ops), found {}",
                         matchers.len()
                     ));
                     failed = true;
@@ -123,22 +210,51 @@ impl Opts {
                 let Some(text) =
                     tuner_import::annotate(&chosen.text, &matcher.name, &chosen.measurement)
                 else {
-                    emit_stderr(&format!(
-                        "tunespec: error: {name}: cannot find the header of @{}\n",
-                        matcher.name
-                    ));
+                    input_problem(
+                        &name,
+                        &format!("cannot find the header of @{}", matcher.name),
+                    );
                     failed = true;
                     continue;
                 };
+                let key = matcher.key.clone().for_target(target.clone());
+                let previous = entries
+                    .iter()
+                    .find(|old| old.target == target && old.key == key)
+                    .map(|old| old.origin.clone());
+                let origin = format!("{name} ({})", matcher.name);
                 let entry = Entry {
                     target: target.clone(),
-                    key: matcher.key.clone().for_target(target.clone()),
+                    key,
                     file: None,
                     text,
-                    measurement: chosen.measurement,
-                    origin: format!("{name} ({})", matcher.name),
+                    measurement: chosen.measurement.clone(),
+                    origin: origin.clone(),
                 };
-                imported += usize::from(merge(&mut entries, entry, &mut notes));
+                let merged = merge(&mut entries, entry, &mut notes);
+                imported += usize::from(merged);
+                let outcome = match (merged, &previous) {
+                    (true, None) => "imported",
+                    (true, Some(_)) => "replaced",
+                    (false, _) => "kept",
+                };
+                if merged {
+                    // A row of this import that the new entry replaced is superseded.
+                    for row in &mut rows {
+                        if row.origin.is_some() && row.origin == previous {
+                            row.outcome = "superseded";
+                        }
+                    }
+                }
+                rows.push(Row {
+                    run: run_name.clone(),
+                    dispatch: chosen.measurement.dispatch.clone(),
+                    outcome,
+                    baseline_us: chosen.measurement.baseline_us,
+                    chosen: Some((name, matcher.name.clone(), chosen.measurement)),
+                    origin: Some(origin),
+                    replaced: if merged { previous } else { None },
+                });
             }
         }
         if failed {
@@ -150,11 +266,7 @@ impl Opts {
             let verified = verify::verify_bytes(&mlir, entry.text.as_bytes(), &entry.origin);
             if verified.has_errors() {
                 for problem in &verified.problems {
-                    emit_stderr(&diagnostics::render(
-                        problem,
-                        Some(entry.text.as_bytes()),
-                        style,
-                    ));
+                    emit_stderr(&render(problem, Some(entry.text.as_bytes()), style));
                 }
                 tool_error("an annotated spec does not verify (a tunespec bug); nothing written");
                 return ExitStatus::Problems;
@@ -164,6 +276,19 @@ impl Opts {
         if let Err(message) = write_directory(&self.output, &files) {
             tool_error(message);
             return ExitStatus::Usage;
+        }
+        if self.format == Format::Json {
+            let document = json!({
+                "version": 1,
+                "target": target,
+                "output": self.output.display().to_string(),
+                "imported": imported,
+                "entries": entries.len(),
+                "dispatches": rows.iter().map(Row::to_json).collect::<Vec<_>>(),
+                "notes": notes,
+            });
+            emit(&format!("{document}\n"));
+            return ExitStatus::Ok;
         }
         for note in &notes {
             emit_stderr(&format!("note: {note}\n"));

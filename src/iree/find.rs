@@ -7,7 +7,8 @@
 //! 3. `TUNESPEC_IREE_VENV` (a venv with `iree-base-compiler`);
 //! 4. `iree-compile` on `PATH`: the venv or install it belongs to;
 //! 5. `python3` on `PATH`: where its `iree` package is;
-//! 6. for a build from a checkout, the checkout's `target/iree-venv` (`tools/iree-venv.sh`).
+//! 6. for a debug build from a checkout, the checkout's `target/iree-venv` (`tools/iree-venv.sh`);
+//!    release builds (the wheel) carry no build-machine path.
 //!
 //! `TUNESPEC_NO_IREE=1` makes tunespec behave as if no IREE were installed (but `--iree`).
 //!
@@ -189,9 +190,12 @@ pub fn find_with(explicit: Option<&Path>, python: bool) -> Result<Found, String>
             origin: Origin::Python,
         });
     }
-    // A build from a checkout: the venv the project's tools made there (absent elsewhere).
-    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/iree-venv");
-    if let Some(library) = library_under(&checkout) {
+    // A debug build from a checkout: the venv the project's tools made there. Release builds
+    // (the wheel's binary among them) carry no path of the machine that built them.
+    #[cfg(debug_assertions)]
+    if let Some(library) =
+        library_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("target/iree-venv"))
+    {
         return Ok(Found {
             library,
             origin: Origin::Checkout,

@@ -127,6 +127,66 @@ fn import_tuner_refuses_broken_runs_and_writes_nothing() {
 }
 
 #[test]
+fn import_tuner_json_reports_each_dispatch_and_follows_the_schema() {
+    let library = private_home().join("lib");
+    let mut command = tunespec_command();
+    command.args(["import-tuner", "--format", "json", RUN_A, RUN_B, RUN_SLOWER]);
+    let output = command
+        .args(["-t", "mi300x", "-o"])
+        .arg(&library)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = String::from_utf8(output.stdout).unwrap();
+    crate::cli_formats::assert_valid("import-tuner.schema.json", [text.as_str()]);
+    let document: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(document["target"], "gfx942", "{document}");
+    assert_eq!(document["entries"], 1, "{document}");
+    let rows = document["dispatches"].as_array().unwrap();
+    let outcome = |run: &str| -> Vec<&str> {
+        rows.iter()
+            .filter(|row| row["run"] == run)
+            .map(|row| row["outcome"].as_str().unwrap())
+            .collect()
+    };
+    // Run A's winner (candidate 2, 80 us) is superseded by run B's (70 us) in the same import.
+    assert_eq!(outcome(RUN_A), ["superseded"], "{document}");
+    assert_eq!(outcome(RUN_B), ["replaced"], "{document}");
+    assert_eq!(outcome(RUN_SLOWER), ["not-beaten"], "{document}");
+    let a = rows.iter().find(|row| row["run"] == RUN_A).unwrap();
+    assert_eq!(a["candidate"], 2);
+    assert_eq!(a["tuned_us"].as_f64(), Some(80.0));
+    assert_eq!(a["baseline_us"].as_f64(), Some(100.0));
+    assert!(
+        stderr_is_quiet(&output.stderr),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // An unknown target is a JSON diagnostic with the nearest names.
+    let mut command = tunespec_command();
+    command.args([
+        "import-tuner",
+        "--format",
+        "json",
+        RUN_A,
+        "-t",
+        "gfx94",
+        "-o",
+    ]);
+    let output = command.arg(private_home().join("x")).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let diagnostic: serde_json::Value = serde_json::from_slice(&output.stderr).unwrap();
+    assert!(
+        diagnostic["help"].as_str().unwrap().contains("gfx942"),
+        "{diagnostic}"
+    );
+}
+
+fn stderr_is_quiet(stderr: &[u8]) -> bool {
+    !String::from_utf8_lossy(stderr).contains("imported")
+}
+
+#[test]
 fn import_tuner_usage_errors_exit_2() {
     let library = private_home().join("lib");
     let mut command = tunespec_command();

@@ -405,6 +405,16 @@ fn measured_library_is_linked_by_default_and_its_provenance_shows_everywhere() {
     assert_eq!(op["measurement"]["iree"], expected.iree.as_str());
     let recorded = op["measurement"]["speedup"].as_f64().unwrap();
     assert!((recorded - expected.speedup).abs() < 5e-4, "{recorded}");
+    // Times are numbers and the candidate an integer, as the schema says (the record holds
+    // strings).
+    let measurement = &op["measurement"];
+    let (baseline, tuned) = (
+        measurement["baseline_us"].as_f64().unwrap(),
+        measurement["tuned_us"].as_f64().unwrap(),
+    );
+    assert!(tuned < baseline, "{measurement}");
+    assert!(measurement["candidate"].is_u64(), "{measurement}");
+    assert!(measurement["date"].is_string(), "{measurement}");
     let provenance = &explained["provenance"];
     assert_eq!(provenance["measured"], 1);
     assert_eq!(provenance["derived"], 0);

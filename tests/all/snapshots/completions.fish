@@ -315,6 +315,11 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s q -l q
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-iree" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -s t -l target -d 'The target the runs were measured on (architecture or SKU, e.g. gfx942, mi300x)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -s o -l output -d 'The spec library directory to write (created, or merged into if this command wrote it)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -l format -d 'Output format: json prints a document on stdout (docs/schema/import-tuner.schema.json); the others print notes and a summary on stderr' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
+json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
+short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'
+github/t'The human report; diagnostics as GitHub Actions workflow commands'
+sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when there are none)'"
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"

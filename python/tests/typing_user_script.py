@@ -1,0 +1,36 @@
+"""A user's script: `mypy --strict` must accept it (test_commands.py runs mypy on it)."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import List
+
+import tunespec
+
+
+def saved(model: Path, library: Path) -> float:
+    report = tunespec.explain(model, target="gfx942", specs=[library])
+    total = 0.0
+    for op in report.ops:
+        if op.measurement is not None and op.provenance_kind == "measured":
+            m = op.measurement
+            total += (m.baseline_us - m.tuned_us) * 2 / m.speedup
+            if isinstance(m.date, datetime.date):
+                total += 0 * (datetime.date.today() - m.date).days
+            if m.candidate is not None:
+                total += m.candidate * 0
+    return total
+
+
+def libraries() -> List[str]:
+    text: str = tunespec.link("gfx942", derived=True)
+    code: bytes = tunespec.link("gfx942", emit="mlirbc", derived=True)
+    attached: str = tunespec.attach("model.mlir", "gfx942", emit="mlir")
+    extracted: bytes = tunespec.extract(attached, emit="mlirbc")
+    report = tunespec.import_tuner([Path("tuning_2026_11_20_10_00")], "gfx942", "lib")
+    times = [d.tuned_us for d in report.dispatches if d.outcome == "imported" and d.tuned_us]
+    assert sum(times) >= 0 and code and extracted
+    view: tunespec.View = "written"
+    tunespec.explain("model.mlir", "gfx942", view=view, dispatches="predict", iree="/venv")
+    return [text]
