@@ -30,7 +30,10 @@ pub struct Measured {
 impl From<&Measurement> for Measured {
     fn from(measurement: &Measurement) -> Measured {
         Measured {
-            device: measurement.device.clone(),
+            device: measurement
+                .gpu
+                .clone()
+                .unwrap_or_else(|| measurement.device.clone()),
             iree: measurement.iree.clone(),
             speedup: measurement.speedup,
         }
@@ -217,7 +220,7 @@ pub fn scan(bytes: &[u8]) -> SpecProvenance {
                 .map(|(_, value)| value.clone())
         };
         if let (Some(device), Some(iree), Some(speedup)) = (
-            get("device"),
+            get("gpu").or_else(|| get("device")),
             get("iree"),
             get("speedup").and_then(|s| s.parse().ok()),
         ) {

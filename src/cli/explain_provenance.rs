@@ -21,7 +21,8 @@ pub fn kind(pair: &PairInfo) -> Kind {
     }
 }
 
-/// The device, IREE version and speedup of a measured pair's record.
+/// The device (the GPU's name where the record has one: `cuda://0` alone says nothing), IREE
+/// version and speedup of a measured pair's record.
 pub fn measured(pair: &PairInfo) -> Option<Measured> {
     let get = |name: &str| {
         pair.measurement
@@ -30,7 +31,7 @@ pub fn measured(pair: &PairInfo) -> Option<Measured> {
             .map(|(_, value)| value.clone())
     };
     Some(Measured {
-        device: get("device")?,
+        device: get("gpu").or_else(|| get("device"))?,
         iree: get("iree")?,
         speedup: get("speedup")?.parse().ok()?,
     })
