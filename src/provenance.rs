@@ -60,8 +60,15 @@ impl SpecProvenance {
     pub fn of(spec: &ResolvedSpec) -> SpecProvenance {
         if let Some(embedded) = spec.embedded {
             return SpecProvenance {
-                // Records of measured defaults are not in the build's tables; none exists yet.
-                measured: Vec::new(),
+                measured: embedded
+                    .measured_records
+                    .iter()
+                    .map(|&(device, iree, speedup)| Measured {
+                        device: device.to_string(),
+                        iree: iree.to_string(),
+                        speedup: speedup.parse().unwrap_or(f64::NAN),
+                    })
+                    .collect(),
                 derived: embedded.derived_matchers,
                 rules: embedded
                     .derived_rules
