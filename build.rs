@@ -185,6 +185,9 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
             Some(snapshot) => provenance::count(snapshot),
             None => provenance::count(&module.snapshot()),
         };
+        if refuse_slower_measured(&name, &counts, &mut problems) {
+            continue;
+        }
         let file = format!("{relative}bc").replace(".mlirbcbc", ".mlirbc");
         let destination = embedded_dir.join(&file);
         std::fs::create_dir_all(destination.parent().expect("has a parent")).expect("writable");
@@ -194,7 +197,8 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
             "    EmbeddedSpec {{ path: {path:?}, bytecode_file: {file:?}, module_name: {module_name:?}, \
              source_hash: {source_hash:?}, bytecode_hash: {bytecode_hash:?}, matcher_count: {matchers}, \
              source_bytes: {source_bytes}, bytecode_bytes: {bytecode_bytes}, merge_ready: {merge_ready}, \
-             measured_matchers: {measured}, derived_matchers: {derived}, derived_rules: &{rules:?} }},",
+             measured_matchers: {measured}, derived_matchers: {derived}, derived_rules: &{rules:?}, \
+             measured_records: &{records:?} }},",
             path = name,
             module_name = facts.module_name.clone().unwrap_or_default(),
             source_hash = blake3::hash(&bytes).to_hex().to_string(),
@@ -206,6 +210,11 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
             measured = counts.measured,
             derived = counts.derived,
             rules = counts.rules,
+            records = counts
+                .records
+                .iter()
+                .map(|record| (&record.device, &record.iree, &record.speedup))
+                .collect::<Vec<_>>(),
         )
         .expect("write to String");
         spec_index.push(relative);
@@ -256,6 +265,34 @@ fn embed(specs_dir: &Path, out_dir: &Path) -> Result<(), Vec<problem::Problem>> 
     );
     std::fs::write(out_dir.join("index.rs"), index).expect("OUT_DIR is writable");
     Ok(())
+}
+
+/// Whether a default spec has a measured matcher that did not beat IREE's own config where it
+/// was measured (each is an error in `problems`). Why: a config measured as slow or slower (a
+/// derived config timed at 1.077 of IREE's time once), or whose record gives no speedup, must
+/// never ship as a measured default, whatever its provenance sentence says.
+fn refuse_slower_measured(
+    name: &str,
+    counts: &provenance::Counts,
+    problems: &mut Vec<problem::Problem>,
+) -> bool {
+    let mut refused = false;
+    for record in counts
+        .records
+        .iter()
+        .filter(|record| !record.beats_baseline())
+    {
+        problems.push(problem::Problem::error(
+            problem::codes::MANIFEST,
+            format!(
+                "{name}: measured matcher @{} has speedup '{}' on {}: a measured default must beat IREE's own config (speedup below 1); leave it out or ship it as derived",
+                record.matcher, record.speedup, record.device
+            ),
+            None,
+        ));
+        refused = true;
+    }
+    refused
 }
 
 /// IREE's parser on the default specs' IREE attributes (the check `tunespec verify` makes), when

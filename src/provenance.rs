@@ -41,7 +41,7 @@ impl Measured {
                 .map(|(_, value)| value.clone())
         };
         Some(Measured {
-            device: get("device")?,
+            device: get("gpu").or_else(|| get("device"))?,
             iree: get("iree")?,
             speedup: get("speedup")?.parse().ok()?,
         })
@@ -66,14 +66,20 @@ impl SpecProvenance {
     /// A default spec's provenance from the build's counts (`build.rs`, [`count`]): `matchers`
     /// in all, `derived` and `measured` of them, the rules the derived ones name.
     pub fn of_default(
-        matchers: usize,
-        derived: usize,
-        measured: usize,
+        (matchers, derived, measured): (usize, usize, usize),
+        records: &[(&str, &str, &str)],
         rules: &[&str],
     ) -> SpecProvenance {
         SpecProvenance {
-            // Records of measured defaults are not in the build's tables; none exists yet.
-            measured: Vec::new(),
+            // The build's records of the measured matchers: device (GPU), IREE, speedup.
+            measured: records
+                .iter()
+                .map(|&(device, iree, speedup)| Measured {
+                    device: device.to_string(),
+                    iree: iree.to_string(),
+                    speedup: speedup.parse().unwrap_or(f64::NAN),
+                })
+                .collect(),
             derived,
             rules: rules.iter().map(|r| r.to_string()).collect(),
             stated: Some(matchers.saturating_sub(derived + measured)),

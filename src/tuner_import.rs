@@ -74,6 +74,14 @@ pub struct Measurement {
     pub candidate: u64,
     /// The device it ran on (`hip://0`).
     pub device: String,
+    /// The GPU's name, when the run's `summary.log` says it (`NVIDIA H100 80GB HBM3`): a device
+    /// id such as `cuda://0` alone does not say what was measured.
+    pub gpu: Option<String>,
+    /// The GPU driver's version, when `summary.log` says it (`580.159.04`).
+    pub driver: Option<String>,
+    /// The compile flags, when `summary.log` says them (`--iree-hal-target-device=cuda
+    /// --iree-cuda-target=sm_89`): what the config was measured with (sm_89 PTX on an H100).
+    pub flags: Option<String>,
     /// The IREE compiler version the run used, or `unknown`.
     pub iree: String,
     /// The run's date (`YYYY-MM-DD`, from the directory name), or `unknown`.
@@ -87,35 +95,49 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    /// The sentence `explain` prints (`provenance: N config(s) <this>`).
+    /// The sentence `explain` prints (`provenance: N config(s) <this>`): the GPU by name where
+    /// the run says it, and the architecture the PTX was compiled for where the flags say it
+    /// (an H100 measured with sm_89 PTX is not one measured with sm_90 code).
     pub fn provenance(&self) -> String {
+        let on = match (&self.gpu, &self.driver) {
+            (Some(gpu), Some(driver)) => format!("{gpu} ({}, driver {driver})", self.device),
+            (Some(gpu), None) => format!("{gpu} ({})", self.device),
+            (None, _) => self.device.clone(),
+        };
+        let with = match (&self.flags, self.flags.as_deref().and_then(cuda_target)) {
+            (Some(flags), Some(arch)) => format!(" with {arch} PTX ({flags})"),
+            (Some(flags), None) => format!(" with {flags}"),
+            (None, _) => String::new(),
+        };
         format!(
-            "measured on {} (speedup {:.3}: {} us -> {} us; IREE {}; {}; dispatch {})",
-            self.device,
-            self.speedup,
-            self.baseline_us,
-            self.tuned_us,
-            self.iree,
-            self.date,
-            self.dispatch
+            "measured on {on}{with} (speedup {:.3}: {} us -> {} us; IREE {}; {}; dispatch {})",
+            self.speedup, self.baseline_us, self.tuned_us, self.iree, self.date, self.dispatch
         )
     }
 
-    /// The record as an MLIR dictionary of strings.
+    /// The record as an MLIR dictionary of strings (`gpu`, `driver` and `flags` only when
+    /// known, so that records of runs without them are as before).
     pub fn dictionary(&self) -> String {
+        let known = |name: &'static str, value: &Option<String>| {
+            value.as_ref().map(|value| (name, value.clone()))
+        };
         let fields = [
-            ("source", "measured".to_string()),
-            ("device", self.device.clone()),
-            ("iree", self.iree.clone()),
-            ("date", self.date.clone()),
-            ("baseline_us", self.baseline_us.to_string()),
-            ("tuned_us", self.tuned_us.to_string()),
-            ("speedup", format!("{:.3}", self.speedup)),
-            ("dispatch", self.dispatch.clone()),
-            ("candidate", self.candidate.to_string()),
+            Some(("source", "measured".to_string())),
+            Some(("device", self.device.clone())),
+            known("gpu", &self.gpu),
+            known("driver", &self.driver),
+            known("flags", &self.flags),
+            Some(("iree", self.iree.clone())),
+            Some(("date", self.date.clone())),
+            Some(("baseline_us", self.baseline_us.to_string())),
+            Some(("tuned_us", self.tuned_us.to_string())),
+            Some(("speedup", format!("{:.3}", self.speedup))),
+            Some(("dispatch", self.dispatch.clone())),
+            Some(("candidate", self.candidate.to_string())),
         ];
         let inner: Vec<String> = fields
             .iter()
+            .flatten()
             .map(|(name, value)| format!("{name} = {}", mlir_string(value)))
             .collect();
         format!("{{{}}}", inner.join(", "))
@@ -132,6 +154,9 @@ impl Measurement {
             dispatch: get("dispatch")?,
             candidate: get("candidate")?.parse().ok()?,
             device: get("device")?,
+            gpu: get("gpu"),
+            driver: get("driver"),
+            flags: get("flags"),
             iree: get("iree")?,
             date: get("date")?,
             baseline_us: get("baseline_us")?.parse().ok()?,
@@ -200,6 +225,7 @@ pub fn read_run(run: &Path) -> Result<RunResult, InputError> {
         ));
     }
     let iree = iree_version(run);
+    let summary = read_summary(run);
     let date = run_date(run);
     let mut result = RunResult::default();
     for csv_path in csvs {
@@ -277,6 +303,9 @@ pub fn read_run(run: &Path) -> Result<RunResult, InputError> {
                 dispatch,
                 candidate: row.candidate_id,
                 device: non_empty(&row.benchmark_device_id),
+                gpu: summary.gpu.clone(),
+                driver: summary.driver.clone(),
+                flags: summary.flags.clone(),
                 iree: iree.clone(),
                 date: date.clone(),
                 baseline_us: baseline,
@@ -379,6 +408,77 @@ fn iree_version(run: &Path) -> String {
         }
     }
     "unknown".to_string()
+}
+
+/// What a run's `summary.log` says about the machine and the compile, where it says it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The GPU's name (`NVIDIA H100 80GB HBM3`).
+    pub gpu: Option<String>,
+    /// The driver's version (`580.159.04`).
+    pub driver: Option<String>,
+    /// The compile flags (`--iree-hal-target-device=cuda --iree-cuda-target=sm_89`).
+    pub flags: Option<String>,
+}
+
+/// Reads `summary.log` of a run (nothing when it has none or it says neither).
+fn read_summary(run: &Path) -> Summary {
+    std::fs::read_to_string(run.join("summary.log"))
+        .map(|text| parse_summary(&text))
+        .unwrap_or_default()
+}
+
+/// The GPU and flags of a `summary.log`. Lines read: `Device: cuda://0 (cuda); GPU: <name>,
+/// <driver>, ...` (the GPU part as `nvidia-smi --query-gpu=name,driver_version,... --format=csv`
+/// gives it; a `GPU:` line alone works too) and `Compile flags: --flag --flag (words)`, of which
+/// the `--` words are kept. The first line of each kind counts; text that does not fit is
+/// ignored, never an error: a log is a courtesy of the run.
+pub fn parse_summary(text: &str) -> Summary {
+    let mut summary = Summary::default();
+    for line in text.lines() {
+        if summary.gpu.is_none() {
+            if let Some(at) = line.find("GPU:") {
+                let mut fields = line[at + "GPU:".len()..].split(',').map(str::trim);
+                let name = fields.next().unwrap_or_default();
+                if name.is_empty() || name.chars().any(char::is_control) {
+                    continue;
+                }
+                summary.gpu = Some(name.to_string());
+                summary.driver = fields
+                    .next()
+                    .filter(|version| {
+                        !version.is_empty()
+                            && version.chars().all(|c| c.is_ascii_digit() || c == '.')
+                    })
+                    .map(str::to_string);
+            }
+        }
+        if summary.flags.is_none() {
+            if let Some(rest) = line.trim_start().strip_prefix("Compile flags:") {
+                let flags: Vec<&str> = rest
+                    .split_whitespace()
+                    .map(|word| word.trim_end_matches([';', ',']))
+                    .filter(|word| {
+                        word.starts_with("--")
+                            && word.len() > 2
+                            && !word.chars().any(char::is_control)
+                    })
+                    .collect();
+                if !flags.is_empty() {
+                    summary.flags = Some(flags.join(" "));
+                }
+            }
+        }
+    }
+    summary
+}
+
+/// The CUDA architecture a compile's flags name (`sm_89` in `--iree-cuda-target=sm_89`).
+fn cuda_target(flags: &str) -> Option<&str> {
+    flags
+        .split_whitespace()
+        .find_map(|flag| flag.strip_prefix("--iree-cuda-target="))
+        .filter(|arch| !arch.is_empty())
 }
 
 /// `YYYY-MM-DD` from a run directory named `tuning_YYYY_MM_DD_HH_MM`, else `unknown`.
@@ -533,6 +633,9 @@ mod tests {
             dispatch: "d".into(),
             candidate: 3,
             device: "hip://0".into(),
+            gpu: None,
+            driver: None,
+            flags: None,
             iree: "unknown".into(),
             date: "2026-01-02".into(),
             baseline_us: 100.0,
@@ -542,6 +645,50 @@ mod tests {
         let out = annotate(text, "m", &measurement).unwrap();
         assert!(out.contains(") -> (!transform.any_op) attributes {tunespec.provenance = \"measured on hip://0 (speedup 0.800"));
         assert!(out.ends_with("candidate = \"3\"}} {\n}"));
+    }
+
+    #[test]
+    fn summary_gives_the_gpu_and_the_flags() {
+        let text = "IREE compiler version: 3.13.0\n\
+            Device: cuda://0 (cuda); GPU: Some GPU 80GB, 123.45.6, 9.0, 81559 MiB\n\
+            Compile flags: --iree-hal-target-device=cuda --iree-cuda-target=sm_89 (PTX);\n  more\n";
+        let summary = parse_summary(text);
+        assert_eq!(summary.gpu.as_deref(), Some("Some GPU 80GB"));
+        assert_eq!(summary.driver.as_deref(), Some("123.45.6"));
+        assert_eq!(
+            summary.flags.as_deref(),
+            Some("--iree-hal-target-device=cuda --iree-cuda-target=sm_89")
+        );
+        let measurement = Measurement {
+            dispatch: "d".into(),
+            candidate: 6,
+            device: "cuda://0".into(),
+            gpu: summary.gpu,
+            driver: summary.driver,
+            flags: summary.flags,
+            iree: "3.13.0".into(),
+            date: "2026-11-26".into(),
+            baseline_us: 100.0,
+            tuned_us: 70.0,
+            speedup: 0.7,
+        };
+        assert!(measurement.provenance().starts_with(
+            "measured on Some GPU 80GB (cuda://0, driver 123.45.6) with sm_89 PTX (--iree-hal-target-device=cuda --iree-cuda-target=sm_89) (speedup 0.700"
+        ));
+        assert!(measurement.dictionary().contains(
+            "device = \"cuda://0\", gpu = \"Some GPU 80GB\", driver = \"123.45.6\", flags = \"--iree-hal-target-device=cuda --iree-cuda-target=sm_89\""
+        ));
+        // Logs without the lines, or with odd ones, give nothing and fail nothing.
+        for odd in [
+            "",
+            "GPU:",
+            "GPU: , x",
+            "Compile flags: none",
+            "GPU:\u{0}, 1.2",
+        ] {
+            let summary = parse_summary(odd);
+            assert_eq!(summary, Summary::default(), "{odd:?}");
+        }
     }
 
     #[test]

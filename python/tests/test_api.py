@@ -48,6 +48,11 @@ def test_targets_equal_the_cli_and_follow_the_schema(schemas: Schemas) -> None:
         schemas.validate("targets", target.to_json())
     gfx942 = next(t for t in targets if t.target == "gfx942")
     assert gfx942.specs and all(s.matchers > 0 and len(s.bytecode_hash) == 64 for s in gfx942.specs)
+    # IREE 3.13 has no sm_90 target: tunespec compiles sm_90 as sm_89 PTX, and says why.
+    sm_90 = next(t for t in targets if t.target == "sm_90")
+    assert sm_90.iree is not None and sm_90.iree.compiled_as == "sm_89"
+    assert sm_90.iree.substitution is not None and "IREE 3.13 has no sm_90" in sm_90.iree.substitution
+    assert next(t for t in targets if t.target == "nvidia").iree is None
 
 
 def test_targets_error(monkeypatch: pytest.MonkeyPatch) -> None:

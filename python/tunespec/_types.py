@@ -653,6 +653,27 @@ class TargetSpec:
 
 
 @dataclass(frozen=True)
+class TargetIree:
+    """How IREE compiles for a target: its flags, the architecture it compiles for, and why when
+    that is not the target's own (IREE 3.13 has no sm_90: sm_90 is compiled as sm_89 PTX)."""
+
+    flags: Tuple[str, ...]
+    compiled_as: str
+    substitution: Optional[str] = None
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "TargetIree":
+        return cls(tuple(obj["flags"]), obj["compiled_as"], obj.get("substitution"))
+
+    def to_json(self) -> Json:
+        return {
+            "flags": list(self.flags),
+            "compiled_as": self.compiled_as,
+            "substitution": self.substitution,
+        }
+
+
+@dataclass(frozen=True)
 class Target:
     """One target of the embedded registry (docs/schema/targets.schema.json)."""
 
@@ -664,6 +685,8 @@ class Target:
     kind: str
     features: Tuple[str, ...]
     specs: Tuple[TargetSpec, ...]
+    # None for a family, vendor or SKU (IREE compiles for an architecture).
+    iree: Optional[TargetIree] = None
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "Target":
@@ -676,6 +699,7 @@ class Target:
             kind=obj["kind"],
             features=tuple(obj["features"]),
             specs=tuple(TargetSpec.from_json(s) for s in obj["specs"]),
+            iree=None if obj.get("iree") is None else TargetIree.from_json(obj["iree"]),
         )
 
     def to_json(self) -> Json:
@@ -687,5 +711,6 @@ class Target:
             "fallback": self.fallback,
             "kind": self.kind,
             "features": list(self.features),
+            "iree": None if self.iree is None else self.iree.to_json(),
             "specs": [s.to_json() for s in self.specs],
         }

@@ -8,23 +8,32 @@ use crate::tuner_import::{self, Measurement};
 
 use super::{Row, Status};
 
-/// What the device is, in words a reader knows: the GPU's or CPU's name and driver, with the
-/// runtime's device name (`NVIDIA H100 80GB HBM3 (driver 580.159.04; cuda)`). `nvidia-smi` for
-/// CUDA, `/proc/cpuinfo` for the CPU, the device name alone where nothing says more.
-pub fn describe_device(device: &str) -> String {
-    let scheme = device.split("://").next().unwrap_or(device);
-    let named = match scheme {
-        "cuda" => nvidia_smi(),
-        "local-task" | "local-sync" => cpu_name(),
-        _ => None,
-    };
-    match named {
-        Some(name) => format!("{name} ({device})"),
-        None => device.to_string(),
+/// What the device is, in words a reader knows: the GPU's or CPU's name and the driver's
+/// version, beside the runtime's device name (a `cuda` alone does not say what was measured).
+/// `nvidia-smi` for CUDA, `/proc/cpuinfo` for the CPU; `None` where nothing says more.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeviceName {
+    /// `NVIDIA H100 80GB HBM3`, `CPU Intel(R) Xeon(R) Processor`.
+    pub name: Option<String>,
+    /// The GPU driver's version.
+    pub driver: Option<String>,
+}
+
+impl DeviceName {
+    /// The name of the runtime's `device`.
+    pub fn of(device: &str) -> DeviceName {
+        match device.split("://").next().unwrap_or(device) {
+            "cuda" => nvidia_smi().unwrap_or_default(),
+            "local-task" | "local-sync" => DeviceName {
+                name: cpu_name(),
+                driver: None,
+            },
+            _ => DeviceName::default(),
+        }
     }
 }
 
-fn nvidia_smi() -> Option<String> {
+fn nvidia_smi() -> Option<DeviceName> {
     let out = crate::iree::runtime::run_tool(
         std::process::Command::new("nvidia-smi")
             .args(["--query-gpu=name,driver_version", "--format=csv,noheader"]),
@@ -32,9 +41,11 @@ fn nvidia_smi() -> Option<String> {
     )
     .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().next()?.trim().to_string();
-    let (name, driver) = line.split_once(", ")?;
-    Some(format!("{name}, driver {driver}"))
+    let (name, driver) = text.lines().next()?.trim().split_once(", ")?;
+    Some(DeviceName {
+        name: Some(name.to_string()),
+        driver: Some(driver.to_string()),
+    })
 }
 
 fn cpu_name() -> Option<String> {
@@ -47,8 +58,10 @@ fn cpu_name() -> Option<String> {
 
 /// How a bench was run, for the records.
 pub struct Context<'a> {
-    /// [`describe_device`].
+    /// The runtime's device (`cuda`, `local-task`).
     pub device: &'a str,
+    /// What it is.
+    pub name: &'a DeviceName,
     /// The IREE compiler's revision.
     pub iree: &'a str,
     /// The compile flags.
@@ -64,6 +77,9 @@ fn measurement(row: &Row, context: &Context<'_>) -> Option<Measurement> {
         dispatch: row.matcher.clone().unwrap_or_else(|| row.name.clone()),
         candidate: 0,
         device: context.device.to_string(),
+        gpu: context.name.name.clone(),
+        driver: context.name.driver.clone(),
+        flags: Some(context.flags.join(" ")),
         iree: context
             .iree
             .split_whitespace()
@@ -133,9 +149,8 @@ fn extend_record(text: &str, row: &Row, context: &Context<'_>) -> String {
         return text.to_string();
     };
     let extra = format!(
-        ", method = \"tunespec bench\", iree_revision = {rev:?}, flags = {flags:?}, samples = \"{n_base}/{n_tuned}\", baseline_iqr_us = \"{bq1:.3}-{bq3:.3}\", tuned_iqr_us = \"{tq1:.3}-{tq3:.3}\", p_value = \"{p:.2e}\"",
+        ", method = \"tunespec bench\", iree_revision = {rev:?}, samples = \"{n_base}/{n_tuned}\", baseline_iqr_us = \"{bq1:.3}-{bq3:.3}\", tuned_iqr_us = \"{tq1:.3}-{tq3:.3}\", p_value = \"{p:.2e}\"",
         rev = context.iree,
-        flags = context.flags.join(" "),
         n_base = timing.baseline.samples,
         n_tuned = timing.tuned.samples,
         bq1 = timing.baseline.q1_us,
@@ -215,8 +230,13 @@ mod tests {
                 (faster(matcher, *factor), spec, key)
             })
             .collect();
+        let name = DeviceName {
+            name: Some("CPU test".to_string()),
+            driver: None,
+        };
         let context = Context {
-            device: "CPU test (local-task)",
+            device: "local-task",
+            name: &name,
             iree: "3.13.0 @ abc",
             flags: &["--iree-hal-target-device=local".to_string()],
             date: "2026-11-26",
@@ -255,8 +275,12 @@ mod tests {
         let text = &first[0].text;
         assert!(
             text.contains(
-                "tunespec.measurement = {source = \"measured\", device = \"CPU test (local-task)\""
+                "tunespec.measurement = {source = \"measured\", device = \"local-task\", gpu = \"CPU test\""
             ),
+            "{text}"
+        );
+        assert!(
+            text.contains("measured on CPU test (local-task) with --iree-hal-target-device=local"),
             "{text}"
         );
         assert!(text.contains("method = \"tunespec bench\""), "{text}");

@@ -405,10 +405,11 @@ impl Opts {
         iree: &tunespec::iree::Iree,
         output: &std::path::Path,
     ) -> Result<Vec<String>, String> {
-        let device = bench::measured::describe_device(&options.device);
+        let name = bench::measured::DeviceName::of(&options.device);
         let date = super::bench_report::today();
         let context = bench::measured::Context {
-            device: &device,
+            device: &options.device,
+            name: &name,
             iree: &iree.revision,
             flags: &options.flags,
             date: &date,

@@ -265,6 +265,20 @@ impl Opts {
                 }
             }
         }
+        if matches!(self.format, Format::Human | Format::Github) {
+            // Once per target compiled as another (sm_90 as sm_89 PTX), in the order checked.
+            let mut noted: Vec<String> = Vec::new();
+            for why in reports
+                .iter()
+                .filter_map(|report| report.target.as_deref())
+                .filter_map(super::model::substitution_of)
+            {
+                if !noted.contains(&why) {
+                    out.push_str(&format!("note: {why}\n"));
+                    noted.push(why);
+                }
+            }
+        }
         if !quiet() && self.format != Format::Sarif {
             out.push_str(&format!(
                 "checked {} matcher(s) in {} file(s) with IREE {revision}: {} passed, {failed} failed, {warnings} warning(s); {} edit(s) {}\n",

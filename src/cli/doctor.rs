@@ -41,6 +41,16 @@ pub struct Opts {
 const WITHOUT_IREE: &str = "verify, link, attach, apply, explain and coverage of linalg-level payloads (MLIR 22, IREE's dispatch view predicted)";
 const NEEDS_IREE: &str = "models in torch, StableHLO, TOSA or IREE's dialects (explain, coverage, attach, apply --as-dispatch), libraries written and checked by the consumer's IREE";
 
+/// How IREE compiles for each architecture of the registry: its flags, and why where the
+/// architecture is substituted (`sm_90` as `sm_89` PTX: IREE 3.13 has no sm_90 target). Why
+/// here: a user who compiles for an H100 must be able to see that the PTX is sm_89's.
+fn compile_targets() -> Vec<tunespec::iree::CompileTarget> {
+    tunespec::registry::targets()
+        .iter()
+        .filter_map(|target| tunespec::iree::compile_target(target.name))
+        .collect()
+}
+
 /// One line on the IREE found, for `--version -v`.
 pub fn iree_line() -> String {
     match tunespec::iree::shared() {
@@ -124,6 +134,12 @@ impl Opts {
                     "mlir_opt": mlir_opt.is_file().then_some(mlir_opt),
                     "without_iree": WITHOUT_IREE,
                     "needs_iree": NEEDS_IREE,
+                    "targets": compile_targets().iter().map(|compile| json!({
+                        "target": compile.architecture,
+                        "flags": compile.flags,
+                        "compiled_as": compile.compiled_as,
+                        "substitution": compile.substitution,
+                    })).collect::<Vec<_>>(),
                 });
                 emit(&format!("{document:#}\n"));
             }
@@ -156,6 +172,18 @@ impl Opts {
                 }
                 text.push_str(&format!("works without IREE: {WITHOUT_IREE}\n"));
                 text.push_str(&format!("needs IREE: {NEEDS_IREE}\n"));
+                text.push_str("IREE flags per target:\n");
+                for compile in compile_targets() {
+                    text.push_str(&format!(
+                        "  {}: {}",
+                        compile.architecture,
+                        compile.flags.join(" ")
+                    ));
+                    if let Some(why) = &compile.substitution {
+                        text.push_str(&format!(" ({why})"));
+                    }
+                    text.push('\n');
+                }
                 emit(&text);
             }
         }

@@ -192,6 +192,9 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
             text.push_str(line);
             text.push('\n');
         }
+        if let Some(why) = super::model::substitution(exact.args) {
+            text.push_str(&format!("note: {why}\n"));
+        }
         text.push_str(&summary);
         text.push('\n');
         emit(&text);

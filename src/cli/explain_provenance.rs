@@ -21,7 +21,8 @@ pub fn kind(pair: &PairInfo) -> Kind {
     }
 }
 
-/// The device, IREE version and speedup of a measured pair's record.
+/// The device (the GPU's name where the record has one: `cuda://0` alone says nothing), IREE
+/// version and speedup of a measured pair's record.
 pub fn measured(pair: &PairInfo) -> Option<Measured> {
     Measured::from_record(&pair.measurement)
 }

@@ -71,6 +71,20 @@ pub fn target_flags(target: &str, specs: &[std::path::PathBuf]) -> (String, Opti
     (canonical, flags)
 }
 
+/// Why the target's architecture is compiled as another (`sm_90` as sm_89 PTX: IREE 3.13 has
+/// no sm_90 target), for a note beside what IREE compiled; `None` when it is compiled as itself.
+pub fn substitution(library: &LibraryArgs) -> Option<String> {
+    substitution_of(library.target.as_deref()?)
+}
+
+/// [`substitution`] for a target name or alias of the embedded registry.
+pub fn substitution_of(target: &str) -> Option<String> {
+    let canonical = tunespec::Registry::embedded()
+        .find(target)
+        .map_or_else(|| target.to_string(), |found| found.name.clone());
+    iree::compile_target(&canonical)?.substitution
+}
+
 /// Whether the target's backend keeps named linalg ops in the dispatches its tuning specs see
 /// (IREE's CPU backend does; its GPU backends generalize them): tunespec's prediction then
 /// matches the ops as written.

@@ -56,7 +56,7 @@ impl Opts {
                 for target in registry::targets() {
                     let row = row(target);
                     out.push_str(&format!(
-                        "{}: fallback={} aliases={} specs={} matchers={} bytes={} hash={} provenance={}: {}\n",
+                        "{}: fallback={} aliases={} iree-target={} specs={} matchers={} bytes={} hash={} provenance={}: {}\n",
                         target.name,
                         target.fallback.unwrap_or("-"),
                         if target.aliases.is_empty() {
@@ -64,6 +64,7 @@ impl Opts {
                         } else {
                             target.aliases.join(",")
                         },
+                        iree_cell(target),
                         target.specs.len(),
                         row.matchers,
                         row.bytes,
@@ -74,13 +75,51 @@ impl Opts {
                 }
                 emit(&out);
             }
-            Format::Human | Format::Github => emit(&human()),
+            Format::Human | Format::Github => emit(&format!("{}{}", human(), substitution_notes())),
             // The registry is built in and verified when tunespec is built: no diagnostics;
             // the log (empty results) is written when the run ends.
             Format::Sarif => {}
         }
         ExitStatus::Ok
     }
+}
+
+/// How IREE compiles for the target: its flags, and why when the architecture is substituted
+/// (`sm_90` as `sm_89` PTX); `None` for a family, a vendor or a SKU (IREE compiles for an
+/// architecture).
+fn iree_target(target: &Target) -> Option<tunespec::iree::CompileTarget> {
+    tunespec::iree::compile_target(target.name)
+}
+
+fn json_iree(target: &Target) -> serde_json::Value {
+    match iree_target(target) {
+        Some(compile) => json!({
+            "flags": compile.flags,
+            "compiled_as": compile.compiled_as,
+            "substitution": compile.substitution,
+        }),
+        None => serde_json::Value::Null,
+    }
+}
+
+/// The `iree target` cell: the architecture IREE compiles for, `*` when substituted.
+fn iree_cell(target: &Target) -> String {
+    match iree_target(target) {
+        Some(compile) if compile.substitution.is_some() => format!("{}*", compile.compiled_as),
+        Some(compile) => compile.compiled_as,
+        None => "-".to_string(),
+    }
+}
+
+/// The lines under the table: each substitution, with the flags it compiles with.
+fn substitution_notes() -> String {
+    let mut notes = String::new();
+    for compile in registry::targets().iter().filter_map(iree_target) {
+        if let Some(why) = &compile.substitution {
+            notes.push_str(&format!("* {why} ({})\n", compile.flags.join(" ")));
+        }
+    }
+    notes
 }
 
 fn json_target(target: &Target) -> serde_json::Value {
@@ -112,6 +151,7 @@ fn json_target(target: &Target) -> serde_json::Value {
         "fallback": target.fallback,
         "kind": target.kind,
         "features": target.features,
+        "iree": json_iree(target),
         "specs": specs,
     })
 }
@@ -122,6 +162,7 @@ fn human() -> String {
         ("target", Align::Left),
         ("fallback", Align::Left),
         ("aliases", Align::Wrap),
+        ("iree target", Align::Left),
         ("specs", Align::Right),
         ("matchers", Align::Right),
         ("bytes", Align::Right),
@@ -137,6 +178,7 @@ fn human() -> String {
                 target.name.to_string(),
                 target.fallback.unwrap_or("-").to_string(),
                 target.aliases.join(","),
+                iree_cell(target),
                 target.specs.len().to_string(),
                 row.matchers.to_string(),
                 row.bytes.to_string(),

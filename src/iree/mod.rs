@@ -25,6 +25,7 @@ pub mod find;
 pub mod import;
 pub mod protocol;
 pub mod runtime;
+pub mod target;
 pub mod worker;
 
 use std::io::{Read, Write};
@@ -34,6 +35,7 @@ use std::time::Duration;
 
 pub use find::{Found, Origin, Tool};
 use protocol::{Diagnostic, Op, Request, Response};
+pub use target::{compile_target, target_flags, CompileTarget};
 
 /// How long one request may take (a whole model's dispatch formation, one compile or run of
 /// `bench`): 600 s, or `TUNESPEC_IREE_TIMEOUT_SECS`.
@@ -531,32 +533,6 @@ pub fn iree_opt(explicit: Option<&Path>) -> Result<PathBuf, String> {
 pub fn explicitly_configured() -> bool {
     EXPLICIT.get().is_some_and(Option::is_some)
         || std::env::var_os(find::ENV_LIB).is_some_and(|value| !value.is_empty())
-}
-
-/// The session flags of IREE's compile for a registry target's architecture (`gfx942`:
-/// HIP/ROCm, `sm_80`: CUDA); `None` for a family or a name that is not an architecture.
-pub fn target_flags(architecture: &str) -> Option<Vec<String>> {
-    let digits = |rest: &str| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric());
-    if let Some(rest) = architecture.strip_prefix("gfx") {
-        if digits(rest)
-            && rest.chars().next().is_some_and(|c| c.is_ascii_digit())
-            && rest.len() >= 3
-        {
-            return Some(vec![
-                "--iree-hal-target-device=hip".to_string(),
-                format!("--iree-rocm-target={architecture}"),
-            ]);
-        }
-    }
-    if let Some(rest) = architecture.strip_prefix("sm_") {
-        if digits(rest) && rest.chars().next().is_some_and(|c| c.is_ascii_digit()) {
-            return Some(vec![
-                "--iree-hal-target-device=cuda".to_string(),
-                format!("--iree-cuda-target={architecture}"),
-            ]);
-        }
-    }
-    None
 }
 
 /// IREE's codegen-level dialects, which MLIR 22 does not register either: their ops mean a

@@ -35,6 +35,9 @@ pub struct EmbeddedSpec {
     pub derived_matchers: usize,
     /// The rules its derived matchers name (`R2`), sorted.
     pub derived_rules: &'static [&'static str],
+    /// Its measured matchers' records, as `(device, IREE version, speedup)`: the GPU's name
+    /// where the record has one; the speedup as written (below 1, which `build.rs` checks).
+    pub measured_records: &'static [(&'static str, &'static str, &'static str)],
 }
 
 /// One row of the build's target table and the indices of its specs in [`specs`], in priority

@@ -51,9 +51,12 @@ impl ResolvedSpec {
     pub fn provenance(&self) -> crate::provenance::SpecProvenance {
         match self.embedded {
             Some(embedded) => crate::provenance::SpecProvenance::of_default(
-                embedded.matcher_count,
-                embedded.derived_matchers,
-                embedded.measured_matchers,
+                (
+                    embedded.matcher_count,
+                    embedded.derived_matchers,
+                    embedded.measured_matchers,
+                ),
+                embedded.measured_records,
                 embedded.derived_rules,
             ),
             None => crate::provenance::scan(&self.bytes),

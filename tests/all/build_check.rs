@@ -94,6 +94,39 @@ fn invalid_spec_fails_the_build_with_a_located_message() {
     );
 }
 
+/// A measured default must have beaten IREE's own config: a record measured slower (a derived
+/// config once timed at 1.077 of IREE's time, say) fails the build; one below 1 is embedded with
+/// its record.
+#[test]
+fn a_measured_default_slower_than_iree_fails_the_build() {
+    let measured = |speedup: &str| {
+        GOOD.replace(
+            "@match_mm(%op: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {",
+            &format!("@match_mm(%op: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param) attributes {{tunespec.measurement = {{device = \"cuda://0\", gpu = \"Some GPU\", iree = \"3.13.0\", speedup = \"{speedup}\"}}}} {{"),
+        )
+    };
+    let (ok, stderr, _out, _dir) = run_build_script(&[
+        ("registry.toml", REGISTRY),
+        ("gfx942/slow.mlir", &measured("1.077")),
+    ]);
+    assert!(!ok, "the build script must fail; stderr:\n{stderr}");
+    assert!(
+        stderr.contains("specs/gfx942/slow.mlir: measured matcher @match_mm has speedup '1.077' on Some GPU: a measured default must beat IREE's own config"),
+        "stderr:\n{stderr}"
+    );
+    let (ok, stderr, out, _dir) = run_build_script(&[
+        ("registry.toml", REGISTRY),
+        ("gfx942/fast.mlir", &measured("0.955")),
+    ]);
+    assert!(ok, "stderr:\n{stderr}");
+    let index = std::fs::read_to_string(out.join("index.rs")).unwrap();
+    assert!(index.contains("measured_matchers: 1"), "{index}");
+    assert!(
+        index.contains("measured_records: &[(\"Some GPU\", \"3.13.0\", \"0.955\")]"),
+        "{index}"
+    );
+}
+
 #[test]
 fn invalid_manifest_fails_the_build_with_a_located_message() {
     let registry = REGISTRY.replace("gfx942/*.mlir", "../outside.mlir");

@@ -121,7 +121,7 @@ fn verify_embedded_registry() {
         .assert()
         .code(0)
         .stdout_eq(format!(
-            "verified 15 file(s), {} matcher(s): 0 error(s), 0 warning(s)\n",
+            "verified 16 file(s), {} matcher(s): 0 error(s), 0 warning(s)\n",
             default_matchers()
         ));
 }

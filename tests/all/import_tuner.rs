@@ -11,6 +11,7 @@ const RUN_A: &str = "tests/fixtures/tuner/tuning_2026_11_20_10_00";
 const RUN_B: &str = "tests/fixtures/tuner/tuning_2026_11_21_09_30";
 const RUN_SLOWER: &str = "tests/fixtures/tuner/tuning_2026_11_22_08_00";
 const PAYLOAD: &str = "tests/fixtures/tuner/mmt_payload.mlir";
+const RUN_NAMED_GPU: &str = "tests/fixtures/tuner/named_gpu/tuning_2026_11_23_07_00";
 
 fn import(runs: &[&str], library: &Path) -> Output {
     let mut command = tunespec_command();
@@ -61,6 +62,52 @@ fn import_tuner_picks_the_fastest_candidate_that_beat_the_baseline() {
     assert!(!spec.contains("8192"), "{spec}");
     let manifest = std::fs::read_to_string(library.join("registry.toml")).unwrap();
     assert!(manifest.contains("[extend.gfx942]"), "{manifest}");
+}
+
+/// A run whose summary.log names the GPU and the compile flags: the record keeps them and the
+/// provenance names the GPU and the PTX's architecture (`cuda://0` alone says nothing).
+#[test]
+fn import_tuner_records_the_gpu_and_the_flags_of_summary_log() {
+    let home = private_home();
+    let library = home.join("lib");
+    let output = tunespec_command()
+        .args(["import-tuner", RUN_NAMED_GPU, "--target", "sm_90", "-o"])
+        .arg(&library)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let spec = only_spec(&library);
+    for field in [
+        "device = \"cuda://0\"",
+        "gpu = \"Fixture GPU 80GB\"",
+        "driver = \"123.45.67\"",
+        "flags = \"--iree-hal-target-device=cuda --iree-cuda-target=sm_89\"",
+        "candidate = \"1\"",
+    ] {
+        assert!(spec.contains(field), "{field} in {spec}");
+    }
+    assert!(spec.contains("tunespec.provenance = \"measured on Fixture GPU 80GB (cuda://0, driver 123.45.67) with sm_89 PTX (--iree-hal-target-device=cuda --iree-cuda-target=sm_89) (speedup 0.750"), "{spec}");
+    // Reports name the GPU.
+    let resolve = tunespec_command()
+        .env_remove("TUNESPEC_DERIVED")
+        .args(["resolve", "sm_90", "--spec"])
+        .arg(&library)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&resolve.stdout);
+    assert!(
+        out.contains("measured: 1 on Fixture GPU 80GB with IREE 3.13.0"),
+        "{out}\n{}",
+        stderr(&resolve)
+    );
+    // Re-importing reads the record back (merge by key keeps it).
+    let again = tunespec_command()
+        .args(["import-tuner", RUN_NAMED_GPU, "--target", "sm_90", "-o"])
+        .arg(&library)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(only_spec(&library).contains("gpu = \"Fixture GPU 80GB\""));
 }
 
 #[test]

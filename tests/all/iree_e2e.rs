@@ -18,9 +18,9 @@ use std::sync::Mutex;
 use crate::reference::{iree_compile, repo_root};
 use crate::support::{run, tunespec};
 
-/// A tunespec target and the iree-compile flags of a GPU it stands for. sm_90 is missing:
-/// iree-compile 3.13 has no sm_90 target ("Distribution with dynamic subgroup size" aside, its
-/// CUDA backend stops at sm_89); the `nvidia` vendor spec is compiled for sm_89 instead.
+/// A tunespec target and the iree-compile flags of a GPU it stands for. iree-compile 3.13 has
+/// no sm_90 target (its CUDA targets stop at sm_89 before sm_120): sm_90 is compiled as sm_89
+/// PTX, as tunespec compiles it (`tunespec::iree::target`); the `nvidia` vendor spec too.
 const TARGETS: &[(&str, &[&str])] = &[
     (
         "gfx942",
@@ -45,6 +45,10 @@ const TARGETS: &[(&str, &[&str])] = &[
     (
         "sm_80",
         &["--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80"],
+    ),
+    (
+        "sm_90",
+        &["--iree-hal-target-device=cuda", "--iree-cuda-target=sm_89"],
     ),
     (
         "nvidia",

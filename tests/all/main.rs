@@ -39,6 +39,7 @@ mod reference;
 mod registry;
 mod rules;
 mod show_verify_config;
+mod sm90;
 mod stdin_specs;
 mod support;
 mod swaps;

@@ -60,6 +60,47 @@ pub fn rule(sentence: &str) -> Option<&str> {
         .find(|word| !word.is_empty())
 }
 
+/// What reports show of one measured matcher's record (`tunespec.measurement`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The matcher's symbol name.
+    pub matcher: String,
+    /// What it was measured on: the GPU's name where the record has one (`gpu`), else its
+    /// device id (`cuda://0` alone does not say which GPU).
+    pub device: String,
+    /// The IREE version of the run (`unknown` when the record lacks it).
+    pub iree: String,
+    /// Tuned over baseline time, as written (`0.734`; empty when the record lacks it).
+    pub speedup: String,
+}
+
+impl Record {
+    /// The record of `matcher`'s `tunespec.measurement`, if it has one.
+    pub fn of(matcher: &ir::Op) -> Option<Record> {
+        let attr = matcher.attr(MEASUREMENT_ATTR)?;
+        let get = |name: &str| attr.dict_get(name).and_then(Attr::as_str);
+        Some(Record {
+            matcher: matcher.sym_name().unwrap_or_default().to_string(),
+            device: get("gpu")
+                .or_else(|| get("device"))
+                .unwrap_or("unknown")
+                .to_string(),
+            iree: get("iree").unwrap_or("unknown").to_string(),
+            speedup: get("speedup").unwrap_or_default().to_string(),
+        })
+    }
+
+    /// Whether the record says the config beat IREE's own (speedup below 1). Why: a config
+    /// measured as slow as or slower than IREE's, or one whose record says no speedup, must
+    /// never ship as a measured default (`build.rs` refuses it).
+    pub fn beats_baseline(&self) -> bool {
+        self.speedup
+            .trim()
+            .parse::<f64>()
+            .is_ok_and(|speedup| speedup.is_finite() && speedup > 0.0 && speedup < 1.0)
+    }
+}
+
 /// How many of a spec's matchers are of each kind, and the rules its derived ones name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
@@ -71,6 +112,8 @@ pub struct Counts {
     pub stated: usize,
     /// The distinct rules the derived ones name, sorted.
     pub rules: Vec<String>,
+    /// The measured ones' records, in the order of the spec.
+    pub records: Vec<Record>,
 }
 
 /// Counts the matchers of `module`: every named sequence some `foreach_match` lists as a matcher
@@ -100,7 +143,10 @@ pub fn count(module: &ir::Module) -> Counts {
             return;
         }
         match classify(op) {
-            Kind::Measured => counts.measured += 1,
+            Kind::Measured => {
+                counts.measured += 1;
+                counts.records.extend(Record::of(op));
+            }
             Kind::Derived => {
                 counts.derived += 1;
                 if let Some(rule) = op
@@ -122,6 +168,20 @@ pub fn count(module: &ir::Module) -> Counts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_speedup_below_one_beats_the_baseline() {
+        let record = |speedup: &str| Record {
+            matcher: "m".into(),
+            device: "d".into(),
+            iree: "3.13.0".into(),
+            speedup: speedup.into(),
+        };
+        assert!(record("0.955").beats_baseline());
+        for slower in ["1.077", "1", "1.000", "", "fast", "NaN", "-0.5", "0", "inf"] {
+            assert!(!record(slower).beats_baseline(), "{slower}");
+        }
+    }
 
     #[test]
     fn sentences_classify() {

@@ -103,11 +103,19 @@ fn every_default_chain_links_without_shadowed_or_duplicate_matchers() {
         let resolution = registry.resolve(target.name, &[]).unwrap();
         let linked = tunespec::link::link(&mlir, &resolution.link_inputs(), Default::default())
             .unwrap_or_else(|problems| panic!("{}: {problems:?}", target.name));
-        assert!(
-            linked.problems.is_empty(),
-            "{}: {:#?}",
-            target.name,
-            linked.problems
+        // A measured default covering a derived one (sm_90's H100 configs over its derived
+        // configs of the same shapes) is a note by design (measured first); nothing else.
+        let (measured_first, others): (Vec<_>, Vec<_>) = linked
+            .problems
+            .iter()
+            .partition(|problem| problem.code == "tunespec::link::measured-first");
+        assert!(others.is_empty(), "{}: {others:#?}", target.name);
+        let expected_notes = if target.name == "sm_90" { 5 } else { 0 };
+        assert_eq!(
+            measured_first.len(),
+            expected_notes,
+            "{}: {measured_first:#?}",
+            target.name
         );
         let matchers: usize = resolution
             .specs

@@ -148,7 +148,7 @@ fn exported_c_sources_compile_and_hold_exactly_the_verified_bytecode() {
         .arg(&out)
         .assert()
         .code(0)
-        .stdout_eq("wrote tunespec_specs.h and tunespec_specs.c to [..]: 11 target(s), 15 spec(s), 15 table row(s)\n");
+        .stdout_eq("wrote tunespec_specs.h and tunespec_specs.c to [..]: 11 target(s), 16 spec(s), 16 table row(s)\n");
     std::fs::write(dir.path().join("main.c"), C_PROGRAM).unwrap();
     let program = dir.path().join("main");
     let compiled = Process::new(&cc)
@@ -275,7 +275,7 @@ fn export_selects_targets_with_their_chains() {
         .args(["--target", "mi300x", "--target", "H100"])
         .assert()
         .code(0)
-        .stdout_eq("wrote tunespec_specs.h and tunespec_specs.c to [..]: 4 target(s), 6 spec(s), 6 table row(s)\n");
+        .stdout_eq("wrote tunespec_specs.h and tunespec_specs.c to [..]: 4 target(s), 7 spec(s), 7 table row(s)\n");
     let source = std::fs::read_to_string(dir.path().join("tunespec_specs.c")).unwrap();
     assert!(source.contains("\"specs/gfx9/llama3_70b_bf16.mlir\""));
     assert!(!source.contains("\"specs/rdna/"));
