@@ -13,6 +13,7 @@ mod cli_logging;
 mod corpus;
 mod determinism;
 mod differential;
+mod docs;
 mod environment;
 mod fastpath;
 mod forms;
