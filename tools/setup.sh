@@ -13,7 +13,7 @@ packages=(
   libpolly-22-dev libz3-dev libxml2-dev libzstd-dev zlib1g-dev
   # C toolchain for build scripts and the C export test
   build-essential pkg-config
-  # the README's CMake snippet for using the export in a compiler build is built in a test
+  # the CMake snippet of docs/embedding.md for using the export in a compiler build is built in a test
   cmake
   # the reference Python for the iree-base-compiler venv (tools/iree-venv.sh)
   python3-venv

@@ -1,4 +1,4 @@
-"""Exceptions: one per exit status of the binary (README, "Exit status")."""
+"""Exceptions: one per exit status of the binary (docs/commands.md, "Exit status")."""
 
 from __future__ import annotations
 

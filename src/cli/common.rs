@@ -29,7 +29,7 @@ pub enum ExitStatus {
 
 /// Output format of the commands that print a report (`apply`, `explain`, `coverage`,
 /// `resolve`, `targets`, `cache stats`). Diagnostics (problems in the inputs, warnings, usage
-/// and I/O errors) follow it too; README.md ("Output formats") says what each prints.
+/// and I/O errors) follow it too; docs/commands.md ("Output formats") says what each prints.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// For people: tables and text; diagnostics with a snippet of the source

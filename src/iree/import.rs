@@ -7,7 +7,7 @@
 //! IREE's own flags (`iree-codegen-materialize-tuning-specs` with
 //! `--iree-codegen-enable-default-tuning-specs --iree-codegen-dump-tuning-specs-to=DIR` on an
 //! empty module whose target names the built-in spec), verified with tunespec's rules, and
-//! written as a spec library (see README, "User spec libraries") whose manifest puts each spec
+//! written as a spec library (see docs/registry.md, "User spec libraries") whose manifest puts each spec
 //! before tunespec's defaults of its target (`[extend.ARCH]`).
 
 use std::io::Read;

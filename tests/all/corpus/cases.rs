@@ -526,7 +526,7 @@ fn io_and_fuzz_cases(inputs: &Inputs) -> Vec<Case> {
         "unknown target",
     ));
 
-    // Found by fuzzing (tools/fuzz.sh; README "Reliability").
+    // Found by fuzzing (tools/fuzz.sh; docs/reliability.md).
     let mixed = corpus("fuzz_parse_error_then_invalid_utf8.mlir");
     for code in ["tunespec::parse", "tunespec::verify::invalid-utf8"] {
         cases.push(case(

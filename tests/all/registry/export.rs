@@ -408,28 +408,29 @@ fn every_default_config_takes_effect_and_compiles_in_iree_for_every_member() {
     );
 }
 
-/// The README's CMake snippet, as written there, builds a program against the export: CMake
-/// runs `tunespec export` at build time, compiles it as a static library and links it.
+/// The CMake snippet of docs/embedding.md, as written there, builds a program against the
+/// export: CMake runs `tunespec export` at build time, compiles it as a static library and links
+/// it.
 #[test]
-fn readme_cmake_snippet_builds_a_program_against_the_export() {
+fn docs_cmake_snippet_builds_a_program_against_the_export() {
     let cmake = PathBuf::from("/usr/bin/cmake");
     if !cmake.is_file() {
         assert!(
             !in_ci(),
             "cmake is required when CI=true (tools/setup.sh installs it)"
         );
-        eprintln!("note: no cmake; the README's CMake snippet was not built");
+        eprintln!("note: no cmake; the CMake snippet of docs/embedding.md was not built");
         return;
     }
     if c_compiler().is_none() {
         return;
     }
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let snippet = readme
+    let page = std::fs::read_to_string(repo_root().join("docs/embedding.md")).unwrap();
+    let snippet = page
         .split("```cmake\n")
         .nth(1)
         .and_then(|rest| rest.split("```").next())
-        .expect("README has a ```cmake block");
+        .expect("docs/embedding.md has a ```cmake block");
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("src");
     std::fs::create_dir(&source).unwrap();
