@@ -307,6 +307,30 @@ impl LibraryArgs {
                 .collect());
         };
         let resolution = self.resolution(target)?;
+        // A spec library given for other targets only configures nothing here: said, once
+        // per library and run (commands resolve more than once), never silent.
+        static TOLD: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+        for skipped in resolution
+            .skipped
+            .iter()
+            .filter(|skipped| skipped.other_target)
+        {
+            let library = skipped.reason.split("spec library ").nth(1).unwrap_or("");
+            let library = library.split(';').next().unwrap_or(library).to_string();
+            let mut told = TOLD
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if !told.contains(&library) {
+                told.push(library.clone());
+                warning(
+                    tunespec::problem::codes::CONFIG,
+                    format!(
+                        "the spec library {library} has no spec for {target} (its specs are for {}): nothing of it is linked",
+                        skipped.target.as_deref().unwrap_or("other targets")
+                    ),
+                );
+            }
+        }
         Ok(resolution
             .specs
             .iter()

@@ -105,6 +105,9 @@ pub struct SkippedSpec {
     pub target: Option<String>,
     /// Why it was considered and why it was left out.
     pub reason: String,
+    /// Left out because its spec library is for other targets only (commands that link say
+    /// so: such a library configures nothing for this target).
+    pub other_target: bool,
 }
 
 /// What a target string resolves to: the chain and the ordered specs for a compile.
@@ -267,6 +270,9 @@ impl Registry {
         for layer in &self.layers {
             for (source, key) in layer_steps(layer, &keys.keys) {
                 builder.source(source, key, &layer.origin, &keys)?;
+            }
+            for source in &layer.sources {
+                builder.other_targets(source, &layer.origin, &keys);
             }
         }
         for target in &chain {
@@ -503,6 +509,55 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
+    /// A spec library that has specs only for targets outside the request's chain: each of its
+    /// specs is listed as skipped, with the targets it is for. Why: a library measured for
+    /// sm_90 given to a gfx942 link configures nothing, and that must not pass in silence.
+    fn other_targets(&mut self, source: &Source, origin: &Origin, keys: &Keys) {
+        let Source::Library { dir, manifest, .. } = source else {
+            return;
+        };
+        let tables = manifest
+            .targets
+            .iter()
+            .map(|target| {
+                (
+                    format!("[targets.{}]", target.name),
+                    &target.name,
+                    &target.specs,
+                )
+            })
+            .chain(manifest.extensions.iter().map(|extension| {
+                (
+                    format!("[extend.{}]", extension.target),
+                    &extension.target,
+                    &extension.specs,
+                )
+            }));
+        let tables: Vec<_> = tables.collect();
+        if tables
+            .iter()
+            .any(|(_, target, _)| keys.keys.contains(*target))
+        {
+            return;
+        }
+        for (table, target, specs) in tables {
+            for SpecFile { path, .. } in specs {
+                self.skipped.push(SkippedSpec {
+                    name: dir.join(path).display().to_string(),
+                    origin: origin.clone(),
+                    target: Some(target.clone()),
+                    reason: format!(
+                        "{table} of the spec library {}; skipped: the library has no spec for {} ({})",
+                        dir.display(),
+                        keys.head,
+                        keys.keys.join(" > ")
+                    ),
+                    other_target: true,
+                });
+            }
+        }
+    }
+
     /// `None` when the request has every feature in `required`; else why not.
     fn unmet(&self, required: &[String]) -> Option<String> {
         for feature in required {
@@ -547,6 +602,7 @@ impl<'a> Builder<'a> {
             origin: origin.clone(),
             target: target.cloned(),
             reason: format!("{reason}; skipped: {why}"),
+            other_target: false,
         });
         true
     }
@@ -639,6 +695,7 @@ impl<'a> Builder<'a> {
                         "{reason}; skipped: {}",
                         withheld_reason(spec.derived_matchers)
                     ),
+                    other_target: false,
                 });
                 self.withheld.push(resolved);
             }

@@ -332,3 +332,40 @@ fn import_tuner_library_takes_effect_in_iree_compile() {
     let out = configs(Some(&linked));
     assert!(out.contains("workgroup = [32, 32, 0]"), "{out}");
 }
+
+#[test]
+fn a_library_for_another_target_is_said_never_silent() {
+    // A gfx942 library given to an sm_80 explain configures nothing: a warning names it, and
+    // `resolve` lists its specs as skipped with why.
+    let dir = tempfile::tempdir().unwrap();
+    let library = dir.path().join("lib");
+    assert!(import(&[RUN_A], &library).status.success());
+    let explained = tunespec_command()
+        .args(["explain", "-t", "sm_80", "--spec"])
+        .arg(&library)
+        .arg(PAYLOAD)
+        .output()
+        .unwrap();
+    assert!(explained.status.success(), "{}", stderr(&explained));
+    let text = stderr(&explained);
+    assert_eq!(
+        text.matches("has no spec for sm_80 (its specs are for gfx942): nothing of it is linked")
+            .count(),
+        1,
+        "{text}"
+    );
+    let resolved = tunespec_command()
+        .args(["resolve", "sm_80", "--format", "json", "--spec"])
+        .arg(&library)
+        .output()
+        .unwrap();
+    let document: serde_json::Value = serde_json::from_slice(&resolved.stdout).unwrap();
+    let skipped = document["skipped"].as_array().unwrap();
+    assert!(
+        skipped.iter().any(|spec| spec["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the library has no spec for sm_80 (sm_80 > nvidia)")),
+        "{document:#}"
+    );
+}
