@@ -40,6 +40,13 @@ const TOOL_LIMIT: Duration = Duration::from_secs(60);
 /// How long a tunespec run may take; longer is a failure (a hang), like a crash.
 const TUNESPEC_LIMIT: Duration = Duration::from_secs(120);
 
+/// A mutant iree-opt 3.13 accepts and tunespec, with IREE found, refuses.
+const FALSE_REJECT: &str = "false reject";
+/// False rejects the suite's run (seed 0x15, 300 mutants) still has: the goal is 0, and a run
+/// with more fails. Both are `DropAttribute` mutants that tunespec's own rules refuse (see
+/// CHANGELOG).
+const FALSE_REJECTS_AT_MOST: usize = 2;
+
 /// splitmix64: small, seeded, the same sequence everywhere.
 struct Rng(u64);
 
@@ -622,15 +629,24 @@ fn reference_batch(tool: &Path, dir: &Path, batch: &[&Mutant]) -> Vec<Verdict> {
     verdicts
 }
 
+/// tunespec's verify of `files`; with `iree` (`iree-opt` and IREE's venv), as a user with IREE
+/// installed runs it: iree-opt's attribute check, and IREE's library found (text MLIR 22
+/// cannot parse is read through it).
 fn tunespec_verify(
     dir: &Path,
     files: &[PathBuf],
-    iree_opt: Option<&Path>,
+    iree: Option<(&Path, Option<&Path>)>,
 ) -> (Option<i32>, String, String) {
     let mut command = crate::support::tunespec_command();
     command
         .args(["verify", "--format", "json", "--quiet", "--jobs", "1"])
         .env("TUNESPEC_CACHE", "off");
+    let iree_opt = iree.map(|(iree_opt, _)| iree_opt);
+    if let Some((_, Some(venv))) = iree {
+        command
+            .env_remove("TUNESPEC_NO_IREE")
+            .env("TUNESPEC_IREE_VENV", venv);
+    }
     match iree_opt {
         Some(path) => command.arg("--iree-opt").arg(path),
         None => command.arg("--no-iree-check"),
@@ -653,7 +669,11 @@ fn files_with_errors(stdout: &str) -> std::collections::HashSet<String> {
 /// output says it should. A file is rejected when tunespec reports an error for it; a run must
 /// exit 1 when it reports an error, 0 otherwise: a single file's run that does neither (a
 /// signal, a panic, exit 2) is a crash.
-fn tunespec_batch(dir: &Path, batch: &[&Mutant], iree_opt: Option<&Path>) -> Vec<Verdict> {
+fn tunespec_batch(
+    dir: &Path,
+    batch: &[&Mutant],
+    iree: Option<(&Path, Option<&Path>)>,
+) -> Vec<Verdict> {
     let files: Vec<PathBuf> = batch
         .iter()
         .map(|mutant| {
@@ -662,7 +682,7 @@ fn tunespec_batch(dir: &Path, batch: &[&Mutant], iree_opt: Option<&Path>) -> Vec
             file
         })
         .collect();
-    let (code, stdout, stderr) = tunespec_verify(dir, &files, iree_opt);
+    let (code, stdout, stderr) = tunespec_verify(dir, &files, iree);
     let errors = files_with_errors(&stdout);
     let rejected: Vec<bool> = files
         .iter()
@@ -688,8 +708,8 @@ fn tunespec_batch(dir: &Path, batch: &[&Mutant], iree_opt: Option<&Path>) -> Vec
         ))];
     }
     let (left, right) = batch.split_at(batch.len() / 2);
-    let mut verdicts = tunespec_batch(dir, left, iree_opt);
-    verdicts.extend(tunespec_batch(dir, right, iree_opt));
+    let mut verdicts = tunespec_batch(dir, left, iree);
+    verdicts.extend(tunespec_batch(dir, right, iree));
     verdicts
 }
 
@@ -701,6 +721,8 @@ struct Tally {
     tunespec_rejects: usize,
     stricter: usize,
     false_accepts: usize,
+    /// Mutants iree-opt accepts and tunespec (with IREE found) refuses.
+    false_rejects: usize,
     crashes: usize,
 }
 
@@ -726,6 +748,8 @@ fn run(
 ) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let iree = tools.get("iree-opt").map(PathBuf::as_path);
+    let venv = iree.and_then(|_| crate::iree_library::venv());
+    let venv = venv.as_deref();
     let batches: Vec<Vec<&Mutant>> = [Reference::MlirOpt, Reference::IreeOpt]
         .into_iter()
         .flat_map(|reference| {
@@ -757,7 +781,12 @@ fn run(
                         Reference::IreeOpt => &tools["iree-opt"],
                     };
                     let reference = reference_batch(tool, &dir, batch);
-                    let ours = tunespec_batch(&dir, batch, iree);
+                    // IREE's syntax is judged by IREE: tunespec runs with IREE found.
+                    let library = match seeds[batch[0].seed].reference {
+                        Reference::MlirOpt => None,
+                        Reference::IreeOpt => venv,
+                    };
+                    let ours = tunespec_batch(&dir, batch, iree.map(|path| (path, library)));
                     let mut results = results.lock().unwrap();
                     for ((mutant, reference), ours) in batch.iter().zip(reference).zip(ours) {
                         results.push((mutant.id, reference, ours));
@@ -774,9 +803,11 @@ fn run(
         failures: Vec::new(),
     };
     for (id, reference, ours) in results {
+        let judged_by_iree = seeds[mutants[id].seed].reference == Reference::IreeOpt;
         let failure = match (&reference, &ours) {
             (_, Verdict::Crashed(_)) => Some("tunespec crashed"),
             (Verdict::Rejects(_) | Verdict::Crashed(_), Verdict::Accepts) => Some("false accept"),
+            (Verdict::Accepts, Verdict::Rejects(_)) if judged_by_iree => Some(FALSE_REJECT),
             _ => None,
         };
         let mut kinds = mutants[id].kinds.clone();
@@ -788,6 +819,7 @@ fn run(
             tally.tunespec_rejects += usize::from(ours.rejects());
             tally.stricter += usize::from(!reference.rejects() && ours.rejects());
             tally.false_accepts += usize::from(failure == Some("false accept"));
+            tally.false_rejects += usize::from(failure == Some(FALSE_REJECT));
             tally.crashes += usize::from(failure == Some("tunespec crashed"));
         };
         for kind in &kinds {
@@ -808,8 +840,8 @@ fn run(
 
 fn report(run: &Run, seeds: usize, mutants: usize) -> String {
     let mut out = format!(
-        "mutation fuzz: {mutants} mutants of {seeds} seeds\n{:<15} {:>7} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7}\n",
-        "kind", "tried", "ref-rej", "ref-crash", "ts-rej", "stricter", "f-acc", "crash"
+        "mutation fuzz: {mutants} mutants of {seeds} seeds\n{:<15} {:>7} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7}\n",
+        "kind", "tried", "ref-rej", "ref-crash", "ts-rej", "stricter", "f-acc", "f-rej", "crash"
     );
     let rows = run
         .tally
@@ -818,7 +850,7 @@ fn report(run: &Run, seeds: usize, mutants: usize) -> String {
         .chain(std::iter::once(("total".to_string(), &run.total)));
     for (name, tally) in rows {
         out.push_str(&format!(
-            "{:<15} {:>7} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7}\n",
+            "{:<15} {:>7} {:>9} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7}\n",
             name,
             tally.tried,
             tally.reference_rejects,
@@ -826,6 +858,7 @@ fn report(run: &Run, seeds: usize, mutants: usize) -> String {
             tally.tunespec_rejects,
             tally.stricter,
             tally.false_accepts,
+            tally.false_rejects,
             tally.crashes
         ));
     }
@@ -930,10 +963,22 @@ fn seeded_mutants_are_rejected_whenever_the_reference_rejects_them() {
             failure.tunespec.describe()
         ));
     }
+    let false_rejects = run
+        .failures
+        .iter()
+        .filter(|failure| failure.what == FALSE_REJECT)
+        .count();
+    eprintln!("{}", lines.join("\n"));
     assert!(
-        run.failures.is_empty(),
+        run.failures.len() == false_rejects,
         "{} failure(s):\n{}\n{summary}",
         lines.len(),
+        lines.join("\n")
+    );
+    let suite_run = count == SUITE_MUTANTS && seed == 0x15;
+    assert!(
+        !suite_run || false_rejects <= FALSE_REJECTS_AT_MOST,
+        "{false_rejects} false reject(s), at most {FALSE_REJECTS_AT_MOST}:\n{}\n{summary}",
         lines.join("\n")
     );
 }
@@ -972,7 +1017,7 @@ fn mutation_regressions_are_rejected_like_the_reference_rejects_them() {
         let ours = tunespec_batch(
             scratch.path(),
             &[&mutant],
-            tools.get("iree-opt").map(PathBuf::as_path),
+            tools.get("iree-opt").map(|path| (path.as_path(), None)),
         );
         assert!(
             matches!(ours[0], Verdict::Rejects(_)),
