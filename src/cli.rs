@@ -181,6 +181,7 @@ pub fn run(cli: Cli) -> ExitStatus {
     }
     tunespec::iree::configure(cli.iree.clone());
     tunespec::iree::configure_store(&tunespec::cache::GlobalStore);
+    tunespec::iree_text::install();
     let status = match cli.command {
         Command::Verify(opts) => opts.run(),
         Command::Link(opts) => opts.run(),

@@ -48,6 +48,7 @@ pub mod export;
 pub mod fastpath;
 pub mod files;
 pub mod iree;
+pub mod iree_text;
 pub mod jobs;
 pub mod link;
 pub mod measured_library;

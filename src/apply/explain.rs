@@ -333,16 +333,16 @@ fn explain_one(
     engine: Engine,
     view: View,
 ) -> Result<Explanation, Vec<Problem>> {
-    let library = mlir
-        .parse(library_bytecode, "<library>")
-        .module
-        .ok_or_else(|| {
-            vec![Problem::error(
-                codes::CORRUPT_LIBRARY,
-                "the library does not parse",
-                None,
-            )]
-        })?;
+    // An attached library is IREE's own bytecode (newer MLIR): read through IREE first.
+    let readable = crate::iree::bytecode::readable(library_bytecode)
+        .map_err(|message| vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)])?;
+    let library = mlir.parse(&readable, "<library>").module.ok_or_else(|| {
+        vec![Problem::error(
+            codes::CORRUPT_LIBRARY,
+            "the library does not parse",
+            None,
+        )]
+    })?;
     let library_snapshot = library.snapshot();
     let pairs = library_pairs(&library_snapshot);
     let payload = payload_for_view(mlir, payload_bytes, payload_name, view)?;

@@ -107,6 +107,11 @@ impl Opts {
                 apply::load_library(&mlir, &bytes, &library_name, false)
             };
             match loaded {
+                // IREE's bytecode (what `attach` writes when IREE is found) was read through
+                // IREE: `--explain` gets the library as tunespec read it.
+                Ok(library) if tunespec::iree::bytecode::is_newer_bytecode(&bytes) => {
+                    (library, None)
+                }
                 Ok(library) => (library, Some(bytes)),
                 Err(problems) => return fail(problems, &payload_bytes),
             }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use crate::cli::output;
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::attach_check;
+use tunespec::iree::Failure;
 use tunespec::mlir::{BlobForm, Mlir};
 
 use super::common::{
@@ -167,9 +168,10 @@ pub fn library_for_iree(
     library: &[u8],
 ) -> Result<Vec<u8>, ExitStatus> {
     let _phase = tracing::info_span!("iree.library").entered();
-    let text = library_text(mlir, library)?;
-    iree.reprint(text.as_bytes(), "<linked library>", true)
-        .map_err(|failure| super::model::report(failure, text.as_bytes()))
+    with_library_text(mlir, library, |text| {
+        iree.reprint(text, "<linked library>", true)
+    })?
+    .map_err(|(failure, text)| super::model::report(failure, &text))
 }
 
 /// The linked library (tunespec's bytecode) as text, the form every MLIR version reads.
@@ -179,6 +181,31 @@ pub fn library_text(mlir: &Mlir, library: &[u8]) -> Result<String, ExitStatus> {
         return Err(ExitStatus::Usage);
     };
     Ok(module.print_file())
+}
+
+/// What IREE answers to `ask` with the library's text as MLIR 22 prints it, or, when IREE
+/// refuses that, with its generic form: MLIR 22's custom syntax of some ops is not IREE's
+/// (`transform.print`'s name, read from a spec in IREE's syntax), the generic form is the same
+/// in both. When both are refused, IREE's first refusal and the text it read. `Err`: the
+/// library does not parse (a tunespec bug, reported).
+pub fn with_library_text<T>(
+    mlir: &Mlir,
+    library: &[u8],
+    mut ask: impl FnMut(&[u8]) -> Result<T, Failure>,
+) -> Result<Result<T, (Failure, Vec<u8>)>, ExitStatus> {
+    let Some(module) = mlir.parse(library, "<library>").module else {
+        tool_error("the linked library does not parse (a tunespec bug: please report it)");
+        return Err(ExitStatus::Usage);
+    };
+    let text = module.print_file_bytes();
+    Ok(match ask(&text) {
+        Ok(answer) => Ok(answer),
+        Err(failure @ Failure::Rejected(_)) => {
+            let generic = module.print_generic_file();
+            ask(&generic).map_err(|_| (failure, text))
+        }
+        Err(failure) => Err((failure, text)),
+    })
 }
 
 impl Opts {
@@ -218,15 +245,14 @@ impl Opts {
         } else {
             library
         };
-        let library = match library_text(mlir, &library) {
-            Ok(text) => text,
-            Err(status) => return status,
-        };
         let bytecode = raw.starts_with(tunespec::verify::BYTECODE_MAGIC);
         let _phase = tracing::info_span!("iree.attach", bytes = library.len()).entered();
-        match iree.attach(raw, name, &self.attr, library.as_bytes(), bytecode) {
-            Ok(written) => write(&self.output, &written),
-            Err(failure) => super::model::report(failure, raw),
+        match with_library_text(mlir, &library, |text| {
+            iree.attach(raw, name, &self.attr, text, bytecode)
+        }) {
+            Ok(Ok(written)) => write(&self.output, &written),
+            Ok(Err((failure, _))) => super::model::report(failure, raw),
+            Err(status) => status,
         }
     }
 }

@@ -147,12 +147,10 @@ impl Opts {
         let mut status = None;
         let checked = tunespec::cache::Cache::global().get_or_insert_with(&key, || {
             let result = match self.emit {
-                // Cached as the hex of the input's hash: any text; the entry only records that
-                // this IREE read these bytes.
-                Emit::Mlir => iree
-                    .reprint(&bytes, "<linked library>", false)
-                    .map(|_| blake3::hash(&bytes).to_hex().to_string().into_bytes())
-                    .map_err(|failure| super::model::report(failure, &bytes)),
+                // Cached as the hex of the input's hash when IREE read the text as it is (the
+                // entry only records that this IREE read these bytes), else as IREE's own
+                // text of it (see `text_for_iree`).
+                Emit::Mlir => text_for_iree(iree, &bytes),
                 Emit::Mlirbc => {
                     super::attach::library_for_iree(&Mlir::new_threaded(), iree, &bytes)
                         .map(|bytecode| hex_of(&bytecode).into_bytes())
@@ -170,7 +168,10 @@ impl Opts {
             }
         });
         match (checked, self.emit) {
-            (Ok(_), Emit::Mlir) => Ok(bytes),
+            (Ok(entry), Emit::Mlir) => Ok(match entry.bytecode.strip_prefix(IREE_TEXT) {
+                Some(text) => text.to_vec(),
+                None => bytes,
+            }),
             (Ok(entry), Emit::Mlirbc) => from_hex(&entry.bytecode).ok_or_else(|| {
                 tool_error(
                     "a cached IREE bytecode entry is malformed; `tunespec cache clean` removes it",
@@ -179,6 +180,36 @@ impl Opts {
             }),
             (Err(_), _) => Err(status.unwrap_or(ExitStatus::Problems)),
         }
+    }
+}
+
+/// The prefix of a cached IREE check whose answer is IREE's text of the library.
+const IREE_TEXT: &[u8] = b"iree-text:";
+
+/// The linked library's text checked by IREE: the hash of the text when IREE reads it as it
+/// is; else, where IREE reads its generic form (MLIR 22 printed an op in a syntax IREE's MLIR
+/// does not read, e.g. `transform.print`'s name), [`IREE_TEXT`] and IREE's own print of it,
+/// which is what `link` then writes: the library is for IREE.
+fn text_for_iree(iree: &tunespec::iree::Iree, bytes: &[u8]) -> Result<Vec<u8>, ExitStatus> {
+    match iree.reprint(bytes, "<linked library>", false) {
+        Ok(_) => Ok(blake3::hash(bytes).to_hex().to_string().into_bytes()),
+        Err(failure @ tunespec::iree::Failure::Rejected(_)) => {
+            let generic = Mlir::new()
+                .parse(bytes, "<library>")
+                .module
+                .map(|module| module.print_generic_file());
+            match generic.and_then(|generic| iree.reprint(&generic, "<linked library>", false).ok())
+            {
+                Some(mut text) => {
+                    if !text.ends_with(b"\n") {
+                        text.push(b'\n');
+                    }
+                    Ok([IREE_TEXT, &text].concat())
+                }
+                None => Err(super::model::report(failure, bytes)),
+            }
+        }
+        Err(failure) => Err(super::model::report(failure, bytes)),
     }
 }
 

@@ -35,8 +35,9 @@ pub fn readable(bytes: &[u8]) -> Result<Cow<'_, [u8]>, String> {
     }
     // IREE's own library, where found (cheaply), prints its bytecode as text; else iree-opt.
     if let Some(Ok(iree)) = super::optional() {
+        // Generic form: MLIR 22 reads it whatever IREE's custom syntax of an op.
         return iree
-            .reprint(bytes, "<bytecode>", false)
+            .generic(bytes, "<bytecode>")
             .map(Cow::Owned)
             .map_err(|failure| {
                 format!(
@@ -73,7 +74,12 @@ fn print_text(
     bytes: &[u8],
 ) -> Result<(std::process::ExitStatus, Vec<u8>, Vec<u8>), String> {
     let mut child = Command::new(iree_opt)
-        .args(["--allow-unregistered-dialect", "-"])
+        .args([
+            "--allow-unregistered-dialect",
+            "--mlir-print-op-generic",
+            "--mlir-print-debuginfo",
+            "-",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -24,6 +24,10 @@ pub struct Configured {
     pub lowering_config: String,
     /// The function's `translation_info`, without whitespace.
     pub translation_info: Option<String>,
+    /// The `lowering_config` attribute as IREE printed it (for IREE to read back).
+    pub lowering_config_text: String,
+    /// The function's `translation_info` as IREE printed it.
+    pub translation_info_text: Option<String>,
 }
 
 /// The text of the attribute that starts at `text[start..]`, up to its matching bracket,
@@ -260,15 +264,18 @@ pub fn read_configured(text: &str) -> Vec<Configured> {
                     col,
                     lowering_config: squash(&config),
                     translation_info: None,
+                    lowering_config_text: config,
+                    translation_info_text: None,
                 });
             }
         }
         if trimmed.starts_with("})") && trimmed.contains(": () -> ()") {
             // The end of the function: its attributes hold the translation_info.
-            let translation =
-                attribute_named(trimmed, "translation_info").map(|text| squash(&text));
+            let text = attribute_named(trimmed, "translation_info");
+            let translation = text.as_deref().map(squash);
             for op in &mut configured[*first..] {
                 op.translation_info.clone_from(&translation);
+                op.translation_info_text.clone_from(&text);
             }
             function = None;
         }

@@ -162,5 +162,6 @@ api! {
     mlirOperationGetName: fn(MlirOperation) -> Handle;
     mlirIdentifierStr: fn(Handle) -> MlirStringRef;
     mlirAttributeParseGet: fn(MlirContext, MlirStringRef) -> MlirAttribute;
+    mlirAttributePrint: fn(MlirAttribute, StringCallback, *mut c_void);
     mlirOperationSetDiscardableAttributeByName: fn(MlirOperation, MlirStringRef, MlirAttribute);
 }

@@ -272,6 +272,39 @@ impl Iree {
             .map(|(_, output)| output)
     }
 
+    /// The source parsed by IREE and written back in generic form with locations named `name`:
+    /// what MLIR 22 reads of text only IREE's syntax parses (see `crate::iree_text`).
+    pub fn generic(&self, source: &[u8], name: &str) -> Result<Vec<u8>, Failure> {
+        self.request(Op::Generic, name, &[], source, b"")
+            .map(|(_, output)| output)
+    }
+
+    /// Each attribute text parsed by IREE and printed back by it, in one canonical form (no
+    /// aliases, IREE's own spelling of every parameter); `None` for a text IREE cannot parse.
+    /// How `check` compares configs as IREE does.
+    pub fn canonical_attributes(&self, texts: &[&str]) -> Result<Vec<Option<String>>, Failure> {
+        let mut source = Vec::new();
+        for (index, text) in texts.iter().enumerate() {
+            if index > 0 {
+                source.push(0);
+            }
+            source.extend(text.bytes().filter(|&byte| byte != 0));
+        }
+        let (_, output) = self.request(Op::Attributes, "<attributes>", &[], &source, b"")?;
+        let printed: Vec<Option<String>> = output
+            .split(|&byte| byte == 0)
+            .map(|text| (!text.is_empty()).then(|| String::from_utf8_lossy(text).into_owned()))
+            .collect();
+        if printed.len() != texts.len() {
+            return Err(Failure::Tool(format!(
+                "IREE's worker printed {} attribute(s) for {}",
+                printed.len(),
+                texts.len()
+            )));
+        }
+        Ok(printed)
+    }
+
     /// The payload with `library` (its text, as IREE's bytecode) attached as `attr`, written by
     /// IREE.
     pub fn attach(
@@ -400,6 +433,8 @@ fn op_name(op: &Op) -> &'static str {
         Op::Executables { .. } => "executables",
         Op::Reprint { .. } => "reprint",
         Op::Attach { .. } => "attach",
+        Op::Generic => "generic",
+        Op::Attributes => "attributes",
     }
 }
 

@@ -36,6 +36,14 @@ pub enum Op {
         /// Bytecode (IREE's current version) instead of text.
         bytecode: bool,
     },
+    /// Parse (IREE verifies what it parses) and write it back in generic form with locations
+    /// (the source's own name and positions): IR that MLIR 22 parses whatever IREE's custom
+    /// syntax of its ops is.
+    Generic,
+    /// No source module: the source is attribute texts separated by NUL bytes, each parsed by
+    /// IREE and printed back (one canonical form, no aliases); the output is the printed texts
+    /// separated by NUL bytes, an empty text for one IREE cannot parse.
+    Attributes,
     /// Parse the source, set `attr` on its top-level module to IREE's bytecode of the extra
     /// bytes (a library's text) as `dense<...> : vector<Nxi8>`, and write it: text, or bytecode.
     Attach {

@@ -205,6 +205,12 @@ fn serve(library: &Path, request: &Request, source: &[u8], extra: &[u8]) -> (Res
             return (response, Vec::new());
         }
         let mut collected = Collected::default();
+        if request.op == Op::Attributes {
+            let context = (api.ireeCompilerSessionBorrowContext)(session);
+            let bytes = canonical_attributes(&api, context, source);
+            (api.ireeCompilerSessionDestroy)(session);
+            return (response, bytes);
+        }
         let name = CString::new(request.name.replace('\0', "")).unwrap_or_default();
         let (parsed, ok) = Parsed::new(&api, session, &name, source, &mut collected);
         let output = ok.and_then(|()| {
@@ -250,6 +256,17 @@ unsafe fn run_op(
         match op {
             Op::Info => Ok(Vec::new()),
             Op::Reprint { bytecode } => output_ir(api, invocation, *bytecode),
+            Op::Generic => {
+                let module = (api.ireeCompilerInvocationExportStealModule)(invocation);
+                if module.ptr.is_null() {
+                    return Err("IREE gave no module".to_string());
+                }
+                let text = print_generic(api, module);
+                (api.mlirOperationDestroy)(module);
+                Ok(text)
+            }
+            // Answered before any source is parsed (see `serve`).
+            Op::Attributes => Ok(Vec::new()),
             Op::Attach { attr, bytecode } => {
                 let library = library_bytecode(api, session, extra, collected)?;
                 set_library(api, session, invocation, attr, &library)?;
@@ -530,6 +547,56 @@ unsafe fn output_ir(
         (api.ireeCompilerOutputDestroy)(output);
         result
     }
+}
+
+/// `module` whole, generic form with locations (valid MLIR, not the pretty form).
+///
+/// # Safety
+/// `module` is a live module op of `api`'s MLIR.
+unsafe fn print_generic(api: &Api, module: MlirOperation) -> Vec<u8> {
+    // SAFETY: per the contract; the print only reads, the flags are destroyed here.
+    unsafe {
+        let mut out = Vec::new();
+        let flags = (api.mlirOpPrintingFlagsCreate)();
+        (api.mlirOpPrintingFlagsPrintGenericOpForm)(flags);
+        (api.mlirOpPrintingFlagsEnableDebugInfo)(flags, true, false);
+        (api.mlirOperationPrintWithFlags)(
+            module,
+            flags,
+            append_string,
+            (&mut out as *mut Vec<u8>).cast(),
+        );
+        (api.mlirOpPrintingFlagsDestroy)(flags);
+        out.push(b'\n');
+        out
+    }
+}
+
+/// Each NUL-separated attribute text of `source` parsed in `context` and printed back,
+/// NUL-separated; an empty text for one that does not parse.
+///
+/// # Safety
+/// `context` is live and belongs to `api`.
+unsafe fn canonical_attributes(api: &Api, context: ffi::MlirContext, source: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (index, text) in source.split(|&byte| byte == 0).enumerate() {
+        if index > 0 {
+            out.push(0);
+        }
+        let Ok(text) = std::str::from_utf8(text) else {
+            continue;
+        };
+        // SAFETY: per the contract; the string outlives the parse; the attribute is owned by
+        // the context, which outlives the print; the callback gets `&mut out`, alive for it.
+        unsafe {
+            let value = (api.mlirAttributeParseGet)(context, MlirStringRef::new(text));
+            if value.ptr.is_null() {
+                continue;
+            }
+            (api.mlirAttributePrint)(value, append_string, (&mut out as *mut Vec<u8>).cast());
+        }
+    }
+    out
 }
 
 /// Every top-level `hal.executable` of `module`, generic form with locations, in one module.

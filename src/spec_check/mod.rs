@@ -11,6 +11,7 @@
 //!
 //! Nothing here prints or writes files; the CLI (`src/cli/check.rs`) does, `--fix` included.
 
+mod compare;
 pub mod payload;
 
 use std::path::{Path, PathBuf};
@@ -18,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::ir;
-use crate::iree::{self, configs, Failure, Iree};
+use crate::iree::{self, Failure, Iree};
 use crate::tuner_import::{self, KeyedMatcher};
 
 pub use payload::MatcherInfo;
@@ -373,11 +374,15 @@ fn check_one(job: &Job<'_>, parse: Step, options: &Options<'_>) -> MatcherReport
     report
 }
 
+/// Why steps (b) and (c) did not run for a spec without a target (step a needs none).
+pub const NO_TARGET: &str =
+    "needs a target to compile for: give --target (e.g. gfx942), or check a spec library whose registry.toml lists the spec";
+
 /// Steps (b) and (c).
 fn effect_and_compile(job: &Job<'_>, target: Option<&str>, options: &Options<'_>) -> (Step, Step) {
     let Some(target) = target else {
-        let why = "no target: give --target (the file is in no library that registers it)";
-        return (Step::failed(why), Step::failed(why));
+        let why = NO_TARGET;
+        return (Step::skipped(why), Step::skipped(why));
     };
     let Some(flags) = (options.flags_for)(target) else {
         let why = format!(
@@ -407,7 +412,7 @@ fn effect_and_compile(job: &Job<'_>, target: Option<&str>, options: &Options<'_>
             "IREE's configuration failed: {}",
             summary(&failure)
         )),
-        Ok((text, _)) => compare(info, &String::from_utf8_lossy(&text)),
+        Ok((text, _)) => compare::compare(options.iree, info, &String::from_utf8_lossy(&text)),
     };
     // A config that is IREE's own choice shows nothing: said, so an `ok` is not misread.
     let effect = if effect.status == Status::Ok {
@@ -415,7 +420,7 @@ fn effect_and_compile(job: &Job<'_>, target: Option<&str>, options: &Options<'_>
             .iree
             .executables(source.as_bytes(), &name, &flags, (None, CONFIG_PHASE), None)
         {
-            Ok((text, _)) if compare(info, &String::from_utf8_lossy(&text)).status == Status::Ok => {
+            Ok((text, _)) if compare::compare(options.iree, info, &String::from_utf8_lossy(&text)).status == Status::Ok => {
                 Step {
                     status: Status::Ok,
                     message: Some(
@@ -440,32 +445,4 @@ fn effect_and_compile(job: &Job<'_>, target: Option<&str>, options: &Options<'_>
         Err(failure) => Step::failed(format!("IREE's compile failed: {}", summary(&failure))),
     };
     (effect, compile)
-}
-
-/// Whether the configured dispatch carries the matcher's config.
-fn compare(info: &MatcherInfo, configured: &str) -> Step {
-    let Some(config) = &info.config else {
-        return Step::skipped(
-            "the matcher yields no #iree_codegen.compilation_info (not the tuner form): its effect is not compared",
-        );
-    };
-    let expected = (
-        configs::attribute_named(config, "lowering_config").map(|text| configs::squash(&text)),
-        configs::attribute_named(config, "translation_info").map(|text| configs::squash(&text)),
-    );
-    let ops = configs::read_configured(configured);
-    let hit = ops.iter().any(|op| {
-        Some(&op.lowering_config) == expected.0.as_ref()
-            && (expected.1.is_none() || op.translation_info == expected.1)
-    });
-    if hit {
-        return Step::ok();
-    }
-    let got = ops.first().map_or_else(
-        || "no op configured".to_string(),
-        |op| format!("{} got lowering_config = {}", op.op, op.lowering_config),
-    );
-    Step::failed(format!(
-        "the payload's dispatch did not get the matcher's config: {got}"
-    ))
 }

@@ -478,12 +478,71 @@ fn without_iree_check_exits_2_with_the_install_hint_and_writes_nothing() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not an architecture"));
-    // A file in no library, without --target.
+    // A file in no library, without --target: not a usage error (step a needs no target);
+    // here IREE is what is missing.
     let output = tunespec_command().arg("check").arg(&old).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&output.stderr).contains("no target to compile for: give --target")
+    assert!(String::from_utf8_lossy(&output.stderr).contains("which needs IREE's compiler"));
+}
+
+#[test]
+fn without_a_target_a_spec_is_parsed_in_iree_and_the_compiles_are_skipped_with_the_reason() {
+    let Some(venv) = venv() else { return };
+    let dir = private_home();
+    let current = write(
+        &dir,
+        "current.mlir",
+        &spec(&[small("#iree_gpu.pipeline<VectorDistribute>", "")]),
     );
+    let (code, document) = json(&venv, &[], &[&current]);
+    assert_eq!(code, 0, "{document}");
+    let result = result(&document, SMALL);
+    assert_eq!(result["parse"]["status"], "ok", "{result}");
+    for step in ["effect", "compile"] {
+        assert_eq!(result[step]["status"], "skipped", "{result}");
+        let message = result[step]["message"].as_str().unwrap();
+        assert!(
+            message.contains("needs a target to compile for: give --target"),
+            "{message}"
+        );
+    }
+    // A spec IREE refuses fails step (a) without a target too.
+    let broken = write(
+        &dir,
+        "broken.mlir",
+        &old_spec().replace("lhs_type = f16", "lhs_type = f17"),
+    );
+    let (code, _) = json(&venv, &[], &[&broken]);
+    assert_eq!(code, 1);
+}
+
+/// IREE 3.10's tuner form, written here: VectorDistribute with a virtual MMA layout,
+/// `subgroup_basis`, subgroup counts written without their integer type (IREE prints them
+/// `: i64`), `gpu_pipeline_options` and `llvm_func_attrs` in the translation info.
+const TUNER_3_10: &str = "#iree_gpu.lowering_config<{workgroup = [64, 64, 0], reduction = [0, 0, 128], subgroup_basis = [[2, 2, 1], [0, 1, 2]], mma_kind = #iree_gpu.virtual_mma_layout<VMFMA_F32_16x16x32_F16>, promote_operands = [0, 1], subgroup_m_count = 2, subgroup_n_count = 2}>";
+
+#[test]
+fn a_config_iree_applies_verbatim_is_an_effect_however_it_is_spelt() {
+    let Some(venv) = venv() else { return };
+    let dir = private_home();
+    let text = contraction(&Matcher {
+        name: SMALL,
+        mnk: [1024, 1024, 4096],
+        lowering: TUNER_3_10,
+        pipeline: "LLVMGPUVectorDistribute",
+        attributes: "",
+    })
+    .replace(
+        "subgroup_size = 64>>",
+        "subgroup_size = 64, {gpu_pipeline_options = #iree_gpu.pipeline_options<no_reduce_shared_memory_bank_conflicts = true>, llvm_func_attrs = {\"amdgpu-waves-per-eu\" = \"2\"}}>>",
+    );
+    let tuned = write(&dir, "tuned.mlir", &spec(&[(text, SMALL)]));
+    let (code, document) = json(&venv, &["--target", "gfx942", "--fix"], &[&tuned]);
+    assert_eq!(code, 0, "{document}");
+    let result = result(&document, SMALL);
+    for step in ["parse", "effect", "compile"] {
+        assert_eq!(result[step]["status"], "ok", "{step}: {result}");
+    }
 }
 
 /// A tuner-form convolution matcher (NHWC x HWCF, 2x32x32x128 output, 3x3 filter, 64 input

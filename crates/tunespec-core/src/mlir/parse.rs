@@ -283,6 +283,27 @@ impl OwnedOp<'_> {
         }
     }
 
+    /// The IR in MLIR's generic form (followed by a newline): what another MLIR version reads
+    /// whatever its custom syntax of an op (IREE's MLIR 24 and `transform.print`, for one).
+    pub fn print_generic_file(&self) -> Vec<u8> {
+        let mut out: Vec<u8> = Vec::new();
+        // SAFETY: as in `print_bytes`; the flags are created and destroyed here.
+        unsafe {
+            let flags = mlirOpPrintingFlagsCreate();
+            mlirOpPrintingFlagsAssumeVerified(flags);
+            mlirOpPrintingFlagsPrintGenericOpForm(flags);
+            mlirOperationPrintWithFlags(
+                self.raw,
+                flags,
+                Some(append_bytes),
+                &mut out as *mut Vec<u8> as *mut c_void,
+            );
+            mlirOpPrintingFlagsDestroy(flags);
+        }
+        out.push(b'\n');
+        out
+    }
+
     /// What [`OwnedOp::print`] prints, as MLIR wrote it.
     fn print_bytes(&self) -> Vec<u8> {
         let mut out: Vec<u8> = Vec::new();

@@ -94,6 +94,9 @@ pub struct Verified<'c> {
     pub facts: Option<SpecFacts>,
     /// Every problem found, in [`sort_problems`] order.
     pub problems: Vec<Problem>,
+    /// Whether the text was read through the [`ForeignReader`] (the user's IREE): its
+    /// spelling is IREE's, so rules about IREE's syntax (`tunespec::iree::syntax`) do not apply.
+    pub read_by_iree: bool,
 }
 
 impl Verified<'_> {
@@ -134,7 +137,47 @@ pub fn mlir_major(producer: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// Verifies one input (text or bytecode). `source_name` is used in every location.
+/// Reads text MLIR 22 cannot parse through the user's IREE, the judge of its own syntax: the
+/// same IR as text MLIR 22 reads (IREE's generic form, located in the input as `source_name`),
+/// or `None` when there is no IREE or it refuses the text too. Set once by the program (the
+/// tunespec CLI sets `tunespec::iree_text::read`); `build.rs` sets none.
+pub type ForeignReader = fn(bytes: &[u8], source_name: &str) -> Option<Vec<u8>>;
+
+static FOREIGN_READER: std::sync::OnceLock<ForeignReader> = std::sync::OnceLock::new();
+
+/// Sets this process's [`ForeignReader`] (the first call wins). Every text input MLIR 22 fails
+/// to parse, in every command, is then offered to it: one fallback for every op of IREE's
+/// syntax, not one per op.
+pub fn set_foreign_reader(reader: ForeignReader) {
+    let _ = FOREIGN_READER.set(reader);
+}
+
+/// MLIR 22's parse of `bytes`, or, where it fails on text and the [`ForeignReader`] reads it,
+/// the parse of what the reader gave (the bool says so).
+fn parse_input<'c>(
+    mlir: &'c Mlir,
+    bytes: &[u8],
+    source_name: &str,
+) -> (crate::mlir::Parsed<'c>, bool) {
+    let parsed = mlir.parse(bytes, source_name);
+    if parsed.module.is_some() || bytes.starts_with(BYTECODE_MAGIC) {
+        return (parsed, false);
+    }
+    let Some(read) = FOREIGN_READER.get() else {
+        return (parsed, false);
+    };
+    let Some(generic) = read(bytes, source_name) else {
+        return (parsed, false);
+    };
+    let again = mlir.parse(&generic, source_name);
+    if again.module.is_some() && !again.problems.iter().any(Problem::is_error) {
+        return (again, true);
+    }
+    (parsed, false)
+}
+
+/// Verifies one input (text or bytecode). `source_name` is used in every location. Text that
+/// MLIR 22 cannot parse is read through the [`ForeignReader`] when one is set.
 pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Verified<'c> {
     let (mut problems, parseable) = byte_checks(bytes, source_name);
     if !parseable {
@@ -143,9 +186,10 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
             snapshot: None,
             facts: None,
             problems,
+            read_by_iree: false,
         };
     }
-    let parsed = mlir.parse(bytes, source_name);
+    let (parsed, read_by_iree) = parse_input(mlir, bytes, source_name);
     problems.extend(parsed.problems.into_iter().map(classify_mlir_problem));
     if let Ok(text) = std::str::from_utf8(bytes) {
         for problem in problems.iter_mut() {
@@ -181,6 +225,7 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
             snapshot: None,
             facts: None,
             problems,
+            read_by_iree: false,
         };
     };
     let mut module = module;
@@ -233,6 +278,7 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
         snapshot: Some(snapshot),
         facts: Some(facts),
         problems,
+        read_by_iree,
     }
 }
 
