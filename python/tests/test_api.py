@@ -365,3 +365,32 @@ def test_verify_deny_warnings_and_error(tmp_path: Path) -> None:
     denied = tunespec.verify(ONE_MATCHER, iree_check=False, deny_warnings=True)
     assert not denied.ok and denied.errors == 1 and denied.warnings == 0
     assert [d.severity for d in denied.diagnostics] == ["error"]
+
+
+OVERRIDE = """module attributes {iree_codegen.tuning_spec_with_default_entrypoint, transform.with_named_sequence} {
+  transform.named_sequence @match_mine(%op: !transform.any_op {transform.readonly}) -> (!transform.any_op, !transform.any_param) {
+    %batch, %m, %n, %k = transform.iree.match.contraction %op, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [4096] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [4096] : !transform.param<i64>
+    %config = transform.param.constant #iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{workgroup = [128, 128, 0], reduction = [0, 0, 64]}>, translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [256, 1, 1] subgroup_size = 64>> -> !transform.any_param
+    transform.yield %op, %config : !transform.any_op, !transform.any_param
+  }
+  transform.named_sequence @apply_op_config(%op: !transform.any_op {transform.readonly}, %config: !transform.any_param {transform.readonly}) {
+    transform.annotate %op "compilation_info" = %config : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @__kernel_config(%root: !transform.any_op {transform.consumed}) -> !transform.any_op attributes {iree_codegen.tuning_spec_entrypoint} {
+    %res = transform.foreach_match in %root @match_mine -> @apply_op_config : (!transform.any_op) -> !transform.any_op
+    transform.yield %res : !transform.any_op
+  }
+}
+"""
+
+
+def test_link_issues_its_notes_as_tunespec_notes() -> None:
+    # A user matcher over a gfx942 default: the link's overrides-default note is not dropped.
+    with pytest.warns(tunespec.TunespecNote, match="tunespec::link::overrides-default"):
+        library = tunespec.link("gfx942", [OVERRIDE], derived=True)
+    assert "@match_mine" in library

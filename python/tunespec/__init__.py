@@ -77,7 +77,14 @@ from ._bench_types import (
 )
 from ._check_types import CheckFix, CheckReport, CheckResult, CheckStep
 from ._binary import find_binary
-from ._errors import Error, MismatchError, ProblemsError, TunespecWarning, UsageError
+from ._errors import (
+    Error,
+    MismatchError,
+    ProblemsError,
+    TunespecNote,
+    TunespecWarning,
+    UsageError,
+)
 from ._types import (
     AsWritten,
     ChainLink,
@@ -169,6 +176,7 @@ __all__ = [
     "TargetSpecProvenance",
     "Timing",
     "Tolerance",
+    "TunespecNote",
     "TunespecWarning",
     "UsageError",
     "VerifyReport",

@@ -97,6 +97,12 @@ class TunespecWarning(UserWarning):
     """A warning diagnostic of a command that succeeded (issued with `warnings.warn`)."""
 
 
+class TunespecNote(TunespecWarning):
+    """A note of a command that succeeded (a user matcher overriding a default, a measured
+    matcher moved before a derived one): issued with `warnings.warn` like the warnings, in a
+    category of its own so that it can be filtered apart."""
+
+
 _BY_STATUS: Dict[int, Type[Error]] = {1: ProblemsError, 2: UsageError, 3: MismatchError}
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 from ._binary import find_binary
-from ._errors import TunespecWarning, error_for
+from ._errors import TunespecNote, TunespecWarning, error_for
 from ._iree import child_env, iree_args
 from ._types import Diagnostic
 
@@ -157,12 +157,15 @@ def usage_error(message: str, help: Optional[str] = None) -> None:
 
 
 def check(result: Result) -> Result:
-    """Raises for a nonzero status; warns (`TunespecWarning`) for each warning diagnostic."""
+    """Raises for a nonzero status; warns (`TunespecWarning`) for each warning diagnostic and
+    (`TunespecNote`) for each note: nothing the command said is dropped."""
     if result.status != 0:
         raise_for(result)
     for diagnostic in result.diagnostics:
         if diagnostic.severity == "warning":
             warnings.warn(str(diagnostic), TunespecWarning, stacklevel=3)
+        elif diagnostic.severity == "note":
+            warnings.warn(str(diagnostic), TunespecNote, stacklevel=3)
     return result
 
 
