@@ -424,7 +424,7 @@ fn explain_one(
         fired.sort_unstable();
         fired.dedup();
         let pair = fired.last().copied();
-        let is_candidate = loops.contains_key(&op.id) || pair.is_some();
+        let is_candidate = loops.contains_key(&op.id) || pair.is_some() || is_tunable(&op.name);
         if !is_candidate {
             return;
         }
@@ -563,6 +563,16 @@ fn instrumentation(
         text.push_str("}\n");
     }
     (wrappers, actions, uninstrumented)
+}
+
+/// Ops that IREE's tuning-spec matchers match but that are not linalg ops (so have no loop
+/// ranges here): a row even when nothing matched them, because they are the ones a user wants
+/// to tune (an attention model's `online_attention`).
+fn is_tunable(name: &str) -> bool {
+    matches!(
+        name,
+        "iree_linalg_ext.attention" | "iree_linalg_ext.online_attention"
+    )
 }
 
 /// Which pairs fired across several explanations of the same library (for `coverage`).

@@ -509,13 +509,18 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// A spec library that has specs only for targets outside the request's chain: each of its
-    /// specs is listed as skipped, with the targets it is for. Why: a library measured for
-    /// sm_90 given to a gfx942 link configures nothing, and that must not pass in silence.
+    /// A spec library given on the command line that has specs only for targets outside the
+    /// request's chain: each of its specs is listed as skipped, with the targets it is for.
+    /// Why: a library measured for sm_90 given to a gfx942 link configures nothing, and that
+    /// must not pass in silence. (Libraries of configs serve whichever targets they list; a
+    /// request for another target is their normal case.)
     fn other_targets(&mut self, source: &Source, origin: &Origin, keys: &Keys) {
         let Source::Library { dir, manifest, .. } = source else {
             return;
         };
+        if *origin != Origin::CommandLine {
+            return;
+        }
         let tables = manifest
             .targets
             .iter()

@@ -548,3 +548,21 @@ fn a_rerun_of_exact_asks_iree_nothing_and_an_edited_spec_asks_again() {
         "an edited spec: IREE's phase runs again"
     );
 }
+
+#[test]
+fn an_unmatched_attention_op_is_listed_the_op_a_user_wants_to_tune() {
+    let Some(venv) = venv() else { return };
+    let output = output_with_timeout(with_iree(&venv).args([
+        "explain",
+        "-t",
+        "gfx942",
+        "tests/fixtures/models/torch_attention_f16.mlir",
+    ]));
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let row = text
+        .lines()
+        .find(|line| line.starts_with("iree_linalg_ext.online_attention"))
+        .unwrap_or_else(|| panic!("no online_attention row: {text}"));
+    assert!(row.contains("(no match)"), "{row}");
+}
