@@ -37,10 +37,13 @@ def test_coverage_equals_the_cli_and_follows_the_schema(schemas: Schemas) -> Non
 def test_apply_attach_extract_round_trip() -> None:
     applied = tunespec.apply(PAYLOAD, "gfx942", derived=True)
     assert isinstance(applied, str) and "lowering_config" in applied
-    attached = tunespec.attach(PAYLOAD, "gfx942", derived=True, emit="mlir")
+    attached = tunespec.attach(PAYLOAD, "gfx942", derived=True, emit="mlir", keep_all=True)
     library = tunespec.extract(attached)
     linked = tunespec.link("gfx942", derived=True)
     assert library.count("transform.named_sequence") == linked.count("transform.named_sequence")
+    # Without keep_all, the library (76 pairs) is cut down to the pairs that fire on PAYLOAD.
+    pruned = tunespec.extract(tunespec.attach(PAYLOAD, "gfx942", derived=True, emit="mlir"))
+    assert pruned.count("transform.named_sequence") < library.count("transform.named_sequence")
     bytecode = tunespec.extract(attached, emit="mlirbc")
     assert bytecode.startswith(b"ML\xefR")
     with pytest.raises(ValueError):

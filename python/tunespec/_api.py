@@ -130,6 +130,7 @@ def attach(
     blob: Blob = ...,
     derived: Optional[bool] = ...,
     emit: Literal["mlir"],
+    keep_all: bool = ...,
     iree: Optional[PathArg] = ...,
 ) -> str: ...
 
@@ -145,6 +146,7 @@ def attach(
     blob: Blob = ...,
     derived: Optional[bool] = ...,
     emit: Literal["mlirbc"],
+    keep_all: bool = ...,
     iree: Optional[PathArg] = ...,
 ) -> bytes: ...
 
@@ -160,6 +162,7 @@ def attach(
     blob: Blob = ...,
     derived: Optional[bool] = ...,
     emit: None = ...,
+    keep_all: bool = ...,
     iree: Optional[PathArg] = ...,
 ) -> Union[str, bytes]: ...
 
@@ -174,6 +177,7 @@ def attach(
     blob: Blob = "dense",
     derived: Optional[bool] = None,
     emit: Optional[Emit] = None,
+    keep_all: bool = False,
     iree: Optional[PathArg] = None,
 ) -> Union[str, bytes]:
     """Link a library (as `link` does) and attach it to `payload` as
@@ -182,13 +186,17 @@ def attach(
     Returns the payload with the library in the payload's own form: `str` for a text payload,
     `bytes` for bytecode. `emit="mlir"` or `"mlirbc"` states which the caller expects (and types
     the result): another form raises `ValueError`. `blob="resource"` stores the library as a
-    `dense_resource` blob.
+    `dense_resource` blob. A library of 64 pairs or more is cut down to the pairs that fire on
+    the payload (iree-compile pays for every matcher on every op); `keep_all=True` attaches it
+    whole.
     """
     with Staging() as staging:
         args = ["attach", "--format=json", "--output=-", f"--blob={blob}"]
         args += _library_args(staging, target, specs, default, derived)
         if attr is not None:
             args.append(f"--attr={attr}")
+        if keep_all:
+            args.append("--keep-all")
         args += ["--", staging.arg(payload)]
         result = _check(_run(args, staging.stdin, iree))
     is_bytecode = result.stdout.startswith(BYTECODE_MAGIC)
