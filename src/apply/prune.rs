@@ -48,16 +48,8 @@ pub fn prune(
     payload_name: &str,
     view: View,
 ) -> Result<Result<Pruned, String>, Vec<Problem>> {
-    let library = mlir
-        .parse(library_bytecode, "<library>")
-        .module
-        .ok_or_else(|| {
-            vec![Problem::error(
-                codes::CORRUPT_LIBRARY,
-                "the library does not parse",
-                None,
-            )]
-        })?;
+    // Trusted: the bytes of the link this process just made.
+    let library = load_library(mlir, library_bytecode, "<library>", true)?;
     let structure = library.snapshot_structure();
     let Some(native) = crate::fastpath::compile(&structure) else {
         return Ok(Err(

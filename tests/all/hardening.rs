@@ -139,7 +139,7 @@ fn set_age(path: &Path, age: Duration) {
 // The cache
 
 #[test]
-fn f02_links_planted_in_the_cache_are_never_written_through() {
+fn links_planted_in_the_cache_are_never_written_through() {
     let cache = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
     let victims: Vec<PathBuf> = ["stats.log", "lock", "stats.json", "stats.log.fold"]
@@ -168,7 +168,7 @@ fn f02_links_planted_in_the_cache_are_never_written_through() {
 }
 
 #[test]
-fn f02_a_cache_directory_others_may_write_is_not_used() {
+fn a_cache_directory_others_may_write_is_not_used() {
     let parent = tempfile::tempdir().unwrap();
     let cache = parent.path().join("cache");
     std::fs::create_dir(&cache).unwrap();
@@ -193,8 +193,8 @@ fn f02_a_cache_directory_others_may_write_is_not_used() {
 }
 
 #[test]
-fn f02_a_cache_directory_of_another_user_is_not_used() {
-    if skip_without_root("f02_a_cache_directory_of_another_user_is_not_used") {
+fn a_cache_directory_of_another_user_is_not_used() {
+    if skip_without_root("a_cache_directory_of_another_user_is_not_used") {
         return;
     }
     let parent = tempfile::tempdir().unwrap();
@@ -237,7 +237,7 @@ fn forge(entry: &[u8], payload: &[u8]) -> Vec<u8> {
 }
 
 #[test]
-fn f15_a_forged_entry_is_dropped_counted_and_relinked() {
+fn a_forged_entry_is_dropped_counted_and_relinked() {
     let cache = tempfile::tempdir().unwrap();
     let reference = run(tunespec(cache.path()).args(["link", "--target", "gfx942"])).stdout;
     let names = entry_names(cache.path());
@@ -257,7 +257,7 @@ fn f15_a_forged_entry_is_dropped_counted_and_relinked() {
 }
 
 #[test]
-fn f09_fifos_in_the_cache_do_not_hang() {
+fn fifos_in_the_cache_do_not_hang() {
     let cache = tempfile::tempdir().unwrap();
     let reference = run(tunespec(cache.path()).args(["link", "--target", "gfx942"])).stdout;
     let names = entry_names(cache.path());
@@ -277,7 +277,7 @@ fn f09_fifos_in_the_cache_do_not_hang() {
 }
 
 #[test]
-fn f08_a_directory_that_is_not_a_cache_is_neither_used_nor_cleaned() {
+fn a_directory_that_is_not_a_cache_is_neither_used_nor_cleaned() {
     let project = tempfile::tempdir().unwrap();
     std::fs::write(project.path().join("stats.json"), b"{\"project\": true}\n").unwrap();
     std::fs::write(project.path().join("README.md"), b"# a project\n").unwrap();
@@ -344,7 +344,7 @@ fn tunespec_cache_accepts_the_usual_spellings_and_rejects_others() {
 // Outputs
 
 #[test]
-fn f01_an_output_link_to_this_process_stdout_writes_the_stream() {
+fn an_output_link_to_this_process_stdout_writes_the_stream() {
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let link = dir.path().join("out");
@@ -397,7 +397,7 @@ fn f01_an_output_link_to_this_process_stdout_writes_the_stream() {
 }
 
 #[test]
-fn f16_an_output_link_is_kept_and_modes_follow_the_umask_or_the_replaced_file() {
+fn an_output_link_is_kept_and_modes_follow_the_umask_or_the_replaced_file() {
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let real = dir.path().join("real.mlir");
@@ -433,7 +433,7 @@ fn f16_an_output_link_is_kept_and_modes_follow_the_umask_or_the_replaced_file() 
 }
 
 #[test]
-fn f07_an_output_that_is_an_input_is_refused() {
+fn an_output_that_is_an_input_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let spec = dir.path().join("a.mlir");
@@ -489,7 +489,7 @@ fn f07_an_output_that_is_an_input_is_refused() {
 }
 
 #[test]
-fn f17_export_on_a_full_disk_leaves_neither_file() {
+fn export_on_a_full_disk_leaves_neither_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     // 100 blocks: room for the header (a few KiB), not for the source (hundreds of KiB).
@@ -513,7 +513,7 @@ fn f17_export_on_a_full_disk_leaves_neither_file() {
 }
 
 #[test]
-fn f10_stale_temporary_outputs_are_swept() {
+fn stale_temporary_outputs_are_swept() {
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let stale = dir.path().join(".tunespec-AbC123");
@@ -532,7 +532,7 @@ fn f10_stale_temporary_outputs_are_swept() {
 // Inputs
 
 #[test]
-fn f09_a_fifo_in_a_spec_directory_is_skipped() {
+fn a_fifo_in_a_spec_directory_is_skipped() {
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     std::fs::copy(fixture("one_matcher.mlir"), dir.path().join("one.mlir")).unwrap();
@@ -558,7 +558,7 @@ fn f09_a_fifo_in_a_spec_directory_is_skipped() {
 }
 
 #[test]
-fn f05_an_endless_input_is_refused_at_the_limit() {
+fn an_endless_input_is_refused_at_the_limit() {
     let cache = tempfile::tempdir().unwrap();
     let verify = spawn(tunespec(cache.path()).args(["verify", "/dev/zero"]));
     let output = finish(verify, 120, "verify /dev/zero");
@@ -591,7 +591,7 @@ fn f05_an_endless_input_is_refused_at_the_limit() {
 }
 
 #[test]
-fn f04_walk_errors_are_located_io_errors() {
+fn walk_errors_are_located_io_errors() {
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     std::fs::copy(fixture("one_matcher.mlir"), dir.path().join("one.mlir")).unwrap();
@@ -625,7 +625,7 @@ fn f04_walk_errors_are_located_io_errors() {
 }
 
 #[test]
-fn f11_the_bytecode_probe_survives_a_replaced_binary() {
+fn the_bytecode_probe_survives_a_replaced_binary() {
     let cache = tempfile::tempdir().unwrap();
     let bytecode = run(tunespec(cache.path())
         .env("TUNESPEC_CACHE", "off")
@@ -657,8 +657,8 @@ fn f11_the_bytecode_probe_survives_a_replaced_binary() {
 }
 
 #[test]
-fn f03_a_project_config_of_another_user_is_ignored_unless_listed_as_safe() {
-    if skip_without_root("f03_a_project_config_of_another_user_is_ignored_unless_listed_as_safe") {
+fn a_project_config_of_another_user_is_ignored_unless_listed_as_safe() {
+    if skip_without_root("a_project_config_of_another_user_is_ignored_unless_listed_as_safe") {
         return;
     }
     let project = tempfile::tempdir().unwrap();
@@ -709,7 +709,7 @@ fn f03_a_project_config_of_another_user_is_ignored_unless_listed_as_safe() {
 }
 
 #[test]
-fn f12_a_file_name_that_is_not_utf8_is_read() {
+fn a_file_name_that_is_not_utf8_is_read() {
     use std::os::unix::ffi::OsStrExt;
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
@@ -736,7 +736,7 @@ fn f12_a_file_name_that_is_not_utf8_is_read() {
 }
 
 #[test]
-fn f13_a_broken_config_is_one_exit_status_and_one_message_everywhere() {
+fn a_broken_config_is_one_exit_status_and_one_message_everywhere() {
     let project = tempfile::tempdir().unwrap();
     let xdg = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
@@ -779,7 +779,7 @@ fn f13_a_broken_config_is_one_exit_status_and_one_message_everywhere() {
 }
 
 #[test]
-fn f06_attach_refuses_bad_attribute_names_and_foreign_attributes() {
+fn attach_refuses_bad_attribute_names_and_foreign_attributes() {
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let payload = repo_root().join("tests/fixtures/payloads/llama2_f16_decoder.mlir");

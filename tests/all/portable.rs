@@ -120,7 +120,7 @@ fn outputs(checkout: &Path, absolute: bool) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
 }
 
 #[test]
-fn f14_the_same_specs_link_and_attach_to_the_same_bytes_in_any_checkout() {
+fn the_same_specs_link_and_attach_to_the_same_bytes_in_any_checkout() {
     let (_scratch, shallow, deep) = two_checkouts();
     let reference = outputs(&shallow, true);
     // Every kind of source is in the library: the specs were all linked.
@@ -170,7 +170,7 @@ fn f14_the_same_specs_link_and_attach_to_the_same_bytes_in_any_checkout() {
 }
 
 #[test]
-fn f14_diagnostics_and_explain_still_name_the_spec_file_the_user_gave() {
+fn diagnostics_and_explain_still_name_the_spec_file_the_user_gave() {
     let (_scratch, shallow, _deep) = two_checkouts();
     let given = shallow.join("plain/sub/b.mlir");
     // A link warning names the file as given (a duplicate of another spec's content).

@@ -1,8 +1,6 @@
 //! Libraries instead of hand-written code (issue 17): spec globs (globset) and edit distance
 //! (strsim) keep their documented behaviour, and the glob is no longer exponential.
 
-use std::time::{Duration, Instant};
-
 use tunespec::manifest::glob_match;
 use tunespec::verify::edit_distance;
 
@@ -32,14 +30,10 @@ fn a_glob_with_many_stars_is_fast() {
     // The recursive matcher took minutes on this (each star retried at every position).
     let pattern = "*a*a*a*a*a*a*a*a*a*a*a*a*b";
     let path = "a".repeat(60);
-    let start = Instant::now();
+    // No clock here (speed is measured in benchmarks, never asserted): a matcher that retried
+    // each star at every position would not finish this within the suite's time limit.
     assert!(!glob_match(pattern, &path));
     assert!(glob_match(pattern, &format!("{path}b")));
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "took {:?}",
-        start.elapsed()
-    );
 }
 
 #[test]
