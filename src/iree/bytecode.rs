@@ -10,8 +10,7 @@
 //! happened and how to convert the file (see `verify::verify_bytes`).
 
 use std::borrow::Cow;
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use crate::verify::{bytecode_producer, mlir_major, BYTECODE_MAGIC};
 
@@ -73,49 +72,28 @@ fn print_text(
     iree_opt: &std::path::Path,
     bytes: &[u8],
 ) -> Result<(std::process::ExitStatus, Vec<u8>, Vec<u8>), String> {
-    let mut child = Command::new(iree_opt)
-        .args([
+    let timeout = crate::iree_attrs::timeout_from_env();
+    let captured = super::child::capture(
+        Command::new(iree_opt).args([
             "--allow-unregistered-dialect",
             "--mlir-print-op-generic",
             "--mlir-print-debuginfo",
             "-",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|error| format!("cannot run {}: {error}", iree_opt.display()))?;
-    // The input is written and the outputs read on threads, so that a child filling its
-    // output pipe before reading all its input cannot deadlock with us.
-    let mut stdin = child.stdin.take().expect("piped stdin");
-    let input = bytes.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let read_all = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut out = Vec::new();
-            let _ = pipe.read_to_end(&mut out);
-            out
-        })
-    };
-    let stdout = read_all(Box::new(child.stdout.take().expect("piped stdout")));
-    let stderr = read_all(Box::new(child.stderr.take().expect("piped stderr")));
-    let timeout = crate::iree_attrs::timeout_from_env();
-    let status = match tunespec_core::child::wait_or_kill(&mut child, timeout) {
-        Ok(Some(status)) => status,
-        Ok(None) => {
-            return Err(format!(
-                "{} did not finish within {} s and was stopped ({} sets the limit)",
-                iree_opt.display(),
-                timeout.as_secs(),
-                crate::iree_attrs::ENV_TIMEOUT
-            ))
+        ]),
+        Some(bytes),
+        timeout,
+    );
+    match captured {
+        Ok(captured) => Ok((captured.status, captured.stdout, captured.stderr)),
+        Err(super::child::RunError::Start(error)) => {
+            Err(format!("cannot run {}: {error}", iree_opt.display()))
         }
-        Err(error) => return Err(format!("{}: {error}", iree_opt.display())),
-    };
-    let _ = writer.join();
-    Ok((
-        status,
-        stdout.join().unwrap_or_default(),
-        stderr.join().unwrap_or_default(),
-    ))
+        Err(super::child::RunError::Wait(error)) => Err(format!("{}: {error}", iree_opt.display())),
+        Err(super::child::RunError::Timeout) => Err(format!(
+            "{} did not finish within {} s and was stopped ({} sets the limit)",
+            iree_opt.display(),
+            timeout.as_secs(),
+            crate::iree_attrs::ENV_TIMEOUT
+        )),
+    }
 }

@@ -67,33 +67,30 @@ pub fn dump_default_spec(
     let dump = work.path().join("dump");
     std::fs::create_dir(&dump)
         .map_err(|error| format!("cannot create a directory for iree-opt's dump: {error}"))?;
-    let mut child = Command::new(iree_opt)
-        .arg("--pass-pipeline=builtin.module(iree-codegen-materialize-tuning-specs)")
-        .arg("--iree-codegen-enable-default-tuning-specs")
-        .arg(format!(
-            "--iree-codegen-dump-tuning-specs-to={}",
-            dump.display()
-        ))
-        .args(["-o", "/dev/null", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|error| format!("cannot run {}: {error}", iree_opt.display()))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        // A few hundred bytes: fits the pipe, and a child that exits early closes it.
-        let _ = std::io::Write::write_all(&mut stdin, request(arch).as_bytes());
-    }
-    let mut stderr = child.stderr.take().expect("piped stderr");
-    // Read stderr on a thread: a child that fills the pipe must not block its own exit.
-    let reader = std::thread::spawn(move || {
-        let mut text = Vec::new();
-        let _ = stderr.read_to_end(&mut text);
-        String::from_utf8_lossy(&text).into_owned()
-    });
-    let status = match crate::child::wait_or_kill(&mut child, timeout) {
-        Ok(Some(status)) => status,
-        Ok(None) => {
+    let captured = super::child::capture(
+        Command::new(iree_opt)
+            .arg("--pass-pipeline=builtin.module(iree-codegen-materialize-tuning-specs)")
+            .arg("--iree-codegen-enable-default-tuning-specs")
+            .arg(format!(
+                "--iree-codegen-dump-tuning-specs-to={}",
+                dump.display()
+            ))
+            .args(["-o", "/dev/null", "-"]),
+        Some(request(arch).as_bytes()),
+        timeout,
+    );
+    let (status, stderr) = match captured {
+        Ok(captured) => (
+            captured.status,
+            String::from_utf8_lossy(&captured.stderr).into_owned(),
+        ),
+        Err(super::child::RunError::Start(error)) => {
+            return Err(format!("cannot run {}: {error}", iree_opt.display()))
+        }
+        Err(super::child::RunError::Wait(error)) => {
+            return Err(format!("waiting for {}: {error}", iree_opt.display()))
+        }
+        Err(super::child::RunError::Timeout) => {
             return Err(format!(
                 "{} did not finish within {} s and was stopped ({} sets the limit)",
                 iree_opt.display(),
@@ -101,9 +98,7 @@ pub fn dump_default_spec(
                 crate::iree_attrs::ENV_TIMEOUT
             ))
         }
-        Err(error) => return Err(format!("waiting for {}: {error}", iree_opt.display())),
     };
-    let stderr = reader.join().unwrap_or_default();
     if !status.success() {
         // Its input is the request on stdin; the only path of tunespec's it knows is the dump
         // directory, which means nothing to the user.

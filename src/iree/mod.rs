@@ -17,6 +17,7 @@
 //! the crate: what IREE answers is kept by the caller's [`Store`].
 
 pub mod bytecode;
+pub mod child;
 pub mod codes;
 pub mod configs;
 pub mod dispatches;

@@ -9,9 +9,8 @@
 //! Every child runs under a time limit and its output is read on threads (a full pipe never
 //! stalls it).
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use super::find::Found;
@@ -352,34 +351,22 @@ pub fn run_tool(command: &mut Command, timeout: Duration) -> Result<Output, Stri
     let tool = Path::new(&program)
         .file_name()
         .map_or(program.clone(), |name| name.to_string_lossy().into_owned());
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|error| format!("cannot start {program}: {error}"))?;
-    let mut stdout = child.stdout.take().expect("piped stdout");
-    let mut stderr = child.stderr.take().expect("piped stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = stdout.read_to_end(&mut bytes);
-        bytes
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = stderr.read_to_end(&mut bytes);
-        bytes
-    });
-    let status = tunespec_core::child::wait_or_kill(&mut child, timeout)
-        .map_err(|error| format!("waiting for {tool}: {error}"))?;
-    let stdout = out_reader.join().unwrap_or_default();
-    let stderr = err_reader.join().unwrap_or_default();
-    let Some(status) = status else {
-        return Err(format!(
-            "{tool} did not finish within {} s",
-            timeout.as_secs()
-        ));
+    let captured = match super::child::capture(command, None, timeout) {
+        Ok(captured) => captured,
+        Err(super::child::RunError::Start(error)) => {
+            return Err(format!("cannot start {program}: {error}"))
+        }
+        Err(super::child::RunError::Wait(error)) => {
+            return Err(format!("waiting for {tool}: {error}"))
+        }
+        Err(super::child::RunError::Timeout) => {
+            return Err(format!(
+                "{tool} did not finish within {} s",
+                timeout.as_secs()
+            ))
+        }
     };
+    let (status, stdout, stderr) = (captured.status, captured.stdout, captured.stderr);
     if status.success() {
         return Ok(Output { stdout, stderr });
     }
