@@ -234,17 +234,8 @@ pub struct Options<'a> {
     /// IREE compiles at once.
     pub jobs: usize,
     /// IREE's session flags for a target (`None`: not one IREE compiles for). The CLI's answers
-    /// come from the registry with the checked libraries (a library may define a CPU target);
-    /// [`embedded_target_flags`] knows the embedded registry only.
+    /// come from the registry with the checked libraries (a library may define a CPU target).
     pub flags_for: &'a (dyn Fn(&str) -> Option<Vec<String>> + Sync),
-}
-
-/// IREE's session flags for a target of the embedded registry (its architecture's).
-pub fn embedded_target_flags(target: &str) -> Option<Vec<String>> {
-    let canonical = crate::Registry::embedded()
-        .find(target)
-        .map_or_else(|| target.to_string(), |found| found.name.clone());
-    iree::target_flags(&canonical)
 }
 
 /// A matcher found in a file: its key, what it matches, its recorded measurement.
