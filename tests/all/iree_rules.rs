@@ -426,3 +426,89 @@ fn transform_print_names_get_the_spelling_both_read() {
     }
     assert_eq!(verify(&both, &[]), (Some(0), Vec::new()));
 }
+
+/// The workgroup tiles of the configs `iree-compile` put on `model`'s dispatches for gfx942
+/// with `spec` (none: IREE's own), from `--compile-to=executable-configurations`.
+fn workgroup_tiles(iree_compile: &Path, model: &Path, spec: Option<&Path>) -> Vec<String> {
+    let mut command = Command::new(iree_compile);
+    command
+        .args([
+            "--iree-hal-target-device=hip",
+            "--iree-rocm-target=gfx942",
+            "--compile-to=executable-configurations",
+            "-o",
+            "-",
+        ])
+        .arg(model);
+    if let Some(spec) = spec {
+        command.arg(format!(
+            "--iree-codegen-tuning-spec-path={}",
+            spec.display()
+        ));
+    }
+    let output = output_with_timeout(&mut command);
+    assert!(
+        output.status.success(),
+        "iree-compile: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.match_indices("workgroup = [")
+        .map(|(at, _)| text[at..].split(']').next().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn an_entry_argument_without_effect_annotation_is_applied_by_iree_and_only_warned_about() {
+    // IREE 3.13 loads and applies a tuning spec whose entry argument is marked neither
+    // readonly nor consumed (its interpreter refuses only a readonly argument the body
+    // consumes): tunespec warns and does not refuse it.
+    let original = repo_root().join("tests/fixtures/models/tosa_matmul_spec.mlir");
+    let text = std::fs::read_to_string(&original).unwrap();
+    let entry = "@__kernel_config(%arg0: !transform.any_op {transform.consumed})";
+    assert!(text.contains(entry));
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("unmarked.mlir");
+    std::fs::write(
+        &spec,
+        text.replace(entry, "@__kernel_config(%arg0: !transform.any_op)"),
+    )
+    .unwrap();
+    let (status, findings) = verify(&spec, &["-t", "gfx942"]);
+    assert_eq!(status, Some(0), "{findings:?}");
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.0 == "tunespec::verify::entry-effect"
+                && f.2
+                    .contains("marked neither transform.readonly nor transform.consumed")),
+        "{findings:?}"
+    );
+    let Some(iree_compile) = iree_compile() else {
+        return;
+    };
+    let model = repo_root().join("tests/fixtures/models/tosa_matmul_2048x1280x5120_f32.mlir");
+    let own = workgroup_tiles(&iree_compile, &model, None);
+    let with_spec = workgroup_tiles(&iree_compile, &model, Some(&spec));
+    // The spec's 64 x 128 tile, not IREE's own 128 x 128: IREE applied the unmarked entry.
+    assert_eq!(with_spec, ["workgroup = [1, 64, 128, 0"], "{own:?}");
+    assert_ne!(own, with_spec);
+    // And a library linked from it reaches iree-compile the same way.
+    let library = dir.path().join("linked.mlir");
+    let linked = tunespec_command()
+        .args(["link", "-t", "gfx942", "--no-default", "-o"])
+        .arg(&library)
+        .arg("-s")
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert!(
+        linked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&linked.stderr)
+    );
+    assert_eq!(
+        workgroup_tiles(&iree_compile, &model, Some(&library)),
+        with_spec
+    );
+}

@@ -283,8 +283,11 @@ pub(super) fn check_entry_effects(
         }
         let loc = entry.op.loc.clone();
         match (effect, consumer) {
+            // A warning, not an error: IREE 3.13 loads and applies such an entry (its
+            // interpreter checks only that a consumed argument is marked so), and tunespec
+            // never rejects what the user's IREE accepts.
             (None, _) => problems.push(
-                Problem::error(
+                Problem::warning(
                     codes::ENTRY_EFFECT,
                     format!(
                         "argument #{index} of '@{}' is marked neither transform.readonly nor transform.consumed",
