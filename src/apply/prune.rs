@@ -136,3 +136,85 @@ fn collect_refs(attr: &Attr, out: &mut HashSet<String>) {
         _ => {}
     }
 }
+
+/// [`prune`] through the cache of linked libraries (`crate::cache`): what it answers is a pure
+/// function of the library's bytes, the payload's bytes and the view, so a second `attach` of
+/// the same library onto the same payload reads the cut-down library instead of parsing the
+/// whole one and running every matcher over the payload again (the bulk of a warm `attach` of
+/// a 10,000-pair library: BENCHMARKS.md). A library kept whole is not kept (its reason is
+/// cheap to find again); failures never are.
+pub fn prune_cached(
+    mlir: &Mlir,
+    library_bytecode: &[u8],
+    payload_bytes: &[u8],
+    payload_name: &str,
+    view: View,
+) -> Result<Result<Pruned, String>, Vec<Problem>> {
+    let cache = crate::cache::Cache::global();
+    let key = prune_key(library_bytecode, payload_bytes, view);
+    let mut whole = None;
+    let entry = cache.get_or_insert_with(&key, || {
+        match prune(mlir, library_bytecode, payload_bytes, payload_name, view)? {
+            Ok(pruned) => Ok(crate::cache::Artifact {
+                bytecode: encode_pruned(&pruned),
+                problems: Vec::new(),
+            }),
+            Err(why) => {
+                whole = Some(why);
+                Err(Vec::new())
+            }
+        }
+    });
+    match (entry, whole) {
+        (_, Some(why)) => Ok(Err(why)),
+        (Ok(entry), None) => match decode_pruned(&entry.bytecode) {
+            Some(pruned) => Ok(Ok(pruned)),
+            // A damaged entry: do the work again, without the cache.
+            None => {
+                cache.invalidate(&key);
+                prune(mlir, library_bytecode, payload_bytes, payload_name, view)
+            }
+        },
+        (Err(problems), None) => Err(problems),
+    }
+}
+
+/// The cache key of [`prune_cached`]: the payload's bytes and the view, and the library's
+/// hash, under a phase of its own.
+fn prune_key(library_bytecode: &[u8], payload_bytes: &[u8], view: View) -> crate::cache::Key {
+    let library = blake3::hash(library_bytecode).to_hex().to_string();
+    let view = match view {
+        View::Dispatch => "dispatch",
+        View::Written => "written",
+    };
+    crate::cache::answer_key(
+        payload_bytes,
+        "<payload>",
+        "",
+        &[library, view.to_string()],
+        "attach-prune",
+    )
+}
+
+/// A [`Pruned`] as one cache entry: a first line with the three counts, then the bytecode.
+fn encode_pruned(pruned: &Pruned) -> Vec<u8> {
+    let mut out = format!("{} {} {}\n", pruned.kept, pruned.dropped, pruned.sequences).into_bytes();
+    out.extend_from_slice(&pruned.bytecode);
+    out
+}
+
+fn decode_pruned(bytes: &[u8]) -> Option<Pruned> {
+    let newline = bytes.iter().position(|&byte| byte == b'\n')?;
+    let header = std::str::from_utf8(&bytes[..newline]).ok()?;
+    let mut counts = header.split(' ').map(|count| count.parse::<usize>().ok());
+    let (kept, dropped, sequences) = (counts.next()??, counts.next()??, counts.next()??);
+    let bytecode = bytes[newline + 1..].to_vec();
+    bytecode
+        .starts_with(crate::verify::BYTECODE_MAGIC)
+        .then_some(Pruned {
+            bytecode,
+            kept,
+            dropped,
+            sequences,
+        })
+}

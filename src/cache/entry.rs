@@ -202,6 +202,7 @@ pub fn decode_entry_with(
         Form::Text | Form::Dispatches => {
             !payload.starts_with(b"ML\xEFR") && std::str::from_utf8(payload).is_ok()
         }
+        Form::Bytes => true,
     };
     if !well_formed {
         return Err(EntryError::Payload);

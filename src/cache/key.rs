@@ -61,6 +61,10 @@ pub enum Form {
     Text,
     /// Not a library: IREE's dispatches of a model (generic IR text), see [`dispatches_key`].
     Dispatches,
+    /// Not a library: any other pure answer kept as its bytes (IREE's bytecode of a library, a
+    /// library cut down for one payload), see [`answer_key`]. The entry's checksum is its only
+    /// check.
+    Bytes,
 }
 
 /// The key of IREE's dispatches of a model at `phase`: everything that changes them, as
@@ -76,6 +80,41 @@ pub fn dispatches_key(
     flags: &[String],
     phase: &str,
 ) -> Key {
+    pure_key(
+        "tunespec-dispatches-key",
+        Form::Dispatches,
+        model,
+        name,
+        revision,
+        flags,
+        phase,
+    )
+}
+
+/// The key of any other answer that is a pure function of `input` and the rest (kept as
+/// bytes, [`Form::Bytes`]): the same fields as [`dispatches_key`] under a domain tag of its
+/// own, so that no answer is ever served for another kind of question.
+pub fn answer_key(input: &[u8], name: &str, revision: &str, flags: &[String], phase: &str) -> Key {
+    pure_key(
+        "tunespec-answer-key",
+        Form::Bytes,
+        input,
+        name,
+        revision,
+        flags,
+        phase,
+    )
+}
+
+fn pure_key(
+    domain: &str,
+    form: Form,
+    model: &[u8],
+    name: &str,
+    revision: &str,
+    flags: &[String],
+    phase: &str,
+) -> Key {
     fn field(out: &mut Vec<u8>, name: &str, value: &[u8]) {
         out.extend_from_slice(&(name.len() as u32).to_le_bytes());
         out.extend_from_slice(name.as_bytes());
@@ -83,7 +122,7 @@ pub fn dispatches_key(
         out.extend_from_slice(value);
     }
     let mut out = Vec::with_capacity(512);
-    field(&mut out, "tunespec-dispatches-key", b"");
+    field(&mut out, domain, b"");
     field(&mut out, "schema", &SCHEMA.to_le_bytes());
     field(&mut out, "tunespec", env!("CARGO_PKG_VERSION").as_bytes());
     field(&mut out, "build", build_fingerprint().as_bytes());
@@ -99,7 +138,7 @@ pub fn dispatches_key(
     Key {
         hash: *blake3::hash(&out).as_bytes(),
         preimage: out,
-        form: Form::Dispatches,
+        form,
     }
 }
 
@@ -163,6 +202,7 @@ impl KeyParts {
             Form::Bytecode => b"mlirbc",
             Form::Text => b"mlir",
             Form::Dispatches => b"dispatches",
+            Form::Bytes => b"bytes",
         };
         field(&mut out, "form", form);
         field(

@@ -137,7 +137,7 @@ impl Opts {
             return Ok(library);
         }
         let _phase = tracing::info_span!("attach.prune").entered();
-        match apply::prune::prune(mlir, &library, payload, name, view) {
+        match apply::prune::prune_cached(mlir, &library, payload, name, view) {
             Ok(Ok(pruned)) => {
                 if !super::common::quiet() {
                     super::common::emit_stderr(&format!(
@@ -162,16 +162,42 @@ impl Opts {
 /// The linked library (MLIR 22 bytecode) as `iree`'s bytecode: printed as text by tunespec,
 /// parsed, verified and written by IREE. IREE's refusal is a problem in the specs (exit 1):
 /// tunespec never writes a library the consumer cannot read.
+///
+/// Through the cache: IREE's bytecode of a library is a pure function of the library's bytes
+/// and IREE's revision, so a warm `attach` or `link --emit mlirbc` starts no IREE at all.
 pub fn library_for_iree(
     mlir: &Mlir,
     iree: &tunespec::iree::Iree,
     library: &[u8],
 ) -> Result<Vec<u8>, ExitStatus> {
     let _phase = tracing::info_span!("iree.library").entered();
-    with_library_text(mlir, library, |text| {
-        iree.reprint(text, "<linked library>", true)
-    })?
-    .map_err(|(failure, text)| super::model::report(failure, &text))
+    let key = tunespec::cache::answer_key(
+        library,
+        "<linked library>",
+        &iree.revision,
+        &[],
+        "iree-bytecode",
+    );
+    let mut status = None;
+    let entry = tunespec::cache::Cache::global().get_or_insert_with(&key, || {
+        let converted = with_library_text(mlir, library, |text| {
+            iree.reprint(text, "<linked library>", true)
+        })
+        .and_then(|answer| answer.map_err(|(failure, text)| super::model::report(failure, &text)));
+        match converted {
+            Ok(bytecode) => Ok(tunespec::cache::Artifact {
+                bytecode,
+                problems: Vec::new(),
+            }),
+            Err(failed) => {
+                status = Some(failed);
+                Err(Vec::new())
+            }
+        }
+    });
+    entry
+        .map(|entry| entry.bytecode)
+        .map_err(|_| status.unwrap_or(ExitStatus::Problems))
 }
 
 /// The linked library (tunespec's bytecode) as text, the form every MLIR version reads.

@@ -138,25 +138,19 @@ impl Opts {
             }
         };
         let _phase = tracing::info_span!("iree.check").entered();
+        if self.emit == Emit::Mlirbc {
+            // IREE's own bytecode, through the cache (see `library_for_iree`).
+            return super::attach::library_for_iree(&Mlir::new_threaded(), iree, &bytes);
+        }
         // Through the cache: the same library and the same IREE were checked before.
-        let what = match self.emit {
-            Emit::Mlir => "iree-text-check",
-            Emit::Mlirbc => "iree-bytecode",
-        };
+        let what = "iree-text-check";
         let key = tunespec::cache::dispatches_key(&bytes, what, &iree.revision, &[], what);
         let mut status = None;
         let checked = tunespec::cache::Cache::global().get_or_insert_with(&key, || {
-            let result = match self.emit {
-                // Cached as the hex of the input's hash when IREE read the text as it is (the
-                // entry only records that this IREE read these bytes), else as IREE's own
-                // text of it (see `text_for_iree`).
-                Emit::Mlir => text_for_iree(iree, &bytes),
-                Emit::Mlirbc => {
-                    super::attach::library_for_iree(&Mlir::new_threaded(), iree, &bytes)
-                        .map(|bytecode| hex_of(&bytecode).into_bytes())
-                }
-            };
-            match result {
+            // Cached as the hex of the input's hash when IREE read the text as it is (the
+            // entry only records that this IREE read these bytes), else as IREE's own text of
+            // it (see `text_for_iree`).
+            match text_for_iree(iree, &bytes) {
                 Ok(payload) => Ok(tunespec::cache::Artifact {
                     bytecode: payload,
                     problems: Vec::new(),
@@ -167,18 +161,12 @@ impl Opts {
                 }
             }
         });
-        match (checked, self.emit) {
-            (Ok(entry), Emit::Mlir) => Ok(match entry.bytecode.strip_prefix(IREE_TEXT) {
+        match checked {
+            Ok(entry) => Ok(match entry.bytecode.strip_prefix(IREE_TEXT) {
                 Some(text) => text.to_vec(),
                 None => bytes,
             }),
-            (Ok(entry), Emit::Mlirbc) => from_hex(&entry.bytecode).ok_or_else(|| {
-                tool_error(
-                    "a cached IREE bytecode entry is malformed; `tunespec cache clean` removes it",
-                );
-                ExitStatus::Usage
-            }),
-            (Err(_), _) => Err(status.unwrap_or(ExitStatus::Problems)),
+            Err(_) => Err(status.unwrap_or(ExitStatus::Problems)),
         }
     }
 }
@@ -211,23 +199,4 @@ fn text_for_iree(iree: &tunespec::iree::Iree, bytes: &[u8]) -> Result<Vec<u8>, E
         }
         Err(failure) => Err(super::model::report(failure, bytes)),
     }
-}
-
-/// Bytes as hex text: the cache's entries of this form are text.
-fn hex_of(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        let _ = write!(text, "{byte:02x}");
-    }
-    text
-}
-
-fn from_hex(text: &[u8]) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
-        return None;
-    }
-    text.chunks(2)
-        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
-        .collect()
 }

@@ -145,3 +145,39 @@ fn a_small_library_is_attached_whole() {
         20
     );
 }
+
+#[test]
+fn a_warm_attach_asks_iree_nothing_and_writes_the_same_bytes() {
+    // The cut-down library and IREE's bytecode of it are pure functions of their inputs, kept
+    // in the cache: a second attach of the same library onto the same payload neither runs the
+    // matchers over the payload again nor starts IREE (issue 32: warm / cold <= 0.1).
+    let Some(venv) = crate::iree_library::venv() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), 120, 5);
+    let cache = dir.path().join("cache");
+    let run = |out: &str| {
+        let output = crate::iree_library::with_iree(&venv)
+            .env("TUNESPEC_CACHE_DIR", &cache)
+            .args(["-vv", "attach", "--no-default", "--spec"])
+            .arg(dir.path().join("lib.mlir"))
+            .arg(dir.path().join("model.mlir"))
+            .arg("-o")
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "{log}");
+        log
+    };
+    let cold = run("cold.mlir");
+    assert!(cold.contains("iree.request"), "{cold}");
+    let warm = run("warm.mlir");
+    assert!(!warm.contains("iree.request"), "{warm}");
+    assert!(warm.contains("of 120 pair(s) of the library"), "{warm}");
+    assert_eq!(
+        std::fs::read(dir.path().join("cold.mlir")).unwrap(),
+        std::fs::read(dir.path().join("warm.mlir")).unwrap()
+    );
+}
