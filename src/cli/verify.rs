@@ -477,6 +477,33 @@ fn read_file(path: &Path) -> Result<Vec<u8>, String> {
 /// Checks the IREE attributes of every result with one iree-opt run and adds what it rejects to
 /// the results. Returns the run's one note when attributes went unchecked (no iree-opt, or it
 /// failed); nothing when the run has no IREE attributes.
+/// The cache key of iree-opt's acceptance of every site's text: the texts, and iree-opt's
+/// identity (path, size, modification time: a reinstall changes them).
+fn accepted_key(iree_opt: &Path, sites: &[iree_attrs::Site]) -> tunespec::cache::Key {
+    let mut texts = Vec::new();
+    for site in sites {
+        site.checked_text(&mut texts);
+    }
+    let identity = std::fs::metadata(iree_opt).map_or_else(
+        |_| String::new(),
+        |meta| {
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |since| since.as_nanos());
+            format!("{} {} {modified}", iree_opt.display(), meta.len())
+        },
+    );
+    tunespec::cache::answer_key(
+        &texts,
+        "iree-attributes",
+        &identity,
+        &[],
+        "iree-opt-accepts",
+    )
+}
+
 fn check_iree_attributes(
     results: &mut [FileResult],
     iree_opt: impl FnOnce() -> Result<PathBuf, String>,
@@ -516,8 +543,33 @@ fn check_iree_attributes(
         Ok(path) => path,
         Err(reason) => return unchecked(reason),
     };
-    let _phase = tracing::info_span!("verify.iree-opt", attributes = sites.len()).entered();
-    match iree_attrs::check(&iree_opt, &sites, iree_attrs::timeout_from_env()) {
+    // IREE's acceptance of these very attribute texts by this very iree-opt is kept in the
+    // cache: verifying an unchanged spec again starts no iree-opt (IREE's 320 MiB start-up is
+    // ten times tunespec's whole verify of a small spec). Only a clean verdict is kept.
+    let accepted_key = accepted_key(&iree_opt, &sites);
+    let cache = tunespec::cache::Cache::global();
+    let mut found_problems = None;
+    let checked = cache.get_or_insert_with(&accepted_key, || {
+        let _phase = tracing::info_span!("verify.iree-opt", attributes = sites.len()).entered();
+        match iree_attrs::check(&iree_opt, &sites, iree_attrs::timeout_from_env()) {
+            Ok(found) if found.is_empty() => Ok(tunespec::cache::Artifact {
+                bytecode: b"accepted".to_vec(),
+                problems: Vec::new(),
+            }),
+            found => {
+                found_problems = Some(found);
+                Err(Vec::new())
+            }
+        }
+    });
+    let result = match (checked, found_problems) {
+        (Ok(_), _) => Ok(Vec::new()),
+        (Err(_), Some(found)) => found,
+        (Err(problems), None) => Err(problems
+            .first()
+            .map_or_else(|| "the cache failed".to_string(), |p| p.message.clone())),
+    };
+    match result {
         Ok(found) => {
             for (site, problem) in found {
                 let problems = &mut results[owners[site]].problems;

@@ -31,7 +31,7 @@ pub mod worker;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 pub use find::{Found, Origin, Tool};
@@ -57,6 +57,18 @@ pub struct Iree {
     pub revision: String,
     /// `ireeCompilerGetAPIVersion()`, `major.minor`.
     pub api_version: String,
+    /// A worker started ahead of its request ([`Iree::prestart`]), taken by the next request.
+    spare: Spare,
+}
+
+/// A worker child started ahead of its request, shared by the clones of one [`Iree`].
+#[derive(Clone, Debug, Default)]
+struct Spare(std::sync::Arc<std::sync::Mutex<Option<Child>>>);
+
+impl Spare {
+    fn take(&self) -> Option<Child> {
+        self.0.lock().map_or(None, |mut spare| spare.take())
+    }
 }
 
 /// Why a request failed.
@@ -167,6 +179,7 @@ impl Iree {
             found,
             revision: String::new(),
             api_version: String::new(),
+            spare: Spare::default(),
         };
         // A pip wheel says its revision in `iree/compiler/version.py`, beside `_mlir_libs/`:
         // read there, it costs no process start and no load of the library's 320 MiB. The
@@ -273,6 +286,25 @@ impl Iree {
             .map(|(_, output)| output)
     }
 
+    /// Starts a worker now, for the next request: it opens and initializes IREE's library (a
+    /// third of a second of a 320 MiB library's load and IREE's global set-up) while the caller
+    /// does its own work, e.g. `link` parsing the specs whose result IREE will check. A spare
+    /// nothing asks for ends when this process does (its request pipe closes).
+    pub fn prestart(&self) {
+        let Ok(mut spare) = self.spare.0.lock() else {
+            return;
+        };
+        if spare.is_none() {
+            *spare = self.spawn_worker().ok();
+        }
+    }
+
+    /// Whether IREE parses and verifies the source (its diagnostics when not), without writing
+    /// it back.
+    pub fn check(&self, source: &[u8], name: &str) -> Result<(), Failure> {
+        self.request(Op::Check, name, &[], source, b"").map(|_| ())
+    }
+
     /// The source parsed by IREE and written back in generic form with locations named `name`:
     /// what MLIR 22 reads of text only IREE's syntax parses (see `crate::iree_text`).
     pub fn generic(&self, source: &[u8], name: &str) -> Result<Vec<u8>, Failure> {
@@ -329,6 +361,24 @@ impl Iree {
         .map(|(_, output)| output)
     }
 
+    /// A worker child for this library, its pipes open: it loads the library, then waits for
+    /// its request.
+    fn spawn_worker(&self) -> Result<Child, Failure> {
+        let exe = worker_program().map_err(|error| {
+            Failure::Tool(format!(
+                "cannot start IREE's worker (tunespec re-executes itself): {error}"
+            ))
+        })?;
+        Command::new(exe)
+            .arg(worker::WORKER_COMMAND)
+            .arg(&self.found.library)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|error| Failure::Tool(format!("cannot start IREE's worker: {error}")))
+    }
+
     /// Runs one request in a worker child.
     fn request(
         &self,
@@ -346,19 +396,10 @@ impl Iree {
             source_len: source.len() as u64,
             extra_len: extra.len() as u64,
         };
-        let exe = worker_program().map_err(|error| {
-            Failure::Tool(format!(
-                "cannot start IREE's worker (tunespec re-executes itself): {error}"
-            ))
-        })?;
-        let mut child = Command::new(exe)
-            .arg(worker::WORKER_COMMAND)
-            .arg(&self.found.library)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|error| Failure::Tool(format!("cannot start IREE's worker: {error}")))?;
+        let mut child = match self.spare.take() {
+            Some(child) => child,
+            None => self.spawn_worker()?,
+        };
         let mut input = serde_json::to_vec(&header).expect("a request serializes");
         input.push(b'\n');
         input.extend_from_slice(source);
@@ -435,6 +476,7 @@ fn op_name(op: &Op) -> &'static str {
         Op::Reprint { .. } => "reprint",
         Op::Attach { .. } => "attach",
         Op::Generic => "generic",
+        Op::Check => "check",
         Op::Attributes => "attributes",
     }
 }

@@ -36,6 +36,9 @@ pub enum Op {
         /// Bytecode (IREE's current version) instead of text.
         bytecode: bool,
     },
+    /// Parse (IREE verifies what it parses) and answer only whether it did: `link`'s check of
+    /// the text it writes, without the cost of IREE printing 25 MB back.
+    Check,
     /// Parse (IREE verifies what it parses) and write it back in generic form with locations
     /// (the source's own name and positions): IR that MLIR 22 parses whatever IREE's custom
     /// syntax of its ops is.

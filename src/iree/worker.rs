@@ -23,10 +23,19 @@ pub fn run(args: &[std::ffi::OsString]) -> std::process::ExitCode {
     let Some(library) = args.first() else {
         return std::process::ExitCode::from(2);
     };
+    // The library is opened and initialized before the request is read: a parent that starts
+    // a worker ahead of its need (`Iree::prestart`) overlaps this, IREE's costliest start-up
+    // step, with its own work. A parent that never sends a request closes the pipe, and the
+    // worker ends at the read.
+    let api = Api::open(Path::new(library)).inspect(|api| {
+        // SAFETY: the library's global initialization, once, from this thread, before any
+        // other call into it.
+        unsafe { (api.ireeCompilerGlobalInitialize)() }
+    });
     let mut stdin = std::io::stdin().lock();
-    let response = match read_request(&mut stdin) {
-        Ok((request, source, extra)) => serve(Path::new(library), &request, &source, &extra),
-        Err(message) => (failed(message), Vec::new()),
+    let response = match (read_request(&mut stdin), api) {
+        (Ok((request, source, extra)), Ok(api)) => serve(&api, &request, &source, &extra),
+        (Err(message), _) | (_, Err(message)) => (failed(message), Vec::new()),
     };
     let (mut header, output) = response;
     header.output_len = output.len() as u64;
@@ -138,17 +147,12 @@ unsafe fn take_error(api: &Api, error: *mut ffi::Error) -> Option<String> {
     }
 }
 
-fn serve(library: &Path, request: &Request, source: &[u8], extra: &[u8]) -> (Response, Vec<u8>) {
-    let api = match Api::open(library) {
-        Ok(api) => api,
-        Err(message) => return (failed(message), Vec::new()),
-    };
-    // SAFETY: every call below passes handles this function obtained from `api` and keeps
-    // alive until it destroys them; strings are NUL-terminated `CString`s that outlive the
-    // calls; the diagnostics sink outlives the invocation. The library is single-threaded from
-    // our side (this thread only).
+fn serve(api: &Api, request: &Request, source: &[u8], extra: &[u8]) -> (Response, Vec<u8>) {
+    // SAFETY: every call below passes handles this function obtained from `api` (opened and
+    // globally initialized by `run`) and keeps alive until it destroys them; strings are
+    // NUL-terminated `CString`s that outlive the calls; the diagnostics sink outlives the
+    // invocation. The library is single-threaded from our side (this thread only).
     unsafe {
-        (api.ireeCompilerGlobalInitialize)();
         // IR dumps before a pass are global options of IREE's MLIR: set once, before the
         // session exists (this process serves one request).
         if let Op::Executables {
@@ -197,7 +201,7 @@ fn serve(library: &Path, request: &Request, source: &[u8], extra: &[u8]) -> (Res
             .collect();
         let pointers: Vec<*const c_char> = flags.iter().map(|flag| flag.as_ptr()).collect();
         if let Some(message) = take_error(
-            &api,
+            api,
             (api.ireeCompilerSessionSetFlags)(session, pointers.len() as c_int, pointers.as_ptr()),
         ) {
             response.ok = false;
@@ -207,12 +211,12 @@ fn serve(library: &Path, request: &Request, source: &[u8], extra: &[u8]) -> (Res
         let mut collected = Collected::default();
         if request.op == Op::Attributes {
             let context = (api.ireeCompilerSessionBorrowContext)(session);
-            let bytes = canonical_attributes(&api, context, source);
+            let bytes = canonical_attributes(api, context, source);
             (api.ireeCompilerSessionDestroy)(session);
             return (response, bytes);
         }
         let name = CString::new(request.name.replace('\0', "")).unwrap_or_default();
-        let (parsed, ok) = Parsed::new(&api, session, &name, source, &mut collected);
+        let (parsed, ok) = Parsed::new(api, session, &name, source, &mut collected);
         let output = ok.and_then(|()| {
             run_op(
                 &api,
@@ -232,7 +236,7 @@ fn serve(library: &Path, request: &Request, source: &[u8], extra: &[u8]) -> (Res
                 Vec::new()
             }
         };
-        parsed.destroy(&api);
+        parsed.destroy(api);
         (api.ireeCompilerSessionDestroy)(session);
         response.diagnostics = collected.diagnostics;
         (response, bytes)
@@ -256,6 +260,8 @@ unsafe fn run_op(
         match op {
             Op::Info => Ok(Vec::new()),
             Op::Reprint { bytecode } => output_ir(api, invocation, *bytecode),
+            // Parsed and verified: nothing to write back.
+            Op::Check => Ok(Vec::new()),
             Op::Generic => {
                 let module = (api.ireeCompilerInvocationExportStealModule)(invocation);
                 if module.ptr.is_null() {

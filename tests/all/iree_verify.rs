@@ -204,6 +204,49 @@ fn one_iree_opt_process_checks_every_attribute_of_the_run() {
     assert_eq!(std::fs::read_to_string(&count).unwrap(), "run\n");
 }
 
+#[cfg(unix)]
+#[test]
+fn iree_opts_acceptance_is_kept_in_the_cache_and_its_rejections_are_not() {
+    // A spec whose attributes this iree-opt accepted is verified again without starting
+    // iree-opt (its start-up is most of a small spec's verify); a rejection is asked again
+    // each run, and a cache turned off keeps nothing.
+    let Some(iree_opt) = iree_opt() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("count");
+    let counting = fake_iree_opt(
+        dir.path(),
+        &format!(
+            "echo run >> '{}'\nexec '{}' \"$@\"",
+            count.display(),
+            iree_opt.display()
+        ),
+    );
+    let cache = dir.path().join("cache");
+    let verify = |spec: &str, extra: &[(&str, &str)]| {
+        let output = tunespec()
+            .env("TUNESPEC_CACHE_DIR", &cache)
+            .envs(extra.iter().copied())
+            .args(["verify", "--iree-opt"])
+            .arg(&counting)
+            .arg(fixture(spec))
+            .output()
+            .unwrap();
+        let runs = std::fs::read_to_string(&count)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        (output.status.code(), runs)
+    };
+    assert_eq!(verify("clean.mlir", &[]), (Some(0), 1));
+    assert_eq!(verify("clean.mlir", &[]), (Some(0), 1));
+    assert_eq!(verify("attributes.mlir", &[]), (Some(1), 2));
+    assert_eq!(verify("attributes.mlir", &[]), (Some(1), 3));
+    assert_eq!(
+        verify("clean.mlir", &[("TUNESPEC_CACHE", "off")]),
+        (Some(0), 4)
+    );
+}
+
 #[test]
 fn without_iree_opt_verify_says_once_that_attributes_were_not_checked() {
     // Two files with IREE attributes: one note for the run, on stderr, and the exit status of

@@ -61,6 +61,18 @@ pub struct Site {
     segments: Vec<Segment>,
 }
 
+impl Site {
+    /// The text iree-opt reads for this site (its alias definitions, then the attribute),
+    /// appended to `out` with each segment's length: what IREE's verdict on the site depends
+    /// on, for a cache of verdicts.
+    pub fn checked_text(&self, out: &mut Vec<u8>) {
+        for segment in &self.segments {
+            out.extend_from_slice(&(segment.text.len() as u64).to_le_bytes());
+            out.extend_from_slice(segment.text.as_bytes());
+        }
+    }
+}
+
 /// Text copied into a chunk: from the spec (lines map back) or MLIR's printed form (they do not).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Segment {
