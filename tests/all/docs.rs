@@ -28,6 +28,23 @@ fn the_docs_match_the_tree() {
     );
 }
 
+/// The Python API's hand-written JSON classes read and write only what `docs/schema/` defines,
+/// and read every field it requires (`tools/check-python-schema`).
+#[test]
+fn the_python_api_reads_what_the_schemas_define() {
+    let output = Command::new("python3")
+        .arg(repo_root().join("tools/check-python-schema"))
+        .current_dir(repo_root())
+        .output()
+        .expect("python3 runs tools/check-python-schema");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("check-python-schema: ok"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// Whether the tests should rewrite the generated parts of the docs instead of failing.
 fn updating() -> bool {
     std::env::var_os("TUNESPEC_UPDATE_DOCS").is_some_and(|v| v == "1")
