@@ -1,8 +1,8 @@
 //! Provenance in reports: per spec (`resolve`, `targets`) and per config (`explain`), whether a
 //! config was measured (device, IREE version, speedup: the `tunespec.measurement` record that
 //! `tunespec import-tuner` writes), derived by a rule (tunespec's defaults), or stated (the user
-//! wrote it and said neither); and `explain`'s summary line, "N configs measured on <device> with
-//! IREE <version> (median speedup X), M derived by rule".
+//! wrote it and said neither); and `explain`'s summary line, "N configs measured on DEVICE with
+//! IREE VERSION (median speedup X), M derived by rule".
 //!
 //! The one home of provenance on the `tunespec` side: the attributes' names, the kinds and how a
 //! matcher is classified are [`tunespec_core::provenance`] (shared with `build.rs`, which counts
@@ -312,7 +312,7 @@ pub fn median(values: &[f64]) -> Option<f64> {
     })
 }
 
-/// `explain`'s summary: "N config(s) measured on <device> with IREE <version> (median speedup
+/// `explain`'s summary: "N config(s) measured on DEVICE with IREE VERSION (median speedup
 /// X), M derived by rule, K stated" over the configs that apply (one per configured op); parts
 /// with no config are left out; `None` when nothing is configured.
 pub fn summary(measured: &[Measured], derived: usize, stated: usize) -> Option<String> {

@@ -73,7 +73,7 @@ impl Tally {
         tally
     }
 
-    /// The summary line's text ("N config(s) measured on <device> with IREE <version> (median
+    /// The summary line's text ("N config(s) measured on DEVICE with IREE VERSION (median
     /// speedup X), M derived by rule"), `None` when no op is configured.
     pub fn summary(&self) -> Option<String> {
         provenance::summary(&self.measured, self.derived, self.stated)
