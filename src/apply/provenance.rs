@@ -176,3 +176,90 @@ pub fn would_apply(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apply::ExplainRow;
+
+    fn pair(provenance: Option<&str>, measurement: &[(&str, &str)]) -> PairInfo {
+        PairInfo {
+            matcher: "m".into(),
+            action: "a".into(),
+            matcher_loc: None,
+            provenance: provenance.map(str::to_string),
+            measurement: measurement
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            scope: Vec::new(),
+            sequence: "__kernel_config".into(),
+            key: None,
+            layer: None,
+        }
+    }
+
+    fn row(id: u32, pair: Option<usize>) -> ExplainRow {
+        ExplainRow {
+            id,
+            op: "linalg.matmul".into(),
+            loc: None,
+            loops: None,
+            element_types: Vec::new(),
+            pair,
+            config: Vec::new(),
+            fired: pair.into_iter().collect(),
+            dispatch_op: None,
+            written: None,
+        }
+    }
+
+    #[test]
+    fn pairs_are_worded_by_kind() {
+        let measured = pair(
+            Some("measured on hip://0"),
+            &[
+                ("device", "hip://0"),
+                ("iree", "3.13.0"),
+                ("speedup", "0.8"),
+            ],
+        );
+        assert_eq!(kind(&measured), Kind::Measured);
+        assert_eq!(
+            words(&measured),
+            "measured on hip://0, IREE 3.13.0, speedup 0.800"
+        );
+        let derived = pair(Some("derived by rule R2 (not measured on hardware)"), &[]);
+        assert_eq!(kind(&derived), Kind::Derived);
+        assert_eq!(words(&derived), "derived by rule R2");
+        assert_eq!(words(&pair(None, &[])), "stated");
+    }
+
+    #[test]
+    fn the_tally_counts_configured_rows_only() {
+        let explanation = Explanation {
+            pairs: vec![
+                pair(Some("derived by rule R1"), &[]),
+                pair(None, &[]),
+                pair(
+                    None,
+                    &[("gpu", "H100"), ("iree", "3.13.0"), ("speedup", "0.5")],
+                ),
+            ],
+            rows: vec![
+                row(0, Some(0)),
+                row(1, Some(0)),
+                row(2, None),
+                row(3, Some(1)),
+                row(4, Some(2)),
+            ],
+            ..Explanation::default()
+        };
+        let tally = Tally::of(&explanation);
+        assert_eq!((tally.derived, tally.stated), (2, 1));
+        assert_eq!(tally.measured.len(), 1);
+        assert_eq!(tally.measured[0].device, "H100");
+        assert!(tally.summary().is_some());
+        assert_eq!(Tally::of(&Explanation::default()).summary(), None);
+    }
+}
