@@ -1,8 +1,8 @@
 //! Provenance in reports: per spec (`resolve`, `targets`) and per config (`explain`), whether a
 //! config was measured (device, IREE version, speedup: the `tunespec.measurement` record that
 //! `tunespec import-tuner` writes), derived by a rule (tunespec's defaults), or stated (the user
-//! wrote it and said neither); and `explain`'s summary line, "N configs measured on <device> with
-//! IREE <version> (median speedup X), M derived by rule".
+//! wrote it and said neither); and `explain`'s summary line, "N configs measured on DEVICE with
+//! IREE VERSION (median speedup X), M derived by rule".
 //!
 //! The one home of provenance on the `tunespec` side: the attributes' names, the kinds and how a
 //! matcher is classified are [`tunespec_core::provenance`] (shared with `build.rs`, which counts
@@ -15,6 +15,8 @@
 use std::collections::BTreeSet;
 
 use serde_json::json;
+
+use tunespec_core::ir::Attr;
 
 pub use tunespec_core::provenance::{classify, count, kind_of_sentence, rule, Counts, Kind};
 pub use tunespec_core::provenance::{MEASUREMENT_ATTR, PROVENANCE_ATTR};
@@ -46,6 +48,133 @@ impl Measured {
             speedup: get("speedup")?.parse().ok()?,
         })
     }
+}
+
+/// The full record of one measured config: what `tunespec import-tuner` (the tuner's winner of a
+/// dispatch) and `bench --write` write as a matcher's `tunespec.measurement` dictionary and
+/// `tunespec.provenance` sentence, and what `check` reads back. [`Measured`] is the part of it
+/// reports show (device, IREE version, speedup), read leniently from any record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measurement {
+    /// The dispatch the candidate was tuned for (the CSV's stem).
+    pub dispatch: String,
+    /// The candidate's number (`candidates/specs/<N>_spec.mlir`).
+    pub candidate: u64,
+    /// The device it ran on (`hip://0`).
+    pub device: String,
+    /// The GPU's name, when the run's `summary.log` says it (`NVIDIA H100 80GB HBM3`): a device
+    /// id such as `cuda://0` alone does not say what was measured.
+    pub gpu: Option<String>,
+    /// The GPU driver's version, when `summary.log` says it (`580.159.04`).
+    pub driver: Option<String>,
+    /// The compile flags, when `summary.log` says them (`--iree-hal-target-device=cuda
+    /// --iree-cuda-target=sm_89`): what the config was measured with (sm_89 PTX on an H100).
+    pub flags: Option<String>,
+    /// The IREE compiler version the run used, or `unknown`.
+    pub iree: String,
+    /// The run's date (`YYYY-MM-DD`, from the directory name), or `unknown`.
+    pub date: String,
+    /// The baseline's time, in microseconds.
+    pub baseline_us: f64,
+    /// The candidate's time, in microseconds.
+    pub tuned_us: f64,
+    /// tuned / baseline (below 1 is faster).
+    pub speedup: f64,
+}
+
+impl Measurement {
+    /// The sentence `explain` prints (`provenance: N config(s) <this>`): the GPU by name where
+    /// the run says it, and the architecture the PTX was compiled for where the flags say it
+    /// (an H100 measured with sm_89 PTX is not one measured with sm_90 code).
+    pub fn provenance(&self) -> String {
+        let on = match (&self.gpu, &self.driver) {
+            (Some(gpu), Some(driver)) => format!("{gpu} ({}, driver {driver})", self.device),
+            (Some(gpu), None) => format!("{gpu} ({})", self.device),
+            (None, _) => self.device.clone(),
+        };
+        let with = match (&self.flags, self.flags.as_deref().and_then(cuda_target)) {
+            (Some(flags), Some(arch)) => format!(" with {arch} PTX ({flags})"),
+            (Some(flags), None) => format!(" with {flags}"),
+            (None, _) => String::new(),
+        };
+        format!(
+            "measured on {on}{with} (speedup {:.3}: {} us -> {} us; IREE {}; {}; dispatch {})",
+            self.speedup, self.baseline_us, self.tuned_us, self.iree, self.date, self.dispatch
+        )
+    }
+
+    /// The record as an MLIR dictionary of strings (`gpu`, `driver` and `flags` only when
+    /// known, so that records of runs without them are as before).
+    pub fn dictionary(&self) -> String {
+        let known = |name: &'static str, value: &Option<String>| {
+            value.as_ref().map(|value| (name, value.clone()))
+        };
+        let fields = [
+            Some(("source", "measured".to_string())),
+            Some(("device", self.device.clone())),
+            known("gpu", &self.gpu),
+            known("driver", &self.driver),
+            known("flags", &self.flags),
+            Some(("iree", self.iree.clone())),
+            Some(("date", self.date.clone())),
+            Some(("baseline_us", self.baseline_us.to_string())),
+            Some(("tuned_us", self.tuned_us.to_string())),
+            Some(("speedup", format!("{:.3}", self.speedup))),
+            Some(("dispatch", self.dispatch.clone())),
+            Some(("candidate", self.candidate.to_string())),
+        ];
+        let inner: Vec<String> = fields
+            .iter()
+            .flatten()
+            .map(|(name, value)| format!("{name} = {}", mlir_string(value)))
+            .collect();
+        format!("{{{}}}", inner.join(", "))
+    }
+
+    /// Reads a record back from a matcher's `tunespec.measurement` dictionary.
+    pub fn from_attr(attr: &Attr) -> Option<Measurement> {
+        let get = |name: &str| {
+            attr.dict_get(name)
+                .and_then(Attr::as_str)
+                .map(str::to_string)
+        };
+        Some(Measurement {
+            dispatch: get("dispatch")?,
+            candidate: get("candidate")?.parse().ok()?,
+            device: get("device")?,
+            gpu: get("gpu"),
+            driver: get("driver"),
+            flags: get("flags"),
+            iree: get("iree")?,
+            date: get("date")?,
+            baseline_us: get("baseline_us")?.parse().ok()?,
+            tuned_us: get("tuned_us")?.parse().ok()?,
+            speedup: get("speedup")?.parse().ok()?,
+        })
+    }
+}
+
+/// An MLIR string literal (the record's values, the provenance sentence).
+pub(crate) fn mlir_string(value: &str) -> String {
+    let mut out = String::from("\"");
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The CUDA architecture a compile's flags name (`sm_89` in `--iree-cuda-target=sm_89`).
+fn cuda_target(flags: &str) -> Option<&str> {
+    flags
+        .split_whitespace()
+        .find_map(|flag| flag.strip_prefix("--iree-cuda-target="))
+        .filter(|arch| !arch.is_empty())
 }
 
 /// Where the configs of one spec come from.
@@ -183,7 +312,7 @@ pub fn median(values: &[f64]) -> Option<f64> {
     })
 }
 
-/// `explain`'s summary: "N config(s) measured on <device> with IREE <version> (median speedup
+/// `explain`'s summary: "N config(s) measured on DEVICE with IREE VERSION (median speedup
 /// X), M derived by rule, K stated" over the configs that apply (one per configured op); parts
 /// with no config are left out; `None` when nothing is configured.
 pub fn summary(measured: &[Measured], derived: usize, stated: usize) -> Option<String> {

@@ -9,8 +9,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::ir::{self, Attr};
-use crate::provenance::PROVENANCE_ATTR;
+use crate::ir;
+/// The measurement record, whose home is the provenance module; named here too because the
+/// import is what writes it.
+pub use crate::provenance::Measurement;
+use crate::provenance::{mlir_string, PROVENANCE_ATTR};
 
 /// The matcher attribute that holds the measurement record (one definition, in
 /// [`crate::provenance`]).
@@ -65,122 +68,6 @@ struct Row {
     benchmark_status: String,
 }
 
-/// The measurement of the candidate imported for one dispatch.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Measurement {
-    /// The dispatch the candidate was tuned for (the CSV's stem).
-    pub dispatch: String,
-    /// The candidate's number (`candidates/specs/<N>_spec.mlir`).
-    pub candidate: u64,
-    /// The device it ran on (`hip://0`).
-    pub device: String,
-    /// The GPU's name, when the run's `summary.log` says it (`NVIDIA H100 80GB HBM3`): a device
-    /// id such as `cuda://0` alone does not say what was measured.
-    pub gpu: Option<String>,
-    /// The GPU driver's version, when `summary.log` says it (`580.159.04`).
-    pub driver: Option<String>,
-    /// The compile flags, when `summary.log` says them (`--iree-hal-target-device=cuda
-    /// --iree-cuda-target=sm_89`): what the config was measured with (sm_89 PTX on an H100).
-    pub flags: Option<String>,
-    /// The IREE compiler version the run used, or `unknown`.
-    pub iree: String,
-    /// The run's date (`YYYY-MM-DD`, from the directory name), or `unknown`.
-    pub date: String,
-    /// The baseline's time, in microseconds.
-    pub baseline_us: f64,
-    /// The candidate's time, in microseconds.
-    pub tuned_us: f64,
-    /// tuned / baseline (below 1 is faster).
-    pub speedup: f64,
-}
-
-impl Measurement {
-    /// The sentence `explain` prints (`provenance: N config(s) <this>`): the GPU by name where
-    /// the run says it, and the architecture the PTX was compiled for where the flags say it
-    /// (an H100 measured with sm_89 PTX is not one measured with sm_90 code).
-    pub fn provenance(&self) -> String {
-        let on = match (&self.gpu, &self.driver) {
-            (Some(gpu), Some(driver)) => format!("{gpu} ({}, driver {driver})", self.device),
-            (Some(gpu), None) => format!("{gpu} ({})", self.device),
-            (None, _) => self.device.clone(),
-        };
-        let with = match (&self.flags, self.flags.as_deref().and_then(cuda_target)) {
-            (Some(flags), Some(arch)) => format!(" with {arch} PTX ({flags})"),
-            (Some(flags), None) => format!(" with {flags}"),
-            (None, _) => String::new(),
-        };
-        format!(
-            "measured on {on}{with} (speedup {:.3}: {} us -> {} us; IREE {}; {}; dispatch {})",
-            self.speedup, self.baseline_us, self.tuned_us, self.iree, self.date, self.dispatch
-        )
-    }
-
-    /// The record as an MLIR dictionary of strings (`gpu`, `driver` and `flags` only when
-    /// known, so that records of runs without them are as before).
-    pub fn dictionary(&self) -> String {
-        let known = |name: &'static str, value: &Option<String>| {
-            value.as_ref().map(|value| (name, value.clone()))
-        };
-        let fields = [
-            Some(("source", "measured".to_string())),
-            Some(("device", self.device.clone())),
-            known("gpu", &self.gpu),
-            known("driver", &self.driver),
-            known("flags", &self.flags),
-            Some(("iree", self.iree.clone())),
-            Some(("date", self.date.clone())),
-            Some(("baseline_us", self.baseline_us.to_string())),
-            Some(("tuned_us", self.tuned_us.to_string())),
-            Some(("speedup", format!("{:.3}", self.speedup))),
-            Some(("dispatch", self.dispatch.clone())),
-            Some(("candidate", self.candidate.to_string())),
-        ];
-        let inner: Vec<String> = fields
-            .iter()
-            .flatten()
-            .map(|(name, value)| format!("{name} = {}", mlir_string(value)))
-            .collect();
-        format!("{{{}}}", inner.join(", "))
-    }
-
-    /// Reads a record back from a matcher's `tunespec.measurement` dictionary.
-    pub fn from_attr(attr: &Attr) -> Option<Measurement> {
-        let get = |name: &str| {
-            attr.dict_get(name)
-                .and_then(Attr::as_str)
-                .map(str::to_string)
-        };
-        Some(Measurement {
-            dispatch: get("dispatch")?,
-            candidate: get("candidate")?.parse().ok()?,
-            device: get("device")?,
-            gpu: get("gpu"),
-            driver: get("driver"),
-            flags: get("flags"),
-            iree: get("iree")?,
-            date: get("date")?,
-            baseline_us: get("baseline_us")?.parse().ok()?,
-            tuned_us: get("tuned_us")?.parse().ok()?,
-            speedup: get("speedup")?.parse().ok()?,
-        })
-    }
-}
-
-/// An MLIR string literal.
-fn mlir_string(value: &str) -> String {
-    let mut out = String::from("\"");
-    for c in value.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// The winner of one dispatch of a run: its candidate spec (as read) and measurement.
 #[derive(Clone, Debug)]
 pub struct Chosen {
@@ -203,8 +90,8 @@ pub struct RunResult {
     pub not_beaten: Vec<(String, f64)>,
 }
 
-/// Reads one tuner run directory.
-pub fn read_run(run: &Path) -> Result<RunResult, InputError> {
+/// The analysis CSVs of a run directory, in name order; an error when it has none.
+fn analysis_csvs(run: &Path) -> Result<Vec<PathBuf>, InputError> {
     let display = run.display().to_string();
     let entries =
         std::fs::read_dir(run).map_err(|error| input_error(&display, error.to_string()))?;
@@ -224,6 +111,67 @@ pub fn read_run(run: &Path) -> Result<RunResult, InputError> {
             format!("no benchmark results (no *{CSV_SUFFIX}): is this a tuner run that benchmarked its candidates?"),
         ));
     }
+    Ok(csvs)
+}
+
+/// The fastest candidate of one dispatch that beat the baseline: its CSV line, row, time and
+/// the baseline it beat, each in microseconds.
+type Fastest<'a> = (u64, &'a Row, f64, f64);
+
+/// The baseline time of one dispatch's rows and the fastest candidate that beat it, if any;
+/// an error (at `place`, the CSV) when no row was measured or no baseline time is known.
+fn fastest_candidate<'a>(
+    place: &str,
+    rows: &'a [(u64, Row)],
+) -> Result<(f64, Option<Fastest<'a>>), InputError> {
+    let measured: Vec<&(u64, Row)> = rows
+        .iter()
+        .filter(|(_, row)| {
+            row.benchmark_time_us
+                .is_some_and(|t| t.is_finite() && t > 0.0)
+        })
+        .filter(|(_, row)| status_ok(&row.benchmark_status))
+        .collect();
+    if measured.is_empty() {
+        return Err(input_error(
+            place,
+            "no benchmark results: no row has a benchmark_time_us",
+        ));
+    }
+    let baseline = measured
+        .iter()
+        .find(|(_, row)| row.candidate_id == 0)
+        .and_then(|(_, row)| row.benchmark_time_us)
+        .or_else(|| {
+            measured
+                .iter()
+                .find_map(|(_, row)| row.baseline_benchmark_time_us)
+        })
+        .filter(|t| t.is_finite() && *t > 0.0);
+    let Some(baseline) = baseline else {
+        return Err(input_error(
+            place,
+            "no baseline time: neither candidate 0's benchmark_time_us nor a baseline_benchmark_time_us",
+        ));
+    };
+    let best = measured
+        .iter()
+        .filter(|(_, row)| row.candidate_id != 0)
+        .filter_map(|(line, row)| {
+            let baseline = row.baseline_benchmark_time_us.unwrap_or(baseline);
+            let time = row.benchmark_time_us?;
+            (time < baseline).then_some((*line, row, time, baseline))
+        })
+        .min_by(|a, b| {
+            a.2.total_cmp(&b.2)
+                .then(a.1.candidate_id.cmp(&b.1.candidate_id))
+        });
+    Ok((baseline, best))
+}
+
+/// Reads one tuner run directory.
+pub fn read_run(run: &Path) -> Result<RunResult, InputError> {
+    let csvs = analysis_csvs(run)?;
     let iree = iree_version(run);
     let summary = read_summary(run);
     let date = run_date(run);
@@ -233,48 +181,7 @@ pub fn read_run(run: &Path) -> Result<RunResult, InputError> {
         let dispatch = name.trim_end_matches(CSV_SUFFIX).to_string();
         let rows = read_csv(&csv_path)?;
         let place = csv_path.display().to_string();
-        let measured: Vec<&(u64, Row)> = rows
-            .iter()
-            .filter(|(_, row)| {
-                row.benchmark_time_us
-                    .is_some_and(|t| t.is_finite() && t > 0.0)
-            })
-            .filter(|(_, row)| status_ok(&row.benchmark_status))
-            .collect();
-        if measured.is_empty() {
-            return Err(input_error(
-                place,
-                "no benchmark results: no row has a benchmark_time_us",
-            ));
-        }
-        let baseline = measured
-            .iter()
-            .find(|(_, row)| row.candidate_id == 0)
-            .and_then(|(_, row)| row.benchmark_time_us)
-            .or_else(|| {
-                measured
-                    .iter()
-                    .find_map(|(_, row)| row.baseline_benchmark_time_us)
-            })
-            .filter(|t| t.is_finite() && *t > 0.0);
-        let Some(baseline) = baseline else {
-            return Err(input_error(
-                place,
-                "no baseline time: neither candidate 0's benchmark_time_us nor a baseline_benchmark_time_us",
-            ));
-        };
-        let best = measured
-            .iter()
-            .filter(|(_, row)| row.candidate_id != 0)
-            .filter_map(|(line, row)| {
-                let baseline = row.baseline_benchmark_time_us.unwrap_or(baseline);
-                let time = row.benchmark_time_us?;
-                (time < baseline).then_some((*line, row, time, baseline))
-            })
-            .min_by(|a, b| {
-                a.2.total_cmp(&b.2)
-                    .then(a.1.candidate_id.cmp(&b.1.candidate_id))
-            });
+        let (baseline, best) = fastest_candidate(&place, &rows)?;
         let Some((line, row, tuned, baseline)) = best else {
             result.not_beaten.push((dispatch.clone(), baseline));
             result.skipped.push(format!(
@@ -471,14 +378,6 @@ pub fn parse_summary(text: &str) -> Summary {
         }
     }
     summary
-}
-
-/// The CUDA architecture a compile's flags name (`sm_89` in `--iree-cuda-target=sm_89`).
-fn cuda_target(flags: &str) -> Option<&str> {
-    flags
-        .split_whitespace()
-        .find_map(|flag| flag.strip_prefix("--iree-cuda-target="))
-        .filter(|arch| !arch.is_empty())
 }
 
 /// `YYYY-MM-DD` from a run directory named `tuning_YYYY_MM_DD_HH_MM`, else `unknown`.

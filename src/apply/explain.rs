@@ -4,7 +4,7 @@
 //! every entry point it reaches through `transform.include` (included specs, `@main`, several
 //! marked entry points).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::*;
 use crate::provenance::PROVENANCE_ATTR;
@@ -367,38 +367,8 @@ fn explain_one(
             .map(|(edit, pair)| (edit.0, pair))
             .collect();
     } else {
-        let (wrappers, actions, skipped) = instrumentation(&library_snapshot, &pairs);
-        uninstrumented = skipped;
-        let internal = |message: String| vec![Problem::error(codes::INTERPRETER, message, None)];
-        for (scope, (text, wrapper_names)) in &wrappers {
-            let parsed = mlir.parse(text.as_bytes(), "<explain>");
-            let wrapper_module = parsed.module.ok_or_else(|| {
-                let mut problems = parsed.problems;
-                problems.push(Problem::error(
-                    codes::INTERPRETER,
-                    "internal: explain wrappers do not parse",
-                    None,
-                ));
-                problems
-            })?;
-            library
-                .insert_symbol_clones(scope, &wrapper_module, wrapper_names)
-                .map_err(internal)?;
-        }
-        // Each sequence's foreach_match ops get their wrapped actions, in order.
-        let mut by_sequence: BTreeMap<(&[String], &str), Vec<String>> = BTreeMap::new();
-        for (pair, action) in pairs.iter().zip(actions) {
-            by_sequence
-                .entry((&pair.scope, &pair.sequence))
-                .or_default()
-                .push(action);
-        }
-        for ((scope, sequence), actions) in by_sequence {
-            library
-                .set_foreach_actions(scope, sequence, &actions)
-                .map_err(internal)?;
-        }
-        apply(mlir, &payload, &library, attr, true, Engine::Interpreter)?;
+        uninstrumented =
+            run_instrumented(mlir, &payload, &library, &library_snapshot, &pairs, attr)?;
     }
     let after = payload.snapshot();
     let loops = payload.linalg_loop_ranges();
@@ -407,6 +377,71 @@ fn explain_one(
         View::Written => None,
     };
 
+    let rows = explain_rows(&before, &after, &loops, tags.as_ref(), &native_pairs);
+    Ok(Explanation {
+        view,
+        pairs,
+        rows,
+        uninstrumented,
+    })
+}
+
+/// Runs the library on `payload` through MLIR's interpreter with every action wrapped to tag
+/// the ops it runs on with its pair's index (the wrappers cloned into `library`, each beside its
+/// pair in the pair's own module). Returns the pairs that could not be instrumented.
+fn run_instrumented(
+    mlir: &Mlir,
+    payload: &OwnedOp<'_>,
+    library: &OwnedOp<'_>,
+    library_snapshot: &ir::Module,
+    pairs: &[PairInfo],
+    attr: &str,
+) -> Result<Vec<usize>, Vec<Problem>> {
+    let (wrappers, actions, skipped) = instrumentation(library_snapshot, pairs);
+    let internal = |message: String| vec![Problem::error(codes::INTERPRETER, message, None)];
+    for (scope, (text, wrapper_names)) in &wrappers {
+        let parsed = mlir.parse(text.as_bytes(), "<explain>");
+        let wrapper_module = parsed.module.ok_or_else(|| {
+            let mut problems = parsed.problems;
+            problems.push(Problem::error(
+                codes::INTERPRETER,
+                "internal: explain wrappers do not parse",
+                None,
+            ));
+            problems
+        })?;
+        library
+            .insert_symbol_clones(scope, &wrapper_module, wrapper_names)
+            .map_err(internal)?;
+    }
+    // Each sequence's foreach_match ops get their wrapped actions, in order.
+    let mut by_sequence: BTreeMap<(&[String], &str), Vec<String>> = BTreeMap::new();
+    for (pair, action) in pairs.iter().zip(actions) {
+        by_sequence
+            .entry((&pair.scope, &pair.sequence))
+            .or_default()
+            .push(action);
+    }
+    for ((scope, sequence), actions) in by_sequence {
+        library
+            .set_foreach_actions(scope, sequence, &actions)
+            .map_err(internal)?;
+    }
+    apply(mlir, payload, library, attr, true, Engine::Interpreter)?;
+    Ok(skipped)
+}
+
+/// The candidate ops of the payload after the run (`after`; `before`, the payload as given),
+/// each with the pairs that fired on it (the instrumentation's tags, or `native_pairs`, the
+/// native matcher's) and the attributes the run set. `tags` (the dispatch view) maps each op back
+/// to its id in the payload as given.
+fn explain_rows(
+    before: &ir::Module,
+    after: &ir::Module,
+    loops: &HashMap<u32, Vec<i64>>,
+    tags: Option<&HashMap<u32, u32>>,
+    native_pairs: &BTreeMap<u32, usize>,
+) -> Vec<ExplainRow> {
     let mut before_ops: BTreeMap<u32, &Op> = BTreeMap::new();
     before.root.walk(&mut |op| {
         before_ops.insert(op.id, op);
@@ -431,7 +466,7 @@ fn explain_one(
         // The id in the payload as given: the same op id as written (annotating adds
         // attributes, never ops); through the op's tag in the dispatch view. Ops that the
         // generalization created (inside generic bodies) have no counterpart and are skipped.
-        let id = match &tags {
+        let id = match tags {
             None => op.id,
             Some(tags) => match tags.get(&op.id) {
                 Some(&id) => id,
@@ -459,12 +494,7 @@ fn explain_one(
             written: None,
         });
     });
-    Ok(Explanation {
-        view,
-        pairs,
-        rows,
-        uninstrumented,
-    })
+    rows
 }
 
 fn wrapper_name(index: usize) -> String {

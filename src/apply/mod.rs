@@ -15,6 +15,7 @@ use crate::verify::{self, handle_kind, HandleKind, Sequence};
 
 mod explain;
 mod overrides;
+pub mod provenance;
 pub mod prune;
 
 pub use self::explain::*;

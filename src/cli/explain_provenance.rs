@@ -3,45 +3,17 @@
 //! <device> with IREE <version> (median speedup X), M derived by rule"); and, when derived
 //! defaults were withheld (measured first), the ops where one would have applied had `--derived`
 //! been given. Kept apart from `explain.rs`'s table and JSON so that those stay about matching.
+//! The facts (kinds, counts, the withheld defaults' ops) are the library's
+//! (`tunespec::apply::provenance`); this file renders them.
 
 use serde_json::json;
+use tunespec::apply::provenance::{kind, would_apply, Tally};
+pub use tunespec::apply::provenance::{words, WouldApply};
 use tunespec::apply::{self, Explanation, PairInfo};
-use tunespec::link::LinkOptions;
 use tunespec::mlir::Mlir;
 use tunespec::provenance::{self, Kind, Measured};
 
 use super::common::LibraryArgs;
-
-/// A pair's provenance kind: measured when its matcher carries a record, else by its sentence.
-pub fn kind(pair: &PairInfo) -> Kind {
-    if measured(pair).is_some() {
-        Kind::Measured
-    } else {
-        provenance::kind_of_sentence(pair.provenance.as_deref())
-    }
-}
-
-/// The device (the GPU's name where the record has one: `cuda://0` alone says nothing), IREE
-/// version and speedup of a measured pair's record.
-pub fn measured(pair: &PairInfo) -> Option<Measured> {
-    Measured::from_record(&pair.measurement)
-}
-
-/// A pair's provenance in a few words: `measured on hip://0, IREE 3.13.0, speedup 0.800`,
-/// `derived by rule R2`, `stated`.
-pub fn words(pair: &PairInfo) -> String {
-    match (kind(pair), measured(pair)) {
-        (Kind::Measured, Some(m)) => format!(
-            "measured on {}, IREE {}, speedup {:.3}",
-            m.device, m.iree, m.speedup
-        ),
-        (Kind::Derived, _) => match pair.provenance.as_deref().and_then(provenance::rule) {
-            Some(rule) => format!("derived by rule {rule}"),
-            None => "derived".to_string(),
-        },
-        _ => "stated".to_string(),
-    }
-}
 
 /// The per-op JSON fields: `provenance_kind` and `measurement` (null for an unmatched op).
 pub fn op_json(pair: Option<&PairInfo>) -> (serde_json::Value, serde_json::Value) {
@@ -76,32 +48,18 @@ fn record_field(field: &str, value: &str) -> serde_json::Value {
     number.unwrap_or_else(|| json!(value))
 }
 
-/// The configured ops' provenance counted: the measured ones' records, derived, stated.
-fn tally(explanation: &Explanation) -> (Vec<Measured>, usize, usize) {
-    let mut measured_configs = Vec::new();
-    let (mut derived, mut stated) = (0, 0);
-    for row in &explanation.rows {
-        let Some(pair) = row.pair.and_then(|index| explanation.pairs.get(index)) else {
-            continue;
-        };
-        match (kind(pair), measured(pair)) {
-            (Kind::Measured, Some(m)) => measured_configs.push(m),
-            (Kind::Derived, _) => derived += 1,
-            _ => stated += 1,
-        }
-    }
-    (measured_configs, derived, stated)
-}
-
 /// The summary line's text, `None` when no op is configured.
 pub fn summary(explanation: &Explanation) -> Option<String> {
-    let (measured_configs, derived, stated) = tally(explanation);
-    provenance::summary(&measured_configs, derived, stated)
+    Tally::of(explanation).summary()
 }
 
 /// The summary as JSON (`provenance` in docs/schema/explain.schema.json).
 pub fn summary_json(explanation: &Explanation, would: &[WouldApply]) -> serde_json::Value {
-    let (measured_configs, derived, stated) = tally(explanation);
+    let Tally {
+        measured: measured_configs,
+        derived,
+        stated,
+    } = Tally::of(explanation);
     let speedups: Vec<f64> = measured_configs.iter().map(|m| m.speedup).collect();
     let set = |f: fn(&Measured) -> &str| {
         measured_configs
@@ -176,35 +134,6 @@ pub fn would_lines(would: &[WouldApply]) -> String {
     out
 }
 
-/// One op nothing configured where a withheld derived default's matcher would have.
-#[derive(Clone, Debug)]
-pub struct WouldApply {
-    /// The op's row id in the explanation (pre-order id in the payload).
-    pub id: u32,
-    /// The op's name (`op -> dispatch op` as the table shows it).
-    pub op: String,
-    /// Where it is in the payload.
-    pub location: Option<String>,
-    /// The derived matcher that would configure it.
-    pub matcher: String,
-    /// Where that matcher is written (`specs/...`).
-    pub matcher_location: Option<String>,
-    /// The matcher's provenance in words (`derived by rule R2`).
-    pub provenance: String,
-}
-
-impl WouldApply {
-    fn to_json(&self) -> serde_json::Value {
-        json!({
-            "op": self.op,
-            "location": self.location,
-            "matcher": self.matcher,
-            "matcher_location": self.matcher_location,
-            "provenance": self.provenance,
-        })
-    }
-}
-
 /// What `explain` and `apply --explain` add to the explanation of a library they linked (none
 /// for a library attached to the payload): each pair's layer, from the inputs its matchers'
 /// locations name, and the ops a withheld derived default would configure ([`would_apply`]).
@@ -223,14 +152,14 @@ pub fn annotate(
     if let Ok(inputs) = args.inputs() {
         apply::set_layers(explanation, &inputs);
     }
-    would_apply(mlir, args, explanation, payload, name, attr, engine)
+    withheld_would_apply(mlir, args, explanation, payload, name, attr, engine)
 }
 
 /// The ops nothing configured in `explanation` that a derived default withheld by measured
-/// first would have configured: one more explain, over the withheld specs alone, only when a
-/// target's resolution withheld some. Errors in that extra run are not the user's: it says
-/// nothing then.
-pub fn would_apply(
+/// first would have configured, for the target the command line names
+/// ([`tunespec::apply::provenance::would_apply`]); none without a target, with
+/// `--no-default`, or when the target does not resolve.
+fn withheld_would_apply(
     mlir: &Mlir,
     args: &LibraryArgs,
     explanation: &Explanation,
@@ -248,57 +177,7 @@ pub fn would_apply(
     let Ok(resolution) = args.resolution(target) else {
         return Vec::new();
     };
-    if resolution.withheld.is_empty() {
-        return Vec::new();
-    }
-    let _phase =
-        tracing::info_span!("explain.derived", specs = resolution.withheld.len()).entered();
-    let inputs: Vec<_> = resolution
-        .withheld
-        .iter()
-        .map(|spec| {
-            let mut input = spec.link_input();
-            input.location.clone_from(&input.name);
-            input
-        })
-        .collect();
-    let Ok(linked) = tunespec::link::link(mlir, &inputs, LinkOptions::default()) else {
-        return Vec::new();
-    };
-    let Ok(bytecode) = linked.module.to_bytecode() else {
-        return Vec::new();
-    };
-    let Ok(derived) = apply::explain(
-        mlir,
-        payload,
-        name,
-        &bytecode,
-        attr,
-        engine,
-        explanation.view,
-    ) else {
-        return Vec::new();
-    };
-    explanation
-        .rows
-        .iter()
-        .filter(|row| row.pair.is_none())
-        .filter_map(|row| {
-            let other = derived.rows.iter().find(|other| other.id == row.id)?;
-            let pair = other.pair.and_then(|index| derived.pairs.get(index))?;
-            Some(WouldApply {
-                id: row.id,
-                op: match &row.dispatch_op {
-                    Some(dispatch) => format!("{} -> {dispatch}", row.op),
-                    None => row.op.clone(),
-                },
-                location: row.loc.as_ref().map(ToString::to_string),
-                matcher: pair.matcher.clone(),
-                matcher_location: pair.matcher_loc.as_ref().map(ToString::to_string),
-                provenance: words(pair),
-            })
-        })
-        .collect()
+    would_apply(mlir, &resolution, explanation, payload, name, attr, engine)
 }
 
 /// The unmatched-op notes of `github` and `sarif` (one per unmatched row, in row order, as
