@@ -269,7 +269,7 @@ pub const CODES: &[CodeInfo] = &[
     CodeInfo {
         code: core::ENTRY_EFFECT,
         severity: Error,
-        severity_note: "",
+        severity_note: "warning: an unmarked argument, or one marked consumed that nothing consumes (IREE applies both)",
         section: Verify,
         summary: "an argument's `readonly`/`consumed` marking disagrees with what the body does",
     },
