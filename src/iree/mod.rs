@@ -400,6 +400,13 @@ impl Iree {
             Some(child) => child,
             None => self.spawn_worker()?,
         };
+        // A compile request is mostly followed by another (a model's dispatches, then the IR
+        // before config materialization; `explain --exact`'s configuration phase): the next
+        // worker loads IREE's library while this one compiles. One that nothing asks for
+        // ends with this process.
+        if matches!(header.op, Op::Executables { .. }) {
+            self.prestart();
+        }
         let mut input = serde_json::to_vec(&header).expect("a request serializes");
         input.push(b'\n');
         input.extend_from_slice(source);
