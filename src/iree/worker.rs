@@ -219,7 +219,7 @@ fn serve(api: &Api, request: &Request, source: &[u8], extra: &[u8]) -> (Response
         let (parsed, ok) = Parsed::new(api, session, &name, source, &mut collected);
         let output = ok.and_then(|()| {
             run_op(
-                &api,
+                api,
                 (session, parsed.invocation),
                 &request.op,
                 extra,
