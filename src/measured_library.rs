@@ -129,7 +129,17 @@ pub fn existing_entries(mlir: &Mlir, output: &Path) -> Result<Vec<Entry>, String
         ));
     }
     let manifest_path = output.join("registry.toml");
-    let manifest = std::fs::read_to_string(&manifest_path).unwrap_or_default();
+    let manifest = match crate::files::read_input_text(&manifest_path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(error) => {
+            return Err(format!(
+                "cannot read {}: {}",
+                manifest_path.display(),
+                crate::problem::io_message(&error)
+            ))
+        }
+    };
     if !manifest.starts_with(MANIFEST_MARKER) {
         let empty = std::fs::read_dir(output)
             .map_err(|error| format!("cannot read {}: {error}", output.display()))?
@@ -143,39 +153,43 @@ pub fn existing_entries(mlir: &Mlir, output: &Path) -> Result<Vec<Entry>, String
             output.display()
         ));
     }
-    let table: toml::Table = manifest
-        .parse()
-        .map_err(|error| format!("{}: {error}", manifest_path.display()))?;
+    let parsed = crate::manifest::parse(&manifest, &manifest_path.display().to_string())
+        .map_err(|problems| crate::manifest::one_line(&problems))?;
     let mut entries = Vec::new();
-    let extend = table.get("extend").and_then(toml::Value::as_table);
-    for (target, value) in extend.into_iter().flatten() {
-        let specs = value.get("specs").and_then(toml::Value::as_array);
-        for file in specs.into_iter().flatten().filter_map(toml::Value::as_str) {
-            let path = output.join(file);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-            let name = path.display().to_string();
-            let verified = verify::verify_bytes(mlir, text.as_bytes(), &name);
-            let keyed = verified.snapshot.as_ref().and_then(|module| {
-                let matchers = tuner_import::keyed_matchers(module);
-                let matcher = matchers.into_iter().next()?;
-                let measurement = tuner_import::recorded_measurement(module, &matcher.name)?;
-                Some((matcher, measurement))
-            });
-            let Some((matcher, measurement)) = keyed else {
-                return Err(format!(
-                    "{name}: no measured matcher (tunespec.measurement); was the library edited?"
-                ));
-            };
-            entries.push(Entry {
-                target: target.clone(),
-                key: matcher.key.for_target(target.clone()),
-                file: Some(file.to_string()),
-                text,
-                measurement,
-                origin: format!("{name} ({})", matcher.name),
-            });
-        }
+    let extended = parsed
+        .listed_specs()
+        .filter(|(table, _, _)| *table == crate::manifest::Table::Extend);
+    for (_, target, spec) in extended {
+        let (target, file) = (target.to_string(), spec.path.as_str());
+        let path = output.join(file);
+        let text = crate::files::read_input_text(&path).map_err(|error| {
+            format!(
+                "cannot read {}: {}",
+                path.display(),
+                crate::problem::io_message(&error)
+            )
+        })?;
+        let name = path.display().to_string();
+        let verified = verify::verify_bytes(mlir, text.as_bytes(), &name);
+        let keyed = verified.snapshot.as_ref().and_then(|module| {
+            let matchers = tuner_import::keyed_matchers(module);
+            let matcher = matchers.into_iter().next()?;
+            let measurement = tuner_import::recorded_measurement(module, &matcher.name)?;
+            Some((matcher, measurement))
+        });
+        let Some((matcher, measurement)) = keyed else {
+            return Err(format!(
+                "{name}: no measured matcher (tunespec.measurement); was the library edited?"
+            ));
+        };
+        entries.push(Entry {
+            target: target.clone(),
+            key: matcher.key.for_target(target.clone()),
+            file: Some(file.to_string()),
+            text,
+            measurement,
+            origin: format!("{name} ({})", matcher.name),
+        });
     }
     Ok(entries)
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tunespec::iree::import::{self as iree_import, Imported, MANIFEST_MARKER};
+use tunespec::iree::import::{self as iree_import, Imported};
 use tunespec::iree_attrs;
 use tunespec::mlir::Mlir;
 use tunespec::registry;
@@ -169,7 +169,7 @@ impl Opts {
 }
 
 /// The output may be new, an empty directory, or an earlier import (its manifest starts with
-/// [`MANIFEST_MARKER`]); never a directory of someone's own specs.
+/// [`iree_import::MANIFEST_MARKER`]); never a directory of someone's own specs.
 fn check_output(output: &Path) -> Result<(), String> {
     let Ok(metadata) = std::fs::symlink_metadata(output) else {
         return Ok(());
@@ -181,9 +181,8 @@ fn check_output(output: &Path) -> Result<(), String> {
         ));
     }
     let manifest = output.join("registry.toml");
-    let ours = std::fs::read_to_string(&manifest)
-        .map(|text| text.starts_with(MANIFEST_MARKER))
-        .unwrap_or(false);
+    let ours = tunespec::files::read_input_text(&manifest)
+        .is_ok_and(|text| tunespec::manifest::written_by(&text) == Some(iree_import::TOOL));
     let empty = std::fs::read_dir(output)
         .map_err(|error| format!("cannot read {}: {error}", output.display()))?
         .next()

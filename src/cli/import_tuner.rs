@@ -2,7 +2,7 @@
 //! (see `tunespec::tuner_import`) verified and written as a spec library, merged by matcher key
 //! into the library when it exists (a faster measurement replaces a slower one).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use tunespec::ir::Loc;
@@ -128,20 +128,9 @@ fn input_problem(place: &str, message: &str) {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
-        let registry = registry::Registry::embedded();
-        let target = match registry.find(&self.target) {
-            Some(target) => target.name.clone(),
-            None => {
-                let nearest = registry.nearest(&self.target);
-                let help =
-                    (!nearest.is_empty()).then(|| format!("did you mean {}?", nearest.join(", ")));
-                tool_error_with(
-                    USAGE,
-                    format!("unknown target '{}'", self.target),
-                    help.as_deref(),
-                );
-                return ExitStatus::Usage;
-            }
+        let target = match target_name(&self.target) {
+            Ok(target) => target,
+            Err(status) => return status,
         };
         for run in &self.runs {
             if !run.is_dir() {
@@ -150,154 +139,217 @@ impl Opts {
             }
         }
         let mlir = Mlir::new_threaded();
-        let mut entries = match existing_entries(&mlir, &self.output) {
+        let entries = match existing_entries(&mlir, &self.output) {
             Ok(entries) => entries,
             Err(message) => {
                 tool_error(message);
                 return ExitStatus::Usage;
             }
         };
-        let style = Style::detect_stderr();
-        let mut failed = false;
-        let mut notes = Vec::new();
-        let mut rows: Vec<Row> = Vec::new();
-        let mut imported = 0usize;
+        let mut import = Import {
+            mlir: &mlir,
+            target,
+            style: Style::detect_stderr(),
+            entries,
+            failed: false,
+            notes: Vec::new(),
+            rows: Vec::new(),
+            imported: 0,
+        };
         for run in &self.runs {
-            let run_name = run.display().to_string();
-            let result = match tuner_import::read_run(run) {
-                Ok(result) => result,
-                Err(error) => {
-                    input_problem(&error.place, &error.message);
-                    failed = true;
-                    continue;
-                }
-            };
-            notes.extend(result.skipped);
-            for (dispatch, baseline_us) in result.not_beaten {
-                rows.push(Row {
-                    run: run_name.clone(),
-                    dispatch,
-                    outcome: "not-beaten",
-                    baseline_us,
-                    chosen: None,
-                    origin: None,
-                    replaced: None,
-                });
-            }
-            for chosen in result.chosen {
-                let name = chosen.spec_path.display().to_string();
-                let verified = verify::verify_bytes(&mlir, chosen.text.as_bytes(), &name);
-                for problem in &verified.problems {
-                    emit_stderr(&render(problem, Some(chosen.text.as_bytes()), style));
-                }
-                if verified.has_errors() {
-                    failed = true;
-                    continue;
-                }
-                let matchers = verified
-                    .snapshot
-                    .as_ref()
-                    .map(tuner_import::keyed_matchers)
-                    .unwrap_or_default();
-                let [matcher] = matchers.as_slice() else {
-                    input_problem(&name, &format!(
-                        "expected one matcher whose checks tunespec can key (transform.iree.match.contraction, convolution, attention, online_attention, or upstream match ops), found {}",
-                        matchers.len()
-                    ));
-                    failed = true;
-                    continue;
-                };
-                let Some(text) =
-                    tuner_import::annotate(&chosen.text, &matcher.name, &chosen.measurement)
-                else {
-                    input_problem(
-                        &name,
-                        &format!("cannot find the header of @{}", matcher.name),
-                    );
-                    failed = true;
-                    continue;
-                };
-                let key = matcher.key.clone().for_target(target.clone());
-                let previous = entries
-                    .iter()
-                    .find(|old| old.target == target && old.key == key)
-                    .map(|old| old.origin.clone());
-                let origin = format!("{name} ({})", matcher.name);
-                let entry = Entry {
-                    target: target.clone(),
-                    key,
-                    file: None,
-                    text,
-                    measurement: chosen.measurement.clone(),
-                    origin: origin.clone(),
-                };
-                let merged = merge(&mut entries, entry, &mut notes);
-                imported += usize::from(merged);
-                let outcome = match (merged, &previous) {
-                    (true, None) => "imported",
-                    (true, Some(_)) => "replaced",
-                    (false, _) => "kept",
-                };
-                if merged {
-                    // A row of this import that the new entry replaced is superseded.
-                    for row in &mut rows {
-                        if row.origin.is_some() && row.origin == previous {
-                            row.outcome = "superseded";
-                        }
-                    }
-                }
-                rows.push(Row {
-                    run: run_name.clone(),
-                    dispatch: chosen.measurement.dispatch.clone(),
-                    outcome,
-                    baseline_us: chosen.measurement.baseline_us,
-                    chosen: Some((name, matcher.name.clone(), chosen.measurement)),
-                    origin: Some(origin),
-                    replaced: if merged { previous } else { None },
-                });
-            }
+            import.read(run);
         }
-        if failed {
+        if import.failed {
             tool_error("the tuner runs have problems; nothing written");
             return ExitStatus::Problems;
         }
-        // The annotated specs must verify as they will be written.
-        for entry in entries.iter().filter(|entry| entry.file.is_none()) {
-            let verified = verify::verify_bytes(&mlir, entry.text.as_bytes(), &entry.origin);
-            if verified.has_errors() {
-                for problem in &verified.problems {
-                    emit_stderr(&render(problem, Some(entry.text.as_bytes()), style));
-                }
-                tool_error("an annotated spec does not verify (a tunespec bug); nothing written");
-                return ExitStatus::Problems;
-            }
+        if !import.annotated_specs_verify() {
+            tool_error("an annotated spec does not verify (a tunespec bug); nothing written");
+            return ExitStatus::Problems;
         }
-        let files = library_files(&mut entries);
+        let files = library_files(&mut import.entries);
         if let Err(message) = write_directory(&self.output, &files) {
             tool_error(message);
             return ExitStatus::Usage;
         }
+        self.report(&import)
+    }
+
+    /// What was imported: the JSON document, or the notes and a summary on stderr.
+    fn report(&self, import: &Import<'_>) -> ExitStatus {
         if self.format == Format::Json {
             let document = json!({
                 "version": 1,
-                "target": target,
+                "target": import.target,
                 "output": self.output.display().to_string(),
-                "imported": imported,
-                "entries": entries.len(),
-                "dispatches": rows.iter().map(Row::to_json).collect::<Vec<_>>(),
-                "notes": notes,
+                "imported": import.imported,
+                "entries": import.entries.len(),
+                "dispatches": import.rows.iter().map(Row::to_json).collect::<Vec<_>>(),
+                "notes": import.notes,
             });
             emit(&format!("{document}\n"));
             return ExitStatus::Ok;
         }
-        for note in &notes {
+        for note in &import.notes {
             emit_stderr(&format!("note: {note}\n"));
         }
         emit_stderr(&format!(
-            "imported {imported} measured config(s) for {target}; {} in {}\n",
-            entries.len(),
+            "imported {} measured config(s) for {}; {} in {}\n",
+            import.imported,
+            import.target,
+            import.entries.len(),
             self.output.display()
         ));
         ExitStatus::Ok
+    }
+}
+
+/// The registry's name of the target the runs were measured on (an alias resolved); an unknown
+/// one is a usage error, with the nearest names.
+fn target_name(requested: &str) -> Result<String, ExitStatus> {
+    let registry = registry::Registry::embedded();
+    if let Some(target) = registry.find(requested) {
+        return Ok(target.name.clone());
+    }
+    let nearest = registry.nearest(requested);
+    let help = (!nearest.is_empty()).then(|| format!("did you mean {}?", nearest.join(", ")));
+    tool_error_with(
+        USAGE,
+        format!("unknown target '{requested}'"),
+        help.as_deref(),
+    );
+    Err(ExitStatus::Usage)
+}
+
+/// The import in progress: the library's entries with this run's winners merged in, and what
+/// the report says about each dispatch.
+struct Import<'a> {
+    mlir: &'a Mlir,
+    target: String,
+    style: Style,
+    entries: Vec<Entry>,
+    /// Whether any run had a problem (then nothing is written).
+    failed: bool,
+    notes: Vec<String>,
+    rows: Vec<Row>,
+    imported: usize,
+}
+
+impl Import<'_> {
+    /// Reads one tuner run and merges its winners.
+    fn read(&mut self, run: &Path) {
+        let run_name = run.display().to_string();
+        let result = match tuner_import::read_run(run) {
+            Ok(result) => result,
+            Err(error) => {
+                input_problem(&error.place, &error.message);
+                self.failed = true;
+                return;
+            }
+        };
+        self.notes.extend(result.skipped);
+        for (dispatch, baseline_us) in result.not_beaten {
+            self.rows.push(Row {
+                run: run_name.clone(),
+                dispatch,
+                outcome: "not-beaten",
+                baseline_us,
+                chosen: None,
+                origin: None,
+                replaced: None,
+            });
+        }
+        for chosen in result.chosen {
+            if !self.merge_chosen(&run_name, chosen) {
+                self.failed = true;
+            }
+        }
+    }
+
+    /// One dispatch's winner verified, annotated with its measurement and merged by key;
+    /// false when it has a problem (reported).
+    fn merge_chosen(&mut self, run_name: &str, chosen: tuner_import::Chosen) -> bool {
+        let name = chosen.spec_path.display().to_string();
+        let verified = verify::verify_bytes(self.mlir, chosen.text.as_bytes(), &name);
+        for problem in &verified.problems {
+            emit_stderr(&render(problem, Some(chosen.text.as_bytes()), self.style));
+        }
+        if verified.has_errors() {
+            return false;
+        }
+        let matchers = verified
+            .snapshot
+            .as_ref()
+            .map(tuner_import::keyed_matchers)
+            .unwrap_or_default();
+        let [matcher] = matchers.as_slice() else {
+            input_problem(&name, &format!(
+                "expected one matcher whose checks tunespec can key (transform.iree.match.contraction, convolution, attention, online_attention, or upstream match ops), found {}",
+                matchers.len()
+            ));
+            return false;
+        };
+        let Some(text) = tuner_import::annotate(&chosen.text, &matcher.name, &chosen.measurement)
+        else {
+            input_problem(
+                &name,
+                &format!("cannot find the header of @{}", matcher.name),
+            );
+            return false;
+        };
+        let key = matcher.key.clone().for_target(self.target.clone());
+        let previous = self
+            .entries
+            .iter()
+            .find(|old| old.target == self.target && old.key == key)
+            .map(|old| old.origin.clone());
+        let origin = format!("{name} ({})", matcher.name);
+        let entry = Entry {
+            target: self.target.clone(),
+            key,
+            file: None,
+            text,
+            measurement: chosen.measurement.clone(),
+            origin: origin.clone(),
+        };
+        let merged = merge(&mut self.entries, entry, &mut self.notes);
+        self.imported += usize::from(merged);
+        let outcome = match (merged, &previous) {
+            (true, None) => "imported",
+            (true, Some(_)) => "replaced",
+            (false, _) => "kept",
+        };
+        if merged {
+            // A row of this import that the new entry replaced is superseded.
+            for row in &mut self.rows {
+                if row.origin.is_some() && row.origin == previous {
+                    row.outcome = "superseded";
+                }
+            }
+        }
+        self.rows.push(Row {
+            run: run_name.to_string(),
+            dispatch: chosen.measurement.dispatch.clone(),
+            outcome,
+            baseline_us: chosen.measurement.baseline_us,
+            chosen: Some((name, matcher.name.clone(), chosen.measurement)),
+            origin: Some(origin),
+            replaced: if merged { previous } else { None },
+        });
+        true
+    }
+
+    /// The annotated specs must verify as they will be written; their problems are reported.
+    fn annotated_specs_verify(&self) -> bool {
+        for entry in self.entries.iter().filter(|entry| entry.file.is_none()) {
+            let verified = verify::verify_bytes(self.mlir, entry.text.as_bytes(), &entry.origin);
+            if verified.has_errors() {
+                for problem in &verified.problems {
+                    emit_stderr(&render(problem, Some(entry.text.as_bytes()), self.style));
+                }
+                return false;
+            }
+        }
+        true
     }
 }

@@ -58,7 +58,7 @@ pub fn report_error(error: &registry::Error) -> ExitStatus {
                 let source = problem
                     .loc
                     .as_ref()
-                    .and_then(|loc| std::fs::read(&loc.file).ok());
+                    .and_then(|loc| tunespec::files::read_input(&loc.file).ok());
                 emit_stderr(&render(problem, source.as_deref(), style));
             }
             ExitStatus::Problems

@@ -15,8 +15,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-/// First line of a manifest written by [`manifest_text`]: marks a directory whose files
-/// `import-iree` may replace.
+/// The tool a manifest written by [`manifest_text`] names (`manifest::written_by`): marks a
+/// directory whose files `import-iree` may replace, and a library of IREE's own defaults.
+pub const TOOL: &str = "tunespec import-iree";
+
+/// First line of a manifest written by [`manifest_text`], up to the tool's name.
 pub const MANIFEST_MARKER: &str = "# Written by `tunespec import-iree`";
 
 /// One architecture's built-in spec, as dumped.
@@ -67,6 +70,12 @@ pub fn dump_default_spec(
     let dump = work.path().join("dump");
     std::fs::create_dir(&dump)
         .map_err(|error| format!("cannot create a directory for iree-opt's dump: {error}"))?;
+    run_dump(iree_opt, arch, &dump, timeout)?;
+    read_dump(iree_opt, arch, &dump)
+}
+
+/// Runs iree-opt on the request for `arch`, dumping the materialized specs into `dump`.
+fn run_dump(iree_opt: &Path, arch: &str, dump: &Path, timeout: Duration) -> Result<(), String> {
     let captured = super::child::capture(
         Command::new(iree_opt)
             .arg("--pass-pipeline=builtin.module(iree-codegen-materialize-tuning-specs)")
@@ -109,7 +118,12 @@ pub fn dump_default_spec(
             iree_opt.display(),
         ));
     }
-    let mut dumped: Vec<std::path::PathBuf> = std::fs::read_dir(&dump)
+    Ok(())
+}
+
+/// The one spec iree-opt dumped into `dump` (IREE's file, not an input), if any.
+fn read_dump(iree_opt: &Path, arch: &str, dump: &Path) -> Result<Option<Imported>, String> {
+    let mut dumped: Vec<std::path::PathBuf> = std::fs::read_dir(dump)
         .map_err(|error| format!("cannot read the specs iree-opt dumped: {error}"))?
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .collect();
@@ -137,18 +151,14 @@ pub fn dump_default_spec(
 /// `compiler` names the compiler the specs came from (its version line, not its path: the
 /// output must not depend on where the compiler is installed).
 pub fn manifest_text(imported: &[Imported], compiler: &str) -> String {
-    let mut text = format!(
-        "{MANIFEST_MARKER} from {compiler}.\n\
-         # IREE's built-in default tuning specs; linked before tunespec's defaults of each target.\n\
-         schema = 1\n"
+    let mut writer = crate::manifest::Writer::written_by(TOOL, &format!(" from {compiler}."));
+    writer.comment(
+        "IREE's built-in default tuning specs; linked before tunespec's defaults of each target.",
     );
     for spec in imported {
-        text.push_str(&format!(
-            "\n[extend.{}]\nspecs = [\"{}\"]\n",
-            spec.arch, spec.relative_path
-        ));
+        writer.extend(&spec.arch, std::slice::from_ref(&spec.relative_path));
     }
-    text
+    writer.text()
 }
 
 /// Which compiler `iree_opt` is: the `iree-base-compiler` package version when iree-opt belongs
@@ -250,6 +260,7 @@ mod tests {
         }];
         let text = manifest_text(&imported, "IREE compiler version 3.13.0");
         assert!(text.starts_with(MANIFEST_MARKER));
+        assert_eq!(crate::manifest::written_by(&text), Some(TOOL));
         assert!(text.contains(
             "[extend.gfx942]\nspecs = [\"gfx942/iree_default_tuning_spec_gfx942.mlir\"]\n"
         ));

@@ -38,10 +38,15 @@ fn check_manifest(path: &Path, name: &str, text: &str) -> Vec<Problem> {
         .unwrap_or(Path::new("."));
     // Targets the manifest defines itself are not external (the default registry's own
     // manifest defines the embedded ones).
-    let own: Vec<String> = toml::from_str::<toml::Table>(text)
-        .ok()
-        .and_then(|table| table.get("targets").and_then(|t| t.as_table()).cloned())
-        .map(|targets| targets.keys().map(|key| key.to_ascii_lowercase()).collect())
+    // A manifest that does not parse has no own targets: `load_with` reports why.
+    let own: Vec<String> = manifest::parse(text, name)
+        .map(|parsed| {
+            parsed
+                .targets
+                .keys()
+                .map(|key| key.get_ref().to_ascii_lowercase())
+                .collect()
+        })
         .unwrap_or_default();
     let external: Vec<ExternalTarget> = Registry::embedded()
         .external_targets()

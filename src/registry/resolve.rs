@@ -471,9 +471,7 @@ impl<'a> Builder<'a> {
                     .filter(|extension| &extension.target == key)
                     .map(|extension| (format!("[extend.{key}]"), &extension.specs));
                 // A library `tunespec import-iree` wrote holds IREE's own defaults.
-                let layer = if std::fs::read_to_string(dir.join("registry.toml"))
-                    .is_ok_and(|text| text.starts_with(crate::iree::import::MANIFEST_MARKER))
-                {
+                let layer = if manifest.written_by.as_deref() == Some(crate::iree::import::TOOL) {
                     LinkLayer::IreeDefault
                 } else {
                     LinkLayer::Library

@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use crate::ir;
 use crate::iree::{self, Failure, Iree};
+use crate::manifest;
 use crate::tuner_import::{self, KeyedMatcher};
 
 pub use payload::MatcherInfo;
@@ -62,7 +63,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<SpecFile>, String> {
             files.push(read_spec(path, None)?);
             continue;
         }
-        let manifest = library_targets(path)?;
+        let listing = library_targets(path)?;
         let mut found: Vec<PathBuf> = walkdir::WalkDir::new(path)
             .sort_by_file_name()
             .into_iter()
@@ -77,10 +78,12 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<SpecFile>, String> {
         }
         for file in found {
             let relative = file.strip_prefix(path).unwrap_or(&file);
-            let target = manifest
-                .iter()
-                .find(|(_, matcher)| matcher.is_match(relative))
-                .map(|(target, _)| target.clone());
+            let relative = relative
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            let target = target_of(&listing, &relative);
             files.push(read_spec(&file, target)?);
         }
     }
@@ -104,32 +107,38 @@ fn read_spec(path: &Path, target: Option<String>) -> Result<SpecFile, String> {
     })
 }
 
-/// `(target, glob of its spec paths)` of a library's `registry.toml`; empty without one.
-fn library_targets(dir: &Path) -> Result<Vec<(String, globset::GlobMatcher)>, String> {
-    let manifest = dir.join("registry.toml");
-    let Ok(text) = std::fs::read_to_string(&manifest) else {
-        return Ok(Vec::new());
-    };
-    let table: toml::Table = text
-        .parse()
-        .map_err(|error| format!("{}: {error}", manifest.display()))?;
-    let mut out = Vec::new();
-    for section in ["targets", "extend"] {
-        let entries = table.get(section).and_then(toml::Value::as_table);
-        for (target, value) in entries.into_iter().flatten() {
-            let specs = value.get("specs").and_then(toml::Value::as_array);
-            for spec in specs.into_iter().flatten() {
-                let pattern = spec
-                    .as_str()
-                    .or_else(|| spec.get("path").and_then(toml::Value::as_str));
-                let Some(pattern) = pattern else { continue };
-                let glob = globset::Glob::new(pattern)
-                    .map_err(|error| format!("{}: {pattern}: {error}", manifest.display()))?;
-                out.push((target.clone(), glob.compile_matcher()));
-            }
+/// `(target, glob of its spec paths)` of a library's `registry.toml`, `[targets.*]` then
+/// `[extend.*]`; empty without one. The manifest is read as an input (`files`) and parsed by the
+/// manifest module; its globs are matched by [`manifest::glob_match`], the registry's one glob
+/// rule, so `check` gives a spec the target `resolve` and `link` give it.
+fn library_targets(dir: &Path) -> Result<Vec<(String, String)>, String> {
+    let path = dir.join("registry.toml");
+    let text = match crate::files::read_input_text(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => {
+            return Err(format!(
+                "{}: {}",
+                path.display(),
+                crate::problem::io_message(&error)
+            ))
         }
-    }
-    Ok(out)
+    };
+    let name = path.display().to_string();
+    let parsed = manifest::parse(&text, &name).map_err(|problems| manifest::one_line(&problems))?;
+    Ok(parsed
+        .listed_specs()
+        .map(|(_, target, spec)| (target.to_string(), spec.path.clone()))
+        .collect())
+}
+
+/// The target of `relative` (a `/`-separated path below the library): the first listing whose
+/// glob matches it.
+fn target_of(listing: &[(String, String)], relative: &str) -> Option<String> {
+    listing
+        .iter()
+        .find(|(_, pattern)| manifest::glob_match(pattern, relative))
+        .map(|(target, _)| target.clone())
 }
 
 /// How one step went.

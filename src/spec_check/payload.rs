@@ -6,6 +6,8 @@
 //! way to know that IREE in use still applies a matcher is to give IREE such an op and look at
 //! the config its dispatch gets (as `tools/check-default-configs.py` does for the defaults).
 
+use std::collections::HashMap;
+
 use crate::ir::{self, Attr, Loc, ValueRef};
 
 /// A matcher of a root op (`transform.iree.match.contraction|convolution|attention|
@@ -194,6 +196,7 @@ fn tensor(shape: &[i64], ty: &str) -> String {
     text
 }
 
+/// A contraction as a `linalg.generic` with the matcher's maps, element types and sizes.
 fn contraction(info: &MatcherInfo, function: &str) -> Result<String, String> {
     let [lhs, rhs, out] = info
         .types
@@ -207,40 +210,7 @@ fn contraction(info: &MatcherInfo, function: &str) -> Result<String, String> {
     let [(loops, a), (_, b), (_, c)] = parsed.as_slice() else {
         return Err("a contraction needs three indexing maps".to_string());
     };
-    let in_all = |d: &String, sets: [&Vec<String>; 3], want: [bool; 3]| {
-        sets.iter().zip(want).all(|(set, w)| set.contains(d) == w)
-    };
-    let groups: Vec<Vec<&String>> = [
-        [true, true, true],
-        [true, false, true],
-        [false, true, true],
-        [true, true, false],
-    ]
-    .iter()
-    .map(|want| {
-        loops
-            .iter()
-            .filter(|d| in_all(d, [a, b, c], *want))
-            .collect()
-    })
-    .collect();
-    let mut size = std::collections::HashMap::new();
-    for (index, (group, name)) in groups.iter().zip(["batch", "m", "n", "k"]).enumerate() {
-        let values = sized(info, index, name)?;
-        if values.len() != group.len() {
-            return Err(format!(
-                "dims_equal on {name} has {} value(s) for {} loop(s)",
-                values.len(),
-                group.len()
-            ));
-        }
-        for (dim, value) in group.iter().zip(values) {
-            size.insert((*dim).clone(), value);
-        }
-    }
-    if size.len() != loops.len() {
-        return Err("a loop is in no contraction group".to_string());
-    }
+    let (size, reduction) = contraction_sizes(info, loops, [a, b, c])?;
     let shape = |dims: &Vec<String>| -> Vec<i64> { dims.iter().map(|d| size[d]).collect() };
     let (ta, tb, tc) = (
         tensor(&shape(a), &lhs),
@@ -248,23 +218,8 @@ fn contraction(info: &MatcherInfo, function: &str) -> Result<String, String> {
         tensor(&shape(c), &out),
     );
     let zero = if is_float(&out) { "0.0" } else { "0" };
-    let extend = |value: &str, ty: &str| -> (String, String) {
-        if ty == out {
-            (format!("%{value}"), String::new())
-        } else if is_float(ty) {
-            (
-                format!("%{value}e"),
-                format!("    %{value}e = arith.extf %{value} : {ty} to {out}\n"),
-            )
-        } else {
-            (
-                format!("%{value}e"),
-                format!("    %{value}e = arith.extsi %{value} : {ty} to {out}\n"),
-            )
-        }
-    };
-    let (xa, xs) = extend("x", &lhs);
-    let (ya, ys) = extend("y", &rhs);
+    let (xa, xs) = widen("x", &lhs, &out);
+    let (ya, ys) = widen("y", &rhs, &out);
     let (mul, add) = if is_float(&out) {
         ("arith.mulf", "arith.addf")
     } else {
@@ -273,7 +228,7 @@ fn contraction(info: &MatcherInfo, function: &str) -> Result<String, String> {
     let iterators: Vec<&str> = loops
         .iter()
         .map(|d| {
-            if groups[3].contains(&d) {
+            if reduction.contains(&d) {
                 "\"reduction\""
             } else {
                 "\"parallel\""
@@ -295,6 +250,68 @@ fn contraction(info: &MatcherInfo, function: &str) -> Result<String, String> {
         maps = info.maps.join(", "),
         iterators = iterators.join(", "),
     ))
+}
+
+/// The size of every loop of a contraction whose operand maps use the dimensions `operands`
+/// (lhs, rhs, out): each loop's group (batch, m, n, k: by which operands use it) sized by the
+/// matcher's `dims_equal` on that group; and the reduction (k) loops.
+fn contraction_sizes<'a>(
+    info: &MatcherInfo,
+    loops: &'a [String],
+    operands: [&Vec<String>; 3],
+) -> Result<(HashMap<String, i64>, Vec<&'a String>), String> {
+    let in_all = |d: &String, want: [bool; 3]| {
+        operands
+            .iter()
+            .zip(want)
+            .all(|(set, w)| set.contains(d) == w)
+    };
+    let mut groups: Vec<Vec<&String>> = [
+        [true, true, true],
+        [true, false, true],
+        [false, true, true],
+        [true, true, false],
+    ]
+    .iter()
+    .map(|want| loops.iter().filter(|d| in_all(d, *want)).collect())
+    .collect();
+    let mut size = HashMap::new();
+    for (index, (group, name)) in groups.iter().zip(["batch", "m", "n", "k"]).enumerate() {
+        let values = sized(info, index, name)?;
+        if values.len() != group.len() {
+            return Err(format!(
+                "dims_equal on {name} has {} value(s) for {} loop(s)",
+                values.len(),
+                group.len()
+            ));
+        }
+        for (dim, value) in group.iter().zip(values) {
+            size.insert((*dim).clone(), value);
+        }
+    }
+    if size.len() != loops.len() {
+        return Err("a loop is in no contraction group".to_string());
+    }
+    let reduction = groups.pop().unwrap_or_default();
+    Ok((size, reduction))
+}
+
+/// An operand of element type `ty` as the accumulator's type `out`: its name in the body, and
+/// the extension op that widens it (none when the types are the same).
+fn widen(value: &str, ty: &str, out: &str) -> (String, String) {
+    if ty == out {
+        (format!("%{value}"), String::new())
+    } else if is_float(ty) {
+        (
+            format!("%{value}e"),
+            format!("    %{value}e = arith.extf %{value} : {ty} to {out}\n"),
+        )
+    } else {
+        (
+            format!("%{value}e"),
+            format!("    %{value}e = arith.extsi %{value} : {ty} to {out}\n"),
+        )
+    }
 }
 
 /// An NHWC x HWCF 2-D convolution (the layout the tuner generates for), strides and dilations

@@ -34,6 +34,7 @@ mod link_keys;
 mod measured_first;
 mod module_graph;
 mod mutation_fuzz;
+mod one_home;
 mod parallel;
 mod parser_safety;
 mod portable;

@@ -21,6 +21,7 @@ use crate::problem::{codes, Problem};
 mod names;
 mod paths;
 mod validate;
+mod write;
 
 pub use names::{check_name, format_feature, parse_feature};
 pub use paths::{
@@ -28,6 +29,7 @@ pub use paths::{
     list_spec_files, offset_loc, walk_spec_files,
 };
 use validate::Validator;
+pub use write::{written_by, Writer};
 
 /// The manifest format version this build understands.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -158,6 +160,9 @@ pub struct ResolvedManifest {
     pub extensions: Vec<ResolvedExtension>,
     /// Findings that do not stop the manifest from being used (unlisted spec files).
     pub warnings: Vec<Problem>,
+    /// The tool that wrote the manifest, from its first line (`# Written by \`NAME\``; see
+    /// [`written_by`]): a library `tunespec import-iree` wrote holds IREE's own defaults.
+    pub written_by: Option<String>,
 }
 
 /// A validated target of a manifest.
@@ -248,6 +253,7 @@ pub fn load_with(
             targets,
             extensions,
             warnings,
+            written_by: written_by(text).map(str::to_string),
         })
     } else {
         crate::verify::sort_problems(&mut problems);
@@ -255,8 +261,53 @@ pub fn load_with(
     }
 }
 
-/// Phase 1: the TOML, deserialized; a syntax or schema-shape error is the only problem then.
-fn parse(text: &str, manifest_name: &str) -> Result<Manifest, Vec<Problem>> {
+/// Which table of a manifest lists a spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// `[targets.NAME]`: a target the manifest defines.
+    Targets,
+    /// `[extend.NAME]`: a target defined elsewhere.
+    Extend,
+}
+
+impl Manifest {
+    /// Every `specs` entry as written, with its table and target: `[targets.*]` first, then
+    /// `[extend.*]`, each sorted by target name, entries in their order. Why: readers that need
+    /// only the listing (which target a spec file is for) walk the typed model, not raw TOML.
+    pub fn listed_specs(&self) -> impl Iterator<Item = (Table, &str, &SpecEntry)> + '_ {
+        let own = self.targets.iter().flat_map(|(name, target)| {
+            target
+                .specs
+                .iter()
+                .map(move |spec| (Table::Targets, name.get_ref().as_str(), spec.get_ref()))
+        });
+        let extended = self.extend.iter().flat_map(|(name, extension)| {
+            extension
+                .specs
+                .iter()
+                .map(move |spec| (Table::Extend, name.get_ref().as_str(), spec.get_ref()))
+        });
+        own.chain(extended)
+    }
+}
+
+/// The first of a manifest's problems as one line, `FILE:LINE:COL: message`: for readers that
+/// report a manifest they cannot use as a plain error (`check`, the importers).
+pub fn one_line(problems: &[Problem]) -> String {
+    match problems.first() {
+        Some(problem) => match &problem.loc {
+            Some(loc) => format!("{}:{}:{}: {}", loc.file, loc.line, loc.col, problem.message),
+            None => problem.message.clone(),
+        },
+        None => "invalid manifest".to_string(),
+    }
+}
+
+/// Phase 1: the TOML, deserialized into the typed model; a syntax or schema-shape error is the
+/// only problem then. Public for readers that need the manifest as written, not validated
+/// against a registry (`check`'s spec-to-target map, the libraries the importers wrote): the
+/// one place a manifest's TOML is parsed.
+pub fn parse(text: &str, manifest_name: &str) -> Result<Manifest, Vec<Problem>> {
     toml::from_str(text).map_err(|parse_error| {
         let offset = parse_error.span().map_or(0, |span| span.start);
         // The toml crate gives some errors (a control character in a comment) no text.
