@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::link::MatcherKey;
 use crate::mlir::Mlir;
-use crate::tuner_import::{self, Measurement, MANIFEST_MARKER};
+use crate::tuner_import::{self, Measurement};
 use crate::verify;
 
 /// One entry of the library: a spec with one measured matcher.
@@ -140,7 +140,7 @@ pub fn existing_entries(mlir: &Mlir, output: &Path) -> Result<Vec<Entry>, String
             ))
         }
     };
-    if !manifest.starts_with(MANIFEST_MARKER) {
+    if tunespec_core::manifest::written_by(&manifest) != Some(tuner_import::TOOL) {
         let empty = std::fs::read_dir(output)
             .map_err(|error| format!("cannot read {}: {error}", output.display()))?
             .next()

@@ -18,8 +18,8 @@ use crate::provenance::{mlir_string, PROVENANCE_ATTR};
 /// The matcher attribute that holds the measurement record (one definition, in
 /// [`crate::provenance`]).
 pub use crate::provenance::MEASUREMENT_ATTR;
-/// The first line of a library manifest this command wrote.
-pub const MANIFEST_MARKER: &str = "# Written by `tunespec import-tuner`";
+/// The tool name a library `import-tuner` wrote carries in its manifest's first line.
+pub const TOOL: &str = "tunespec import-tuner";
 /// The file name suffix of the tuner's per-dispatch benchmark records.
 pub const CSV_SUFFIX: &str = "_candidate_analysis.csv";
 /// The columns an analysis CSV must have.
@@ -192,7 +192,7 @@ pub fn read_run(run: &Path) -> Result<RunResult, InputError> {
         let spec_path = run
             .join("candidates/specs")
             .join(format!("{}_spec.mlir", row.candidate_id));
-        let text = std::fs::read_to_string(&spec_path).map_err(|error| {
+        let text = crate::files::read_input_text(&spec_path).map_err(|error| {
             input_error(
                 format!("{place}:{line}"),
                 format!(
@@ -295,7 +295,7 @@ fn iree_version(run: &Path) -> String {
         .collect();
     logs.sort();
     for log in logs {
-        let Ok(text) = std::fs::read_to_string(&log) else {
+        let Ok(text) = crate::files::read_input_text(&log) else {
             continue;
         };
         for line in text.lines() {
@@ -330,7 +330,7 @@ pub struct Summary {
 
 /// Reads `summary.log` of a run (nothing when it has none or it says neither).
 fn read_summary(run: &Path) -> Summary {
-    std::fs::read_to_string(run.join("summary.log"))
+    crate::files::read_input_text(run.join("summary.log"))
         .map(|text| parse_summary(&text))
         .unwrap_or_default()
 }
@@ -506,24 +506,35 @@ pub fn file_stem(dispatch: &str) -> String {
 
 /// The manifest of an imported library: each target's specs, before that target's defaults.
 pub fn manifest_text(targets: &[(String, Vec<String>)]) -> String {
-    let mut text = format!(
-        "{MANIFEST_MARKER}: measured configs from SHARK tuner runs.\n\
-         # Each spec's matcher carries its measurement (tunespec.measurement).\n\
-         schema = 1\n"
+    let mut writer = tunespec_core::manifest::Writer::written_by(
+        TOOL,
+        ": measured configs from SHARK tuner runs.",
     );
+    writer.comment("Each spec's matcher carries its measurement (tunespec.measurement).");
     for (target, specs) in targets {
-        let list: Vec<String> = specs.iter().map(|spec| format!("\"{spec}\"")).collect();
-        text.push_str(&format!(
-            "\n[extend.{target}]\nspecs = [{}]\n",
-            list.join(", ")
-        ));
+        writer.extend(target, specs);
     }
-    text
+    writer.text()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_manifest_is_written_as_before() {
+        let text = manifest_text(&[(
+            "gfx942".to_string(),
+            vec!["a.mlir".to_string(), "b c.mlir".to_string()],
+        )]);
+        assert_eq!(
+            text,
+            "# Written by `tunespec import-tuner`: measured configs from SHARK tuner runs.\n\
+             # Each spec's matcher carries its measurement (tunespec.measurement).\n\
+             schema = 1\n\n[extend.gfx942]\nspecs = [\"a.mlir\", \"b c.mlir\"]\n"
+        );
+        assert_eq!(tunespec_core::manifest::written_by(&text), Some(TOOL));
+    }
 
     #[test]
     fn annotates_a_header_without_attributes() {

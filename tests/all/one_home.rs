@@ -21,10 +21,6 @@ const DIRECT_READS: &[(&str, &str)] = &[
         "iree-compile's dumps and iree-run-module's outputs in bench's own temporary directory",
     ),
     ("bench/measured.rs", "/proc/cpuinfo"),
-    (
-        "tuner_import.rs",
-        "pending: its three reads of tuner runs move to `files` with that module's rework",
-    ),
 ];
 
 /// Files of `src/` allowed to parse TOML, and why: none of them parses a manifest.
