@@ -3,7 +3,7 @@ use serde_json::json;
 
 use super::common::{emit, ExitStatus, Format};
 use super::table::{self, Align};
-use tunespec::registry::{self, EmbeddedTarget as Target};
+use tunespec::registry::{Registry, Target};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = super::help::TARGETS)]
@@ -26,10 +26,13 @@ struct Row {
 
 fn row(target: &Target) -> Row {
     let mut hasher = blake3::Hasher::new();
-    for spec in target.specs() {
+    for spec in target.default_specs() {
         hasher.update(spec.bytecode_hash.as_bytes());
     }
-    let mut provenance: Vec<String> = target.specs().map(|spec| spec.provenance().1).collect();
+    let mut provenance: Vec<String> = target
+        .default_specs()
+        .map(|spec| spec.provenance().1)
+        .collect();
     provenance.dedup();
     Row {
         provenance: if provenance.is_empty() {
@@ -37,8 +40,8 @@ fn row(target: &Target) -> Row {
         } else {
             provenance.join("; ")
         },
-        matchers: target.specs().map(|spec| spec.matcher_count).sum(),
-        bytes: target.specs().map(|spec| spec.bytecode_bytes).sum(),
+        matchers: target.default_specs().map(|spec| spec.matcher_count).sum(),
+        bytes: target.default_specs().map(|spec| spec.bytecode_bytes).sum(),
         hash: hasher.finalize().to_hex()[..12].to_string(),
     }
 }
@@ -47,25 +50,25 @@ impl Opts {
     pub fn run(self) -> ExitStatus {
         match self.format {
             Format::Json => {
-                for target in registry::targets() {
+                for target in Registry::embedded().targets() {
                     emit(&format!("{}\n", json_target(target)));
                 }
             }
             Format::Short => {
                 let mut out = String::new();
-                for target in registry::targets() {
+                for target in Registry::embedded().targets() {
                     let row = row(target);
                     out.push_str(&format!(
                         "{}: fallback={} aliases={} iree-target={} specs={} matchers={} bytes={} hash={} provenance={}: {}\n",
                         target.name,
-                        target.fallback.unwrap_or("-"),
+                        target.fallback.as_deref().unwrap_or("-"),
                         if target.aliases.is_empty() {
                             "-".to_string()
                         } else {
                             target.aliases.join(",")
                         },
                         iree_cell(target),
-                        target.specs.len(),
+                        target.default_specs().count(),
                         row.matchers,
                         row.bytes,
                         row.hash,
@@ -88,7 +91,7 @@ impl Opts {
 /// (`sm_90` as `sm_89` PTX); `None` for a family, a vendor or a SKU (IREE compiles for an
 /// architecture).
 fn iree_target(target: &Target) -> Option<tunespec::iree::CompileTarget> {
-    tunespec::iree::compile_target(target.name)
+    tunespec::iree::compile_target(&target.name)
 }
 
 fn json_iree(target: &Target) -> serde_json::Value {
@@ -114,7 +117,11 @@ fn iree_cell(target: &Target) -> String {
 /// The lines under the table: each substitution, with the flags it compiles with.
 fn substitution_notes() -> String {
     let mut notes = String::new();
-    for compile in registry::targets().iter().filter_map(iree_target) {
+    for compile in Registry::embedded()
+        .targets()
+        .iter()
+        .filter_map(iree_target)
+    {
         if let Some(why) = &compile.substitution {
             notes.push_str(&format!("* {why} ({})\n", compile.flags.join(" ")));
         }
@@ -124,7 +131,7 @@ fn substitution_notes() -> String {
 
 fn json_target(target: &Target) -> serde_json::Value {
     let specs: Vec<_> = target
-        .specs()
+        .default_specs()
         .map(|spec| {
             json!({
                 "path": spec.path,
@@ -170,16 +177,17 @@ fn human() -> String {
         ("provenance", Align::Wrap),
         ("description", Align::Wrap),
     ];
-    let rows: Vec<Vec<String>> = registry::targets()
+    let rows: Vec<Vec<String>> = Registry::embedded()
+        .targets()
         .iter()
         .map(|target| {
             let row = row(target);
             vec![
                 target.name.to_string(),
-                target.fallback.unwrap_or("-").to_string(),
+                target.fallback.as_deref().unwrap_or("-").to_string(),
                 target.aliases.join(","),
                 iree_cell(target),
-                target.specs.len().to_string(),
+                target.default_specs().count().to_string(),
                 row.matchers.to_string(),
                 row.bytes.to_string(),
                 row.hash,

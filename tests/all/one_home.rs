@@ -106,6 +106,29 @@ fn manifests_are_parsed_only_by_the_manifest_module() {
     );
 }
 
+/// Files of `src/` allowed to hold a target's source forms (the build's table row, the
+/// manifest's parsed table), and why: everything else takes `registry::Target`.
+const TARGET_SOURCES: &[(&str, &str)] = &[
+    (
+        "registry/",
+        "turns each source form into the one `registry::Target`",
+    ),
+    (
+        "export.rs",
+        "writes the build's own tables and bytecode into C sources, row for row",
+    ),
+];
+
+#[test]
+fn commands_see_one_record_of_a_target() {
+    let found = violations(&["EmbeddedTarget", "ResolvedTarget"], TARGET_SOURCES);
+    assert!(
+        found.is_empty(),
+        "take targets from tunespec::registry::Registry (find, chain, targets):          registry::Target is the one record of a target, whoever defines it:\n{}",
+        found.join("\n")
+    );
+}
+
 /// The scan sees a read in code and not in a comment or the unit tests.
 #[test]
 fn the_scan_finds_a_direct_read() {
