@@ -126,97 +126,20 @@ impl Config {
                 Some(offset_loc(text, &name, offset)),
             )]
         })?;
-        let mut problems = Vec::new();
-        let loc = |offset: usize| offset_loc(text, &name, offset);
-        if let Some(schema) = &raw.schema {
-            if *schema.get_ref() != SCHEMA_VERSION {
-                problems.push(Problem::error(
-                    codes::CONFIG,
-                    format!(
-                        "config schema {} is not supported (this tunespec reads schema {SCHEMA_VERSION})",
-                        schema.get_ref()
-                    ),
-                    Some(loc(schema.span().start)),
-                ));
-            }
-        }
-        if let (Some(first), true) = (
-            raw.safe_configs.first(),
-            path.file_name().is_some_and(|name| name == PROJECT_FILE),
-        ) {
-            problems.push(Problem::error(
-                codes::CONFIG,
-                "safe_configs belongs in the user config, not in a project's tunespec.toml",
-                Some(loc(first.span().start)),
-            ));
-        }
-        let base = path.parent().unwrap_or(Path::new("."));
-        let mut spec_dirs = Vec::new();
-        for dir in &raw.spec_dirs {
-            if dir.get_ref().trim().is_empty() {
-                problems.push(Problem::error(
-                    codes::CONFIG,
-                    "empty spec directory path",
-                    Some(loc(dir.span().start)),
-                ));
-                continue;
-            }
-            spec_dirs.push(ConfigPath {
-                written: dir.get_ref().clone(),
-                path: resolve_path(base, dir.get_ref()),
-                features: Vec::new(),
-                loc: loc(dir.span().start),
-            });
-        }
-        let mut targets = Vec::new();
-        for (key, target) in &raw.targets {
-            let mut specs = Vec::new();
-            for entry in &target.specs {
-                let mut features = Vec::new();
-                for feature in &entry.get_ref().features {
-                    match manifest::parse_feature(feature.get_ref()) {
-                        Ok((name, enabled)) => {
-                            features.push(manifest::format_feature(&name, enabled))
-                        }
-                        Err(reason) => problems.push(Problem::error(
-                            codes::CONFIG,
-                            reason,
-                            Some(loc(feature.span().start)),
-                        )),
-                    }
-                }
-                features.sort();
-                features.dedup();
-                let written = &entry.get_ref().path;
-                if written.trim().is_empty() {
-                    problems.push(Problem::error(
-                        codes::CONFIG,
-                        format!("empty spec path for target '{}'", key.get_ref()),
-                        Some(loc(entry.span().start)),
-                    ));
-                    continue;
-                }
-                specs.push(ConfigPath {
-                    written: written.clone(),
-                    path: resolve_path(base, written),
-                    features,
-                    loc: loc(entry.span().start),
-                });
-            }
-            if target.specs.is_empty() {
-                problems.push(Problem::error(
-                    codes::CONFIG,
-                    format!("[targets.{}] lists no specs", key.get_ref()),
-                    Some(loc(key.span().start)),
-                ));
-            }
-            targets.push(ConfigTarget {
-                key: key.get_ref().trim().to_ascii_lowercase(),
-                loc: loc(key.span().start),
-                specs,
-            });
-        }
-        if problems.is_empty() {
+        let mut parsing = Parsing {
+            text,
+            name,
+            base: path.parent().unwrap_or(Path::new(".")),
+            problems: Vec::new(),
+        };
+        parsing.check_header(&raw, path);
+        let spec_dirs = parsing.spec_dirs(&raw.spec_dirs);
+        let targets = raw
+            .targets
+            .iter()
+            .map(|(key, target)| parsing.target(key, target))
+            .collect();
+        if parsing.problems.is_empty() {
             Ok(Config {
                 path: path.to_path_buf(),
                 spec_dirs,
@@ -224,7 +147,115 @@ impl Config {
                 derived: raw.derived,
             })
         } else {
-            Err(problems)
+            Err(parsing.problems)
+        }
+    }
+}
+
+/// A config being checked after TOML parsing: its text and name (for locations), the directory
+/// its paths resolve against and the problems so far, in file order. One struct so that each
+/// section is checked by a function of its own and every problem is still reported.
+struct Parsing<'a> {
+    text: &'a str,
+    name: String,
+    base: &'a Path,
+    problems: Vec<Problem>,
+}
+
+impl Parsing<'_> {
+    /// The location of a byte offset in the config.
+    fn loc(&self, offset: usize) -> Loc {
+        offset_loc(self.text, &self.name, offset)
+    }
+
+    /// Records a `tunespec::config` error at `offset`.
+    fn error(&mut self, message: impl Into<String>, offset: usize) {
+        let loc = self.loc(offset);
+        self.problems
+            .push(Problem::error(codes::CONFIG, message, Some(loc)));
+    }
+
+    /// The schema version, and `safe_configs` outside the user config.
+    fn check_header(&mut self, raw: &RawConfig, path: &Path) {
+        if let Some(schema) = &raw.schema {
+            if *schema.get_ref() != SCHEMA_VERSION {
+                self.error(
+                    format!(
+                        "config schema {} is not supported (this tunespec reads schema {SCHEMA_VERSION})",
+                        schema.get_ref()
+                    ),
+                    schema.span().start,
+                );
+            }
+        }
+        if let (Some(first), true) = (
+            raw.safe_configs.first(),
+            path.file_name().is_some_and(|name| name == PROJECT_FILE),
+        ) {
+            self.error(
+                "safe_configs belongs in the user config, not in a project's tunespec.toml",
+                first.span().start,
+            );
+        }
+    }
+
+    /// `spec_dirs`, resolved; an empty path is an error.
+    fn spec_dirs(&mut self, dirs: &[Spanned<String>]) -> Vec<ConfigPath> {
+        let mut spec_dirs = Vec::new();
+        for dir in dirs {
+            if dir.get_ref().trim().is_empty() {
+                self.error("empty spec directory path", dir.span().start);
+                continue;
+            }
+            spec_dirs.push(ConfigPath {
+                written: dir.get_ref().clone(),
+                path: resolve_path(self.base, dir.get_ref()),
+                features: Vec::new(),
+                loc: self.loc(dir.span().start),
+            });
+        }
+        spec_dirs
+    }
+
+    /// A `[targets.KEY]` table: its specs with their features (sorted, once each); a target
+    /// without specs, an empty path or a malformed feature is an error.
+    fn target(&mut self, key: &Spanned<String>, target: &RawTarget) -> ConfigTarget {
+        let mut specs = Vec::new();
+        for entry in &target.specs {
+            let mut features = Vec::new();
+            for feature in &entry.get_ref().features {
+                match manifest::parse_feature(feature.get_ref()) {
+                    Ok((name, enabled)) => features.push(manifest::format_feature(&name, enabled)),
+                    Err(reason) => self.error(reason, feature.span().start),
+                }
+            }
+            features.sort();
+            features.dedup();
+            let written = &entry.get_ref().path;
+            if written.trim().is_empty() {
+                self.error(
+                    format!("empty spec path for target '{}'", key.get_ref()),
+                    entry.span().start,
+                );
+                continue;
+            }
+            specs.push(ConfigPath {
+                written: written.clone(),
+                path: resolve_path(self.base, written),
+                features,
+                loc: self.loc(entry.span().start),
+            });
+        }
+        if target.specs.is_empty() {
+            self.error(
+                format!("[targets.{}] lists no specs", key.get_ref()),
+                key.span().start,
+            );
+        }
+        ConfigTarget {
+            key: key.get_ref().trim().to_ascii_lowercase(),
+            loc: self.loc(key.span().start),
+            specs,
         }
     }
 }

@@ -91,30 +91,10 @@ impl Opts {
         // The payload and the library are each parsed once (a library linked here is applied
         // as linked, never written to bytecode and read back); the library is verified only if
         // it has to go through the interpreter (see `apply::apply`).
-        let (library, library_bytes) = if self.library.given() {
-            match link_library(&mlir, &self.library) {
-                Ok(linked) => linked,
-                Err(status) => return status,
-            }
-        } else {
-            let (bytes, library_name) = match apply::attached_bytes(&payload, &self.attr, &name) {
-                Ok(bytes) => (bytes, format!("{name}[{}]", self.attr)),
-                Err(problems) => return fail(problems, &payload_bytes),
-            };
-            let loaded = {
-                let _phase =
-                    tracing::info_span!("apply.load-library", bytes = bytes.len()).entered();
-                apply::load_library(&mlir, &bytes, &library_name, false)
-            };
-            match loaded {
-                // IREE's bytecode (what `attach` writes when IREE is found) was read through
-                // IREE: `--explain` gets the library as tunespec read it.
-                Ok(library) if tunespec::iree::bytecode::is_newer_bytecode(&bytes) => {
-                    (library, None)
-                }
-                Ok(library) => (library, Some(bytes)),
-                Err(problems) => return fail(problems, &payload_bytes),
-            }
+        let (library, library_bytes) = match self.library_for(&mlir, &payload, &name) {
+            Ok(library) => library,
+            Err(Failure::Status(status)) => return status,
+            Err(Failure::Problems(problems)) => return fail(problems, &payload_bytes),
         };
         // `--explain` reads the library from bytecode (it instruments a copy of it).
         let library_bytes = match library_bytes {
@@ -130,74 +110,16 @@ impl Opts {
             },
             None => Vec::new(),
         };
-        // IREE formed a model's dispatches as its tuning specs see them: nothing to generalize.
-        let generalize = self.as_dispatch && !super::model::iree_formed();
-        if generalize {
-            payload.tag_ops();
-            if let Err(message) = payload.generalize_like_iree() {
-                return fail(
-                    vec![Problem::error(apply::codes::PAYLOAD, message, None)],
-                    &payload_bytes,
-                );
-            }
-        }
-        let applied = {
-            let _phase = tracing::info_span!("apply.match", engine = ?self.engine).entered();
-            apply::apply(
-                &mlir,
-                &payload,
-                &library,
-                &self.attr,
-                self.keep_attr,
-                self.engine,
-            )
-        };
-        match applied {
-            Ok(problems) => report(&problems, Some(&payload_bytes)),
-            Err(problems) => return fail(problems, &payload_bytes),
-        }
-        if generalize {
-            payload.untag_ops();
+        if let Err(problems) = self.materialize(&mlir, &payload, &library, &payload_bytes) {
+            return fail(problems, &payload_bytes);
         }
         let written = write(&self.output, &payload.print_file_bytes());
         if written != ExitStatus::Ok {
             return written;
         }
         if self.explain {
-            let _phase = tracing::info_span!("apply.explain").entered();
-            match apply::explain(
-                &mlir,
-                &payload_bytes,
-                &name,
-                &library_bytes,
-                &self.attr,
-                self.engine,
-                if super::model::iree_formed() {
-                    apply::View::Written
-                } else {
-                    apply::View::Dispatch
-                },
-            ) {
-                Ok(mut explanation) => {
-                    // Each pair's layer, and the ops a withheld derived default would configure.
-                    let would = super::explain_provenance::annotate(
-                        &mlir,
-                        &self.library,
-                        &mut explanation,
-                        &payload_bytes,
-                        &name,
-                        &self.attr,
-                        self.engine,
-                    );
-                    report_unmatched(&explanation, self.format, &would);
-                    emit_stderr(&render_explanation(
-                        &explanation,
-                        self.format,
-                        table::stderr_width(),
-                        &would,
-                    ));
-                }
-                Err(problems) => return fail(problems, &payload_bytes),
+            if let Err(problems) = self.explain(&mlir, &payload_bytes, &name, &library_bytes) {
+                return fail(problems, &payload_bytes);
             }
         }
         // The process exits next: the system takes the memory back at once, where MLIR's
@@ -209,6 +131,118 @@ impl Opts {
         std::mem::forget(mlir);
         ExitStatus::Ok
     }
+
+    /// The library: linked from the library flags, else the one attached to the payload under
+    /// `--attr`; with its bytecode when it is at hand and MLIR 22's (`--explain` reads it).
+    fn library_for<'c>(
+        &self,
+        mlir: &'c Mlir,
+        payload: &OwnedOp<'c>,
+        name: &str,
+    ) -> Result<(OwnedOp<'c>, Option<Vec<u8>>), Failure> {
+        if self.library.given() {
+            return link_library(mlir, &self.library).map_err(Failure::Status);
+        }
+        let bytes = apply::attached_bytes(payload, &self.attr, name).map_err(Failure::Problems)?;
+        let library_name = format!("{name}[{}]", self.attr);
+        let loaded = {
+            let _phase = tracing::info_span!("apply.load-library", bytes = bytes.len()).entered();
+            apply::load_library(mlir, &bytes, &library_name, false)
+        };
+        match loaded {
+            // IREE's bytecode (what `attach` writes when IREE is found) was read through
+            // IREE: `--explain` gets the library as tunespec read it.
+            Ok(library) if tunespec::iree::bytecode::is_newer_bytecode(&bytes) => {
+                Ok((library, None))
+            }
+            Ok(library) => Ok((library, Some(bytes))),
+            Err(problems) => Err(Failure::Problems(problems)),
+        }
+    }
+
+    /// Applies the library to the payload in place (generalized as IREE's dispatch formation
+    /// does for `--as-dispatch`, and back), reporting the run's problems.
+    fn materialize(
+        &self,
+        mlir: &Mlir,
+        payload: &OwnedOp<'_>,
+        library: &OwnedOp<'_>,
+        payload_bytes: &[u8],
+    ) -> Result<(), Vec<Problem>> {
+        // IREE formed a model's dispatches as its tuning specs see them: nothing to generalize.
+        let generalize = self.as_dispatch && !super::model::iree_formed();
+        if generalize {
+            payload.tag_ops();
+            payload
+                .generalize_like_iree()
+                .map_err(|message| vec![Problem::error(apply::codes::PAYLOAD, message, None)])?;
+        }
+        let applied = {
+            let _phase = tracing::info_span!("apply.match", engine = ?self.engine).entered();
+            apply::apply(
+                mlir,
+                payload,
+                library,
+                &self.attr,
+                self.keep_attr,
+                self.engine,
+            )
+        };
+        report(&applied?, Some(payload_bytes));
+        if generalize {
+            payload.untag_ops();
+        }
+        Ok(())
+    }
+
+    /// `--explain`: what configured each candidate op, printed to stderr (the payload may be on
+    /// stdout), with each pair's layer and the ops a withheld derived default would configure.
+    fn explain(
+        &self,
+        mlir: &Mlir,
+        payload_bytes: &[u8],
+        name: &str,
+        library_bytes: &[u8],
+    ) -> Result<(), Vec<Problem>> {
+        let _phase = tracing::info_span!("apply.explain").entered();
+        let mut explanation = apply::explain(
+            mlir,
+            payload_bytes,
+            name,
+            library_bytes,
+            &self.attr,
+            self.engine,
+            if super::model::iree_formed() {
+                apply::View::Written
+            } else {
+                apply::View::Dispatch
+            },
+        )?;
+        let would = super::explain_provenance::annotate(
+            mlir,
+            &self.library,
+            &mut explanation,
+            payload_bytes,
+            name,
+            &self.attr,
+            self.engine,
+        );
+        report_unmatched(&explanation, self.format, &would);
+        emit_stderr(&render_explanation(
+            &explanation,
+            self.format,
+            table::stderr_width(),
+            &would,
+        ));
+        Ok(())
+    }
+}
+
+/// Why `apply` stops before writing: a status already reported (usage, I/O, a failed link), or
+/// problems to report against the payload's text.
+enum Failure {
+    Status(ExitStatus),
+    Problems(Vec<Problem>),
 }
 
 /// Links the library of `args` for this process (as `LibraryArgs::link` does: through the cache,

@@ -160,35 +160,9 @@ impl Opts {
     ) {
         let failed = reports.iter().filter(|report| !report.ok).count();
         let warnings: usize = reports.iter().map(|report| report.warnings.len()).sum();
-        let applied = fixes.iter().filter(|fix| fix.applied).count();
         if self.format == Format::Json {
-            let document = json!({
-                "version": 1,
-                "iree": revision,
-                "fixes": fixes.iter().map(|fix| json!({
-                    "file": fix.file,
-                    "line": fix.edit.line,
-                    "col": fix.edit.col,
-                    "before": fix.edit.before,
-                    "after": fix.edit.after,
-                    "applied": fix.applied,
-                })).collect::<Vec<_>>(),
-                "unreadable": unreadable.iter().map(|(file, message)| json!({
-                    "file": file,
-                    "message": message,
-                })).collect::<Vec<_>>(),
-                "without_matchers": without,
-                "results": reports,
-                "summary": {
-                    "files": files.len(),
-                    "matchers": reports.len(),
-                    "passed": reports.len() - failed,
-                    "failed": failed,
-                    "warnings": warnings,
-                    "fixes": fixes.len(),
-                    "fixed": applied,
-                },
-            });
+            let document =
+                json_document(files.len(), fixes, (unreadable, without), reports, revision);
             emit(&format!("{document}\n"));
             return;
         }
@@ -200,77 +174,8 @@ impl Opts {
             }
         }
         if matches!(self.format, Format::Human | Format::Github) {
-            for fix in fixes {
-                out.push_str(&format!(
-                    "{}:{}:{}: {} {} -> {}\n",
-                    fix.file,
-                    fix.edit.line,
-                    fix.edit.col,
-                    if fix.applied {
-                        "fixed:"
-                    } else {
-                        "fixable (--fix):"
-                    },
-                    fix.edit.before,
-                    fix.edit.after
-                ));
-            }
-            for (file, message) in unreadable {
-                out.push_str(&format!("{file}: cannot be read: {message}\n"));
-            }
-            for file in without {
-                out.push_str(&format!(
-                    "{file}: no matcher of a root op (transform.iree.match.contraction, convolution, attention): nothing checked\n"
-                ));
-            }
-            for report in reports {
-                out.push_str(&format!(
-                    "{}:{}:{}: @{} ({}{}): {}\n",
-                    report.file,
-                    report.line,
-                    report.col,
-                    report.matcher,
-                    report.kind,
-                    report
-                        .target
-                        .as_deref()
-                        .map(|target| format!(", {target}"))
-                        .unwrap_or_default(),
-                    if report.ok { "ok" } else { "FAILED" }
-                ));
-                for (name, step) in [
-                    ("parse", &report.parse),
-                    ("effect", &report.effect),
-                    ("compile", &report.compile),
-                ] {
-                    let status = match step.status {
-                        Status::Ok => "ok",
-                        Status::Failed => "failed",
-                        Status::Skipped => "skipped",
-                    };
-                    match &step.message {
-                        Some(message) => out.push_str(&format!("  {name}: {status}: {message}\n")),
-                        None => out.push_str(&format!("  {name}: {status}\n")),
-                    }
-                }
-                for warning in &report.warnings {
-                    out.push_str(&format!("  warning: {warning}\n"));
-                }
-            }
-        }
-        if matches!(self.format, Format::Human | Format::Github) {
-            // Once per target compiled as another (sm_90 as sm_89 PTX), in the order checked.
-            let mut noted: Vec<String> = Vec::new();
-            for why in reports
-                .iter()
-                .filter_map(|report| report.target.as_deref())
-                .filter_map(super::model::substitution_of)
-            {
-                if !noted.contains(&why) {
-                    out.push_str(&format!("note: {why}\n"));
-                    noted.push(why);
-                }
-            }
+            human_lines(&mut out, fixes, (unreadable, without), reports);
+            substitution_notes(&mut out, reports);
         }
         if !quiet() && self.format != Format::Sarif {
             out.push_str(&format!(
@@ -283,6 +188,134 @@ impl Opts {
             ));
         }
         emit(&out);
+    }
+}
+
+/// `check --format json`'s document (`docs/schema/check.schema.json`): fixes, unreadable
+/// files, files without matchers, every matcher's report and the summary.
+fn json_document(
+    files: usize,
+    fixes: &[Fix],
+    (unreadable, without): (&[(String, String)], &[String]),
+    reports: &[MatcherReport],
+    revision: &str,
+) -> serde_json::Value {
+    let failed = reports.iter().filter(|report| !report.ok).count();
+    let warnings: usize = reports.iter().map(|report| report.warnings.len()).sum();
+    let applied = fixes.iter().filter(|fix| fix.applied).count();
+    json!({
+        "version": 1,
+        "iree": revision,
+        "fixes": fixes.iter().map(|fix| json!({
+            "file": fix.file,
+            "line": fix.edit.line,
+            "col": fix.edit.col,
+            "before": fix.edit.before,
+            "after": fix.edit.after,
+            "applied": fix.applied,
+        })).collect::<Vec<_>>(),
+        "unreadable": unreadable.iter().map(|(file, message)| json!({
+            "file": file,
+            "message": message,
+        })).collect::<Vec<_>>(),
+        "without_matchers": without,
+        "results": reports,
+        "summary": {
+            "files": files,
+            "matchers": reports.len(),
+            "passed": reports.len() - failed,
+            "failed": failed,
+            "warnings": warnings,
+            "fixes": fixes.len(),
+            "fixed": applied,
+        },
+    })
+}
+
+/// The human (and GitHub) lines: each fix, unreadable file and file without matchers, then each
+/// matcher's report.
+fn human_lines(
+    out: &mut String,
+    fixes: &[Fix],
+    (unreadable, without): (&[(String, String)], &[String]),
+    reports: &[MatcherReport],
+) {
+    for fix in fixes {
+        out.push_str(&format!(
+            "{}:{}:{}: {} {} -> {}\n",
+            fix.file,
+            fix.edit.line,
+            fix.edit.col,
+            if fix.applied {
+                "fixed:"
+            } else {
+                "fixable (--fix):"
+            },
+            fix.edit.before,
+            fix.edit.after
+        ));
+    }
+    for (file, message) in unreadable {
+        out.push_str(&format!("{file}: cannot be read: {message}\n"));
+    }
+    for file in without {
+        out.push_str(&format!(
+            "{file}: no matcher of a root op (transform.iree.match.contraction, convolution, attention): nothing checked\n"
+        ));
+    }
+    for report in reports {
+        report_lines(out, report);
+    }
+}
+
+/// One matcher's report: its heading, each step's status and its warnings.
+fn report_lines(out: &mut String, report: &MatcherReport) {
+    out.push_str(&format!(
+        "{}:{}:{}: @{} ({}{}): {}\n",
+        report.file,
+        report.line,
+        report.col,
+        report.matcher,
+        report.kind,
+        report
+            .target
+            .as_deref()
+            .map(|target| format!(", {target}"))
+            .unwrap_or_default(),
+        if report.ok { "ok" } else { "FAILED" }
+    ));
+    for (name, step) in [
+        ("parse", &report.parse),
+        ("effect", &report.effect),
+        ("compile", &report.compile),
+    ] {
+        let status = match step.status {
+            Status::Ok => "ok",
+            Status::Failed => "failed",
+            Status::Skipped => "skipped",
+        };
+        match &step.message {
+            Some(message) => out.push_str(&format!("  {name}: {status}: {message}\n")),
+            None => out.push_str(&format!("  {name}: {status}\n")),
+        }
+    }
+    for warning in &report.warnings {
+        out.push_str(&format!("  warning: {warning}\n"));
+    }
+}
+
+/// A note once per target compiled as another (sm_90 as sm_89 PTX), in the order checked.
+fn substitution_notes(out: &mut String, reports: &[MatcherReport]) {
+    let mut noted: Vec<String> = Vec::new();
+    for why in reports
+        .iter()
+        .filter_map(|report| report.target.as_deref())
+        .filter_map(super::model::substitution_of)
+    {
+        if !noted.contains(&why) {
+            out.push_str(&format!("note: {why}\n"));
+            noted.push(why);
+        }
     }
 }
 

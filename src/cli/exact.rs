@@ -7,8 +7,10 @@
 //! `translation_info` in IREE's compile. A difference is tunespec's bug, reported as such
 //! (exit 3), never smoothed over.
 
-use tunespec::apply::{self, Explanation};
+use tunespec::apply::{self, ExplainRow, Explanation};
+use tunespec::ir::Loc;
 use tunespec::iree::configs::{self, Configured};
+use tunespec::iree::Iree;
 use tunespec::mlir::Mlir;
 use tunespec::problem::Problem;
 
@@ -35,54 +37,8 @@ pub struct Exact<'a> {
 
 /// Runs IREE's configuration phase and compares; prints the comparison.
 pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
-    let why = format!("explain --exact of {}", exact.name);
-    let iree = match super::model::iree_for(&why) {
-        Ok(iree) => iree,
-        Err(status) => return status,
-    };
-    let flags = match super::model::flags_for(exact.args, &why) {
-        Ok(flags) => flags,
-        Err(status) => return status,
-    };
-    let library = match super::attach::library_text(exact.mlir, exact.library) {
-        Ok(text) => text.into_bytes(),
-        Err(status) => return status,
-    };
-    // From the dispatches IREE formed (cached per model, IREE and flags): only the
-    // configuration phase runs for each edit of the specs.
-    let sources = match super::model::sources(iree, exact.raw, exact.name, &flags) {
-        Ok(sources) => sources,
-        Err(status) => return status,
-    };
-    // IREE's configuration phase is a function of the dispatches, the library and the
-    // attribute it is attached under (and IREE's revision and flags, in every key): cached, a
-    // rerun of the same check asks IREE nothing; an edited spec runs the phase again.
-    let mut keyed = Vec::with_capacity(sources.len() + library.len() + 64);
-    for part in [&sources[..], exact.attr.as_bytes(), &library[..]] {
-        keyed.extend_from_slice(&(part.len() as u64).to_le_bytes());
-        keyed.extend_from_slice(part);
-    }
-    let phase = format!("{CONFIG_PHASE} with the library attached");
-    let compiled = super::model::cached_as(
-        iree,
-        (&keyed, exact.raw),
-        exact.name,
-        &flags,
-        &phase,
-        |iree| {
-            let _phase = tracing::info_span!("iree.configure").entered();
-            iree.executables(
-                &sources,
-                exact.name,
-                &flags,
-                (Some(super::model::SOURCES_PHASE), CONFIG_PHASE),
-                Some((exact.attr, &library)),
-            )
-            .map(|(text, _)| text)
-        },
-    );
-    let text = match compiled {
-        Ok(text) => text,
+    let (iree, text) = match configure(exact) {
+        Ok(configured) => configured,
         Err(status) => return status,
     };
     let configured = configs::read_configured(&String::from_utf8_lossy(&text));
@@ -90,94 +46,13 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
     let mut problems = Vec::new();
     let mut checked = 0;
     for row in &explanation.rows {
-        let Some((_, info)) = row
-            .config
-            .iter()
-            .find(|(name, _)| name == "compilation_info")
-        else {
-            continue;
-        };
-        let (Some(lowering), Some(translation)) = (
-            configs::attribute_named(info, "lowering_config"),
-            configs::attribute_named(info, "translation_info"),
-        ) else {
+        let Some(predicted) = Predicted::of(row) else {
             continue;
         };
         checked += 1;
-        let (lowering, translation) = (configs::squash(&lowering), configs::squash(&translation));
-        let at = |op: &&Configured| {
-            row.loc
-                .as_ref()
-                .is_some_and(|loc| loc.line == op.line && loc.col == op.col && loc.file == op.file)
-        };
-        let mut here: Vec<&Configured> = configured.iter().filter(at).collect();
-        // iree-compile keeps one executable of identical dispatches (the k and v projections
-        // of a layer), located at one of the ops: an op without a dispatch of its own is
-        // checked against its twin's.
-        let mut twin_note = String::new();
-        if here.is_empty() {
-            let twin = explanation.rows.iter().find(|other| {
-                other.id != row.id
-                    && other.op == row.op
-                    && other.loops == row.loops
-                    && other.element_types == row.element_types
-                    && other.config == row.config
-                    && configured.iter().any(|op| {
-                        other.loc.as_ref().is_some_and(|loc| {
-                            loc.line == op.line && loc.col == op.col && loc.file == op.file
-                        })
-                    })
-            });
-            if let Some(twin) = twin {
-                here = configured
-                    .iter()
-                    .filter(|op| {
-                        twin.loc.as_ref().is_some_and(|loc| {
-                            loc.line == op.line && loc.col == op.col && loc.file == op.file
-                        })
-                    })
-                    .collect();
-                twin_note = format!(
-                    " (one dispatch with its twin at {})",
-                    super::explain::loc_text(&twin.loc)
-                );
-            }
-        }
-        let same = here.iter().find(|op| {
-            op.lowering_config == lowering && op.translation_info.as_deref() == Some(&translation)
-        });
-        let matcher = row
-            .pair
-            .and_then(|pair| explanation.pairs.get(pair))
-            .map_or_else(|| "-".to_string(), |pair| format!("@{}", pair.matcher));
-        let location = super::explain::loc_text(&row.loc);
-        match same {
-            Some(op) => lines.push(format!(
-                "{location}: {} in {}{twin_note}: as predicted ({matcher}: {})",
-                op.op,
-                op.function,
-                apply::short_config(info)
-            )),
-            None => {
-                let got = here.first().map_or_else(
-                    || "no configured op there".to_string(),
-                    |op| format!("lowering_config = {}", op.lowering_config),
-                );
-                lines.push(format!(
-                    "{location}: DIFFERS: predicted {matcher}; IREE: {got}"
-                ));
-                problems.push(Problem::error(
-                    MISMATCH,
-                    format!(
-                        "IREE {} set a different config than tunespec predicts ({matcher}, {}): {got}",
-                        tunespec::iree::release(&iree.revision),
-                        apply::short_config(info)
-                    ),
-                    row.loc.clone(),
-                )
-                .with_help("this is a tunespec bug (its prediction differs from IREE's compile): please report it with the payload and specs"));
-            }
-        }
+        let (line, problem) = compare_row(iree, explanation, row, &predicted, &configured);
+        lines.push(line);
+        problems.extend(problem);
     }
     let summary = format!(
         "exact: IREE {} configured {} op(s) in its compile; {} of {checked} predicted config(s) checked equal, {} differ",
@@ -205,4 +80,163 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
         report(&problems, None);
         ExitStatus::Mismatch
     }
+}
+
+/// IREE's configuration phase on the payload's dispatches with the library attached: the IREE
+/// that ran it and its output (generic IR). Its own function because every step can fail with a
+/// status already reported, and the comparison needs none of the steps' inputs.
+fn configure(exact: &Exact<'_>) -> Result<(&'static Iree, Vec<u8>), ExitStatus> {
+    let why = format!("explain --exact of {}", exact.name);
+    let iree = super::model::iree_for(&why)?;
+    let flags = super::model::flags_for(exact.args, &why)?;
+    let library = super::attach::library_text(exact.mlir, exact.library)?.into_bytes();
+    // From the dispatches IREE formed (cached per model, IREE and flags): only the
+    // configuration phase runs for each edit of the specs.
+    let sources = super::model::sources(iree, exact.raw, exact.name, &flags)?;
+    // IREE's configuration phase is a function of the dispatches, the library and the
+    // attribute it is attached under (and IREE's revision and flags, in every key): cached, a
+    // rerun of the same check asks IREE nothing; an edited spec runs the phase again.
+    let mut keyed = Vec::with_capacity(sources.len() + library.len() + 64);
+    for part in [&sources[..], exact.attr.as_bytes(), &library[..]] {
+        keyed.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        keyed.extend_from_slice(part);
+    }
+    let phase = format!("{CONFIG_PHASE} with the library attached");
+    let text = super::model::cached_as(
+        iree,
+        (&keyed, exact.raw),
+        exact.name,
+        &flags,
+        &phase,
+        |iree| {
+            let _phase = tracing::info_span!("iree.configure").entered();
+            iree.executables(
+                &sources,
+                exact.name,
+                &flags,
+                (Some(super::model::SOURCES_PHASE), CONFIG_PHASE),
+                Some((exact.attr, &library)),
+            )
+            .map(|(text, _)| text)
+        },
+    )?;
+    Ok((iree, text))
+}
+
+/// What tunespec predicts for one row: its `compilation_info` and the two configs in it,
+/// squashed as IREE's are read. Rows without both configs are not checked.
+struct Predicted<'a> {
+    info: &'a str,
+    lowering: String,
+    translation: String,
+}
+
+impl<'a> Predicted<'a> {
+    fn of(row: &'a ExplainRow) -> Option<Predicted<'a>> {
+        let (_, info) = row
+            .config
+            .iter()
+            .find(|(name, _)| name == "compilation_info")?;
+        let (Some(lowering), Some(translation)) = (
+            configs::attribute_named(info, "lowering_config"),
+            configs::attribute_named(info, "translation_info"),
+        ) else {
+            return None;
+        };
+        Some(Predicted {
+            info,
+            lowering: configs::squash(&lowering),
+            translation: configs::squash(&translation),
+        })
+    }
+}
+
+/// Whether IREE's configured op is at `loc` (file, line and column).
+fn located_at(loc: &Option<Loc>, op: &Configured) -> bool {
+    loc.as_ref()
+        .is_some_and(|loc| loc.line == op.line && loc.col == op.col && loc.file == op.file)
+}
+
+/// IREE's configured ops for `row`, and a note when they are its twin's: iree-compile keeps one
+/// executable of identical dispatches (the k and v projections of a layer), located at one of
+/// the ops, so an op without a dispatch of its own is checked against its twin's.
+fn configured_for<'c>(
+    explanation: &Explanation,
+    row: &ExplainRow,
+    configured: &'c [Configured],
+) -> (Vec<&'c Configured>, String) {
+    let here: Vec<&Configured> = configured
+        .iter()
+        .filter(|op| located_at(&row.loc, op))
+        .collect();
+    if !here.is_empty() {
+        return (here, String::new());
+    }
+    let twin = explanation.rows.iter().find(|other| {
+        other.id != row.id
+            && other.op == row.op
+            && other.loops == row.loops
+            && other.element_types == row.element_types
+            && other.config == row.config
+            && configured.iter().any(|op| located_at(&other.loc, op))
+    });
+    match twin {
+        Some(twin) => (
+            configured
+                .iter()
+                .filter(|op| located_at(&twin.loc, op))
+                .collect(),
+            format!(
+                " (one dispatch with its twin at {})",
+                super::explain::loc_text(&twin.loc)
+            ),
+        ),
+        None => (here, String::new()),
+    }
+}
+
+/// One row's comparison: its line, and the mismatch problem when IREE's config differs.
+fn compare_row(
+    iree: &Iree,
+    explanation: &Explanation,
+    row: &ExplainRow,
+    predicted: &Predicted<'_>,
+    configured: &[Configured],
+) -> (String, Option<Problem>) {
+    let (here, twin_note) = configured_for(explanation, row, configured);
+    let same = here.iter().find(|op| {
+        op.lowering_config == predicted.lowering
+            && op.translation_info.as_deref() == Some(&predicted.translation)
+    });
+    let matcher = row
+        .pair
+        .and_then(|pair| explanation.pairs.get(pair))
+        .map_or_else(|| "-".to_string(), |pair| format!("@{}", pair.matcher));
+    let location = super::explain::loc_text(&row.loc);
+    let info = predicted.info;
+    if let Some(op) = same {
+        let line = format!(
+            "{location}: {} in {}{twin_note}: as predicted ({matcher}: {})",
+            op.op,
+            op.function,
+            apply::short_config(info)
+        );
+        return (line, None);
+    }
+    let got = here.first().map_or_else(
+        || "no configured op there".to_string(),
+        |op| format!("lowering_config = {}", op.lowering_config),
+    );
+    let line = format!("{location}: DIFFERS: predicted {matcher}; IREE: {got}");
+    let problem = Problem::error(
+        MISMATCH,
+        format!(
+            "IREE {} set a different config than tunespec predicts ({matcher}, {}): {got}",
+            tunespec::iree::release(&iree.revision),
+            apply::short_config(info)
+        ),
+        row.loc.clone(),
+    )
+    .with_help("this is a tunespec bug (its prediction differs from IREE's compile): please report it with the payload and specs");
+    (line, Some(problem))
 }

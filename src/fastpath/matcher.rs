@@ -69,230 +69,302 @@ pub(super) fn compile_matcher(op: &Op) -> Option<CompiledMatcher> {
     if block.arg_types.len() != 1 || op.regions.first()?.blocks.len() != 1 {
         return None;
     }
-    let mut values: HashMap<ValueRef, Value> = HashMap::new();
-    values.insert(
+    let mut body = MatcherBody::default();
+    body.values.insert(
         ValueRef::BlockArg {
             block: block.id,
             index: 0,
         },
         Value::Root,
     );
-    let mut names_filter: Option<Vec<String>> = None;
-    let mut checks = Vec::new();
     let (last, rest) = block.ops.split_last()?;
     for inner in rest {
-        let operand = |index: usize| {
-            inner
-                .operands
-                .get(index)
-                .and_then(|v| values.get(v))
-                .cloned()
-        };
-        let result = |index: u32| ValueRef::Result {
-            op: inner.id,
-            index,
-        };
+        body.compile_op(inner)?;
+    }
+    let configs = body.yielded_configs(last)?;
+    Some((body.names_filter, body.checks, configs))
+}
+
+/// A matcher's body compiled so far: what each SSA value stands for, the op-name filter and the
+/// checks in program order. One struct so that each recognised op kind is compiled by a method
+/// of its own; any op outside the recognised form makes the whole matcher `None`, so a method
+/// that gives up leaves nothing half-done that matters.
+#[derive(Default)]
+struct MatcherBody {
+    values: HashMap<ValueRef, Value>,
+    names_filter: Option<Vec<String>>,
+    checks: Vec<Check>,
+}
+
+impl MatcherBody {
+    /// What `inner`'s operand at `index` stands for, if known.
+    fn operand(&self, inner: &Op, index: usize) -> Option<Value> {
+        inner
+            .operands
+            .get(index)
+            .and_then(|v| self.values.get(v))
+            .cloned()
+    }
+
+    /// Whether `inner`'s operand at `index` is the matched op itself.
+    fn on_root(&self, inner: &Op, index: usize) -> bool {
+        matches!(self.operand(inner, index), Some(Value::Root))
+    }
+
+    /// Records what `inner`'s result at `index` stands for.
+    fn define(&mut self, inner: &Op, index: u32, value: Value) {
+        self.values.insert(
+            ValueRef::Result {
+                op: inner.id,
+                index,
+            },
+            value,
+        );
+    }
+
+    /// Compiles one op of the body; `None` for an op outside the recognised form.
+    fn compile_op(&mut self, inner: &Op) -> Option<()> {
         match inner.name.as_str() {
-            "transform.match.operation_name" => {
-                if !matches!(operand(0), Some(Value::Root)) {
-                    return None;
-                }
-                let listed: Vec<String> = inner
-                    .attr("op_names")?
-                    .as_array()?
-                    .iter()
-                    .map(|name| name.as_str().map(str::to_string))
-                    .collect::<Option<_>>()?;
-                names_filter = Some(match names_filter {
-                    None => listed,
-                    Some(previous) => previous
-                        .into_iter()
-                        .filter(|n| listed.contains(n))
-                        .collect(),
-                });
-            }
+            "transform.match.operation_name" => self.operation_name(inner),
             "transform.param.constant" => {
                 let value = match inner.attr("value")? {
                     Attr::Int(value) => Value::Param(Param::Const(*value)),
                     _ => Value::Config(inner.id),
                 };
-                values.insert(result(0), value);
+                self.define(inner, 0, value);
+                Some(())
             }
-            "transform.merge_handles" => {
-                if inner.has_attr("deduplicate") {
-                    return None;
-                }
-                let parts = (0..inner.operands.len())
-                    .map(|index| match operand(index) {
-                        Some(Value::Param(param)) => Some(param),
-                        _ => None,
-                    })
-                    .collect::<Option<Vec<_>>>()?;
-                values.insert(result(0), Value::Param(Param::Merge(parts)));
-            }
-            "transform.match.param.cmpi" => {
-                let predicate = match inner.attr("predicate")? {
-                    Attr::Int(value) => Predicate::from_attr(*value)?,
-                    _ => return None,
-                };
-                let (Some(Value::Param(lhs)), Some(Value::Param(rhs))) = (operand(0), operand(1))
-                else {
-                    return None;
-                };
-                checks.push(Check::Cmp(predicate, lhs, rhs));
-            }
+            "transform.merge_handles" => self.merge_handles(inner),
+            "transform.match.param.cmpi" => self.cmpi(inner),
             "transform.iree.match.has_no_lowering_config" => {
-                if !matches!(operand(0), Some(Value::Root)) || !inner.result_types.is_empty() {
+                if !self.on_root(inner, 0) || !inner.result_types.is_empty() {
                     return None;
                 }
-                checks.push(Check::NoConfig);
+                self.checks.push(Check::NoConfig);
+                Some(())
             }
             "transform.iree.match.contraction" | "transform.iree.match.convolution" => {
-                let convolution = inner.name.ends_with("convolution");
-                let groups: u8 = if convolution { 8 } else { 4 };
-                if !matches!(operand(0), Some(Value::Root))
-                    || inner.result_types.len() != usize::from(groups)
-                {
-                    return None;
-                }
-                let (lhs, rhs, output, maps) = linalg_operands(inner)?;
-                checks.push(if convolution {
-                    Check::Convolution {
-                        lhs,
-                        rhs,
-                        output,
-                        maps,
-                    }
-                } else {
-                    Check::Contraction {
-                        lhs,
-                        rhs,
-                        output,
-                        maps,
-                    }
-                });
-                for group in 0..groups {
-                    let param = if convolution {
-                        Param::Convolution(group)
-                    } else {
-                        Param::Contraction(group)
-                    };
-                    values.insert(result(u32::from(group)), Value::Param(param));
-                }
+                self.contraction_or_convolution(inner)
             }
             "transform.iree.match.attention" | "transform.iree.match.online_attention" => {
-                if !matches!(operand(0), Some(Value::Root)) || inner.result_types.len() != 5 {
-                    return None;
-                }
-                let online = inner.name.ends_with("online_attention");
-                let names: &[&str] = if online {
-                    &[
-                        "query_type",
-                        "key_type",
-                        "value_type",
-                        "output_type",
-                        "scale_type",
-                        "max_type",
-                        "sum_type",
-                    ]
-                } else {
-                    &["query_type", "key_type", "value_type", "output_type"]
-                };
-                let types = names
-                    .iter()
-                    .map(|name| match inner.attr(name) {
-                        Some(Attr::Type(text)) => Some(text.clone()),
-                        _ => None,
-                    })
-                    .collect::<Option<Vec<_>>>()?;
-                let maps = match inner.attr("indexing_maps") {
-                    Some(Attr::Array(maps)) => printed_array(maps)?,
-                    _ => return None,
-                };
-                checks.push(Check::Attention {
-                    online,
-                    types,
-                    maps,
-                });
-                for group in 0..5u8 {
-                    values.insert(
-                        result(u32::from(group)),
-                        Value::Param(Param::Attention(group)),
-                    );
-                }
+                self.attention(inner)
             }
-            "transform.get_operand" => {
-                if !matches!(operand(0), Some(Value::Root))
-                    || inner.has_attr("is_all")
-                    || inner.has_attr("is_inverted")
-                {
-                    return None;
-                }
-                let [position] = i64_array(inner.attr("raw_position_list")?)?[..] else {
-                    return None;
-                };
-                values.insert(result(0), Value::Operand(usize::try_from(position).ok()?));
-            }
-            "transform.iree.match.cast_compatible_type" => {
-                let Some(Value::Operand(index)) = operand(0) else {
-                    return None;
-                };
-                let Some(Attr::Type(target)) = inner.attr("target_type") else {
-                    return None;
-                };
-                checks.push(Check::CastCompatible(index, target.clone()));
-            }
-            "transform.iree.match.dim_is_multiple_of" => {
-                let Some(Value::Operand(index)) = operand(0) else {
-                    return None;
-                };
-                let (Some(Attr::Int(dim)), Some(Attr::Int(size))) =
-                    (inner.attr("dim"), inner.attr("size"))
-                else {
-                    return None;
-                };
-                checks.push(Check::DimMultipleOf(index, *dim, *size));
-            }
+            "transform.get_operand" => self.get_operand(inner),
+            "transform.iree.match.cast_compatible_type"
+            | "transform.iree.match.dim_is_multiple_of" => self.operand_check(inner),
             "transform.iree.match.dims_equal" => {
-                let Some(Value::Param(param)) = operand(0) else {
+                let Some(Value::Param(param)) = self.operand(inner, 0) else {
                     return None;
                 };
                 let expected = i64_array(inner.attr("expected_values")?)?;
-                checks.push(Check::DimsEqual(param, expected));
+                self.checks.push(Check::DimsEqual(param, expected));
+                Some(())
             }
-            "transform.match.structured" => {
-                if !matches!(operand(0), Some(Value::Root))
-                    || inner.attr("failure_propagation_mode") != Some(&Attr::Int(1))
-                {
-                    return None;
-                }
-                checks.push(Check::Structured);
-                let yielded = compile_structured_body(inner, &mut checks)?;
-                if yielded.len() != inner.result_types.len() {
-                    return None;
-                }
-                for (index, value) in yielded.into_iter().enumerate() {
-                    values.insert(result(index as u32), value);
-                }
-            }
-            _ => return None,
+            "transform.match.structured" => self.structured(inner),
+            _ => None,
         }
     }
-    // transform.yield %root, %config...
-    if last.name != names::YIELD || last.operands.len() < 2 {
-        return None;
+
+    /// `match.operation_name` on the op: the allowed names, intersected with earlier ones.
+    fn operation_name(&mut self, inner: &Op) -> Option<()> {
+        if !self.on_root(inner, 0) {
+            return None;
+        }
+        let listed: Vec<String> = inner
+            .attr("op_names")?
+            .as_array()?
+            .iter()
+            .map(|name| name.as_str().map(str::to_string))
+            .collect::<Option<_>>()?;
+        self.names_filter = Some(match self.names_filter.take() {
+            None => listed,
+            Some(previous) => previous
+                .into_iter()
+                .filter(|n| listed.contains(n))
+                .collect(),
+        });
+        Some(())
     }
-    if !matches!(values.get(&last.operands[0]), Some(Value::Root)) {
-        return None;
+
+    /// `merge_handles` of parameters (without deduplication): their concatenation.
+    fn merge_handles(&mut self, inner: &Op) -> Option<()> {
+        if inner.has_attr("deduplicate") {
+            return None;
+        }
+        let parts = (0..inner.operands.len())
+            .map(|index| match self.operand(inner, index) {
+                Some(Value::Param(param)) => Some(param),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        self.define(inner, 0, Value::Param(Param::Merge(parts)));
+        Some(())
     }
-    let configs = last.operands[1..]
-        .iter()
-        .map(|operand| match values.get(operand) {
-            Some(Value::Config(config)) => Some(*config),
-            _ => None,
-        })
-        .collect::<Option<Vec<u32>>>()?;
-    Some((names_filter, checks, configs))
+
+    /// `match.param.cmpi` between two parameters.
+    fn cmpi(&mut self, inner: &Op) -> Option<()> {
+        let predicate = match inner.attr("predicate")? {
+            Attr::Int(value) => Predicate::from_attr(*value)?,
+            _ => return None,
+        };
+        let (Some(Value::Param(lhs)), Some(Value::Param(rhs))) =
+            (self.operand(inner, 0), self.operand(inner, 1))
+        else {
+            return None;
+        };
+        self.checks.push(Check::Cmp(predicate, lhs, rhs));
+        Some(())
+    }
+
+    /// IREE's `match.contraction` / `match.convolution`: the element types and maps checked,
+    /// its results the dimension groups (4 for a contraction, 8 for a convolution).
+    fn contraction_or_convolution(&mut self, inner: &Op) -> Option<()> {
+        let convolution = inner.name.ends_with("convolution");
+        let groups: u8 = if convolution { 8 } else { 4 };
+        if !self.on_root(inner, 0) || inner.result_types.len() != usize::from(groups) {
+            return None;
+        }
+        let (lhs, rhs, output, maps) = linalg_operands(inner)?;
+        self.checks.push(if convolution {
+            Check::Convolution {
+                lhs,
+                rhs,
+                output,
+                maps,
+            }
+        } else {
+            Check::Contraction {
+                lhs,
+                rhs,
+                output,
+                maps,
+            }
+        });
+        for group in 0..groups {
+            let param = if convolution {
+                Param::Convolution(group)
+            } else {
+                Param::Contraction(group)
+            };
+            self.define(inner, u32::from(group), Value::Param(param));
+        }
+        Some(())
+    }
+
+    /// IREE's `match.attention` / `match.online_attention`: element types and maps checked, its
+    /// five results the dimension groups.
+    fn attention(&mut self, inner: &Op) -> Option<()> {
+        if !self.on_root(inner, 0) || inner.result_types.len() != 5 {
+            return None;
+        }
+        let online = inner.name.ends_with("online_attention");
+        let names: &[&str] = if online {
+            &[
+                "query_type",
+                "key_type",
+                "value_type",
+                "output_type",
+                "scale_type",
+                "max_type",
+                "sum_type",
+            ]
+        } else {
+            &["query_type", "key_type", "value_type", "output_type"]
+        };
+        let types = names
+            .iter()
+            .map(|name| match inner.attr(name) {
+                Some(Attr::Type(text)) => Some(text.clone()),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let maps = match inner.attr("indexing_maps") {
+            Some(Attr::Array(maps)) => printed_array(maps)?,
+            _ => return None,
+        };
+        self.checks.push(Check::Attention {
+            online,
+            types,
+            maps,
+        });
+        for group in 0..5u8 {
+            self.define(
+                inner,
+                u32::from(group),
+                Value::Param(Param::Attention(group)),
+            );
+        }
+        Some(())
+    }
+
+    /// `get_operand` of the op at one position: a handle to that operand.
+    fn get_operand(&mut self, inner: &Op) -> Option<()> {
+        if !self.on_root(inner, 0) || inner.has_attr("is_all") || inner.has_attr("is_inverted") {
+            return None;
+        }
+        let [position] = i64_array(inner.attr("raw_position_list")?)?[..] else {
+            return None;
+        };
+        self.define(inner, 0, Value::Operand(usize::try_from(position).ok()?));
+        Some(())
+    }
+
+    /// IREE's checks on an operand handle: `cast_compatible_type`, `dim_is_multiple_of`.
+    fn operand_check(&mut self, inner: &Op) -> Option<()> {
+        let Some(Value::Operand(index)) = self.operand(inner, 0) else {
+            return None;
+        };
+        let check = if inner.name.ends_with("cast_compatible_type") {
+            let Some(Attr::Type(target)) = inner.attr("target_type") else {
+                return None;
+            };
+            Check::CastCompatible(index, target.clone())
+        } else {
+            let (Some(Attr::Int(dim)), Some(Attr::Int(size))) =
+                (inner.attr("dim"), inner.attr("size"))
+            else {
+                return None;
+            };
+            Check::DimMultipleOf(index, *dim, *size)
+        };
+        self.checks.push(check);
+        Some(())
+    }
+
+    /// `match.structured` (failures propagated): its body's checks, its results what the body
+    /// yields.
+    fn structured(&mut self, inner: &Op) -> Option<()> {
+        if !self.on_root(inner, 0) || inner.attr("failure_propagation_mode") != Some(&Attr::Int(1))
+        {
+            return None;
+        }
+        self.checks.push(Check::Structured);
+        let yielded = compile_structured_body(inner, &mut self.checks)?;
+        if yielded.len() != inner.result_types.len() {
+            return None;
+        }
+        for (index, value) in yielded.into_iter().enumerate() {
+            self.define(inner, index as u32, value);
+        }
+        Some(())
+    }
+
+    /// The terminator, `transform.yield %root, %config...`: the library op ids of the configs.
+    fn yielded_configs(&self, last: &Op) -> Option<Vec<u32>> {
+        if last.name != names::YIELD || last.operands.len() < 2 {
+            return None;
+        }
+        if !matches!(self.values.get(&last.operands[0]), Some(Value::Root)) {
+            return None;
+        }
+        last.operands[1..]
+            .iter()
+            .map(|operand| match self.values.get(operand) {
+                Some(Value::Config(config)) => Some(*config),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// The element types (lhs, rhs, output) and optional indexing maps (printed) of IREE's

@@ -200,92 +200,55 @@ pub fn matcher_key(matcher: &Op) -> Option<MatcherKey> {
     if last.name != "transform.yield" {
         return None;
     }
-    // `None`: a value the key cannot print (a config constant kept by address); a check on it
-    // makes the matcher unkeyed, a config that is only yielded does not.
-    let mut values: HashMap<ValueRef, Option<String>> = HashMap::new();
-    values.insert(root_arg, Some("$root".to_string()));
-    let mut root: Option<String> = None;
-    let mut op_names: Option<BTreeSet<String>> = None;
-    let mut structured = false;
-    let mut constraints = BTreeSet::new();
+    let mut key = KeyBuilder::default();
+    key.values.insert(root_arg, Some("$root".to_string()));
     for op in rest {
+        key.add(op)?;
+    }
+    key.finish()
+}
+
+/// A matcher key built op by op: the printed value of each SSA value, the root op kind and the
+/// constraints so far. A struct so that printing an op, noting what it says about the root and
+/// naming its results are separate steps; any op the key cannot reason about makes the whole
+/// key `None`.
+#[derive(Default)]
+struct KeyBuilder {
+    /// `None`: a value the key cannot print (a config constant kept by address); a check on it
+    /// makes the matcher unkeyed, a config that is only yielded does not.
+    values: HashMap<ValueRef, Option<String>>,
+    root: Option<String>,
+    op_names: Option<BTreeSet<String>>,
+    structured: bool,
+    constraints: BTreeSet<String>,
+}
+
+impl KeyBuilder {
+    /// Adds one op of the matcher's body; `None` when the key cannot reason about it.
+    fn add(&mut self, op: &Op) -> Option<()> {
         let check = CHECKS.contains(&op.name.as_str());
         if !check && !PRODUCERS.contains(&op.name.as_str()) {
             return None;
         }
         let mut operands = Vec::with_capacity(op.operands.len());
         for operand in &op.operands {
-            operands.push(values.get(operand)?.clone()?);
+            operands.push(self.values.get(operand)?.clone()?);
         }
         let names = result_names(&op.name);
         let is_root_op = !names.is_empty();
         if is_root_op {
-            if root.is_some() || operands.first().map(String::as_str) != Some("$root") {
+            if self.root.is_some() || operands.first().map(String::as_str) != Some("$root") {
                 // Two root tests, or one on another handle: not a shape the key knows.
                 return None;
             }
-            root = Some(short(&op.name).to_string());
+            self.root = Some(short(&op.name).to_string());
         }
-        let mut text = String::new();
-        text.push_str(short(&op.name));
-        // The root match op tests `$root`, which every constraint is about: left out.
-        let shown: Vec<&String> = if is_root_op {
-            operands.iter().skip(1).collect()
-        } else {
-            operands.iter().collect()
-        };
-        if !shown.is_empty() {
-            let joined: Vec<&str> = shown.iter().map(|s| s.as_str()).collect();
-            let _ = write!(text, "({})", joined.join(", "));
-        }
-        let attrs: Vec<&(String, Attr)> = op
-            .attrs
-            .iter()
-            .filter(|(name, _)| name != "failure_propagation_mode")
-            .collect();
-        // `false`: an attribute the key cannot print (fatal only for a check).
-        let mut printable = true;
-        if !attrs.is_empty() {
-            text.push_str(" {");
-            for (index, (name, value)) in attrs.iter().enumerate() {
-                if index > 0 {
-                    text.push_str(", ");
-                }
-                let _ = write!(text, "{name} = ");
-                printable &= attr_text(value, &mut text).is_some();
-            }
-            text.push('}');
-        }
+        let (text, printable) = constraint_text(op, &operands, is_root_op);
         if check && !printable {
             return None;
         }
-        if !op.regions.is_empty() {
-            // A region (match.structured's body, match.regions, a DAG): compared structurally.
-            let print = super::fingerprint(op, &|_| None, &|name| name.to_string());
-            let hash = blake3::hash(print.as_bytes()).to_hex();
-            let _ = write!(text, " region#{}", &hash.as_str()[..16]);
-        }
-        match op.name.as_str() {
-            "transform.match.operation_name"
-                if operands.first().map(String::as_str) == Some("$root") =>
-            {
-                let listed: BTreeSet<String> = op
-                    .attr("op_names")?
-                    .as_array()?
-                    .iter()
-                    .map(|name| name.as_str().map(str::to_string))
-                    .collect::<Option<_>>()?;
-                op_names = Some(match op_names {
-                    None => listed,
-                    Some(previous) => previous.intersection(&listed).cloned().collect(),
-                });
-            }
-            "transform.match.structured"
-                if operands.first().map(String::as_str) == Some("$root") =>
-            {
-                structured = true;
-            }
-            _ => {}
+        if operands.first().map(String::as_str) == Some("$root") {
+            self.note_root_test(op)?;
         }
         for index in 0..op.result_types.len() {
             let value = if is_root_op {
@@ -300,7 +263,7 @@ pub fn matcher_key(matcher: &Op) -> Option<MatcherKey> {
             } else {
                 printable.then(|| format!("{text}#{index}"))
             };
-            values.insert(
+            self.values.insert(
                 ValueRef::Result {
                     op: op.id,
                     index: index as u32,
@@ -309,23 +272,92 @@ pub fn matcher_key(matcher: &Op) -> Option<MatcherKey> {
             );
         }
         if check {
-            constraints.insert(text);
+            self.constraints.insert(text);
         }
+        Some(())
     }
-    let root = match (root, op_names) {
-        (Some(root), _) => root,
-        (None, Some(names)) => {
-            let names: Vec<String> = names.into_iter().collect();
-            format!("operation_name[{}]", names.join(","))
+
+    /// What a test on the root itself says when no root match op does: the op names it allows
+    /// (intersected over every `match.operation_name`), or that it is structured.
+    fn note_root_test(&mut self, op: &Op) -> Option<()> {
+        match op.name.as_str() {
+            "transform.match.operation_name" => {
+                let listed: BTreeSet<String> = op
+                    .attr("op_names")?
+                    .as_array()?
+                    .iter()
+                    .map(|name| name.as_str().map(str::to_string))
+                    .collect::<Option<_>>()?;
+                self.op_names = Some(match self.op_names.take() {
+                    None => listed,
+                    Some(previous) => previous.intersection(&listed).cloned().collect(),
+                });
+            }
+            "transform.match.structured" => self.structured = true,
+            _ => {}
         }
-        (None, None) if structured => "structured".to_string(),
-        (None, None) => return None,
+        Some(())
+    }
+
+    /// The key: the root match op's kind, else the allowed op names, else `structured`; `None`
+    /// without any root test.
+    fn finish(self) -> Option<MatcherKey> {
+        let root = match (self.root, self.op_names) {
+            (Some(root), _) => root,
+            (None, Some(names)) => {
+                let names: Vec<String> = names.into_iter().collect();
+                format!("operation_name[{}]", names.join(","))
+            }
+            (None, None) if self.structured => "structured".to_string(),
+            (None, None) => return None,
+        };
+        Some(MatcherKey {
+            root,
+            constraints: self.constraints,
+            target: None,
+        })
+    }
+}
+
+/// An op as a constraint string: its short name, its operands (the root match op's `$root`
+/// left out: every constraint is about it), its attributes and a hash of its regions; and
+/// whether every attribute could be printed (a check with one that cannot is unkeyable).
+fn constraint_text(op: &Op, operands: &[String], is_root_op: bool) -> (String, bool) {
+    let mut text = String::new();
+    text.push_str(short(&op.name));
+    let shown = if is_root_op {
+        operands.get(1..).unwrap_or_default()
+    } else {
+        operands
     };
-    Some(MatcherKey {
-        root,
-        constraints,
-        target: None,
-    })
+    if !shown.is_empty() {
+        let joined: Vec<&str> = shown.iter().map(|s| s.as_str()).collect();
+        let _ = write!(text, "({})", joined.join(", "));
+    }
+    let attrs: Vec<&(String, Attr)> = op
+        .attrs
+        .iter()
+        .filter(|(name, _)| name != "failure_propagation_mode")
+        .collect();
+    let mut printable = true;
+    if !attrs.is_empty() {
+        text.push_str(" {");
+        for (index, (name, value)) in attrs.iter().enumerate() {
+            if index > 0 {
+                text.push_str(", ");
+            }
+            let _ = write!(text, "{name} = ");
+            printable &= attr_text(value, &mut text).is_some();
+        }
+        text.push('}');
+    }
+    if !op.regions.is_empty() {
+        // A region (match.structured's body, match.regions, a DAG): compared structurally.
+        let print = super::fingerprint(op, &|_| None, &|name| name.to_string());
+        let hash = blake3::hash(print.as_bytes()).to_hex();
+        let _ = write!(text, " region#{}", &hash.as_str()[..16]);
+    }
+    (text, printable)
 }
 
 /// The keyed matchers of a spec (every `transform.named_sequence` that has a key), in order:

@@ -36,47 +36,75 @@ pub(super) fn plan_segments(
                 items.push(Item::Pair(pair, entry.print));
             }
         } else {
-            if spec.entries.is_empty() {
-                return Err(vec![Problem::error(
-                    codes::ENTRY_SIGNATURE,
-                    format!(
-                        "{} has no entry point to link by include",
-                        inputs[spec.index].name
-                    ),
-                    spec.root_loc.clone(),
-                )]);
-            }
-            let module = spec.nested_name.clone().expect("planned");
-            // Every entry point IREE runs, in file order (IREE's linker includes each marked
-            // one; a legacy `@__kernel_config` without result is included too, see `Adapt`).
-            for entry in &spec.entries {
-                let adapt = entry_adaptation(entry).map_err(|why| {
-                    vec![Problem::error(
-                        codes::ENTRY_SIGNATURE,
-                        format!(
-                            "entry point @{} of {} cannot be linked by include: {why}",
-                            entry.name, inputs[spec.index].name
-                        ),
-                        entry.loc.clone().or_else(|| spec.root_loc.clone()),
-                    )
-                    .with_help("give it IREE's signature: `(%root: !transform.any_op {transform.consumed}) -> !transform.any_op`, yielding the handle its foreach_match returns")]
-                })?;
-                items.push(Item::Include(Segment::Include {
-                    module: module.clone(),
-                    entry: entry.name.clone(),
-                    consumed: entry.consumed,
-                    adapt,
-                    // IREE runs a legacy spec only alone, and then directly: a failure of its
-                    // body fails the compile. Linked with others, IREE drops it; tunespec
-                    // includes it like any spec, its failures suppressed.
-                    propagate: !entry.marked && prepared.len() == 1,
-                }));
-            }
+            include_items(spec, inputs, prepared.len(), &mut items)?;
             included.push(spec.index);
         }
     }
     measured_first(&mut items, inputs, problems);
+    let (segments, pairs) = segments_of(items, inputs, options, problems);
+    Ok(Plan {
+        segments,
+        pairs,
+        included,
+        withheld,
+    })
+}
 
+/// The includes of a spec linked by include (not merge-ready): one per entry point IREE runs,
+/// in file order (IREE's linker includes each marked one; a legacy `@__kernel_config` without
+/// result is included too, see `Adapt`). An entry point that cannot be included is an error.
+fn include_items(
+    spec: &Prepared<'_>,
+    inputs: &[LinkInput],
+    specs: usize,
+    items: &mut Vec<Item>,
+) -> Result<(), Vec<Problem>> {
+    if spec.entries.is_empty() {
+        return Err(vec![Problem::error(
+            codes::ENTRY_SIGNATURE,
+            format!(
+                "{} has no entry point to link by include",
+                inputs[spec.index].name
+            ),
+            spec.root_loc.clone(),
+        )]);
+    }
+    let module = spec.nested_name.clone().expect("planned");
+    for entry in &spec.entries {
+        let adapt = entry_adaptation(entry).map_err(|why| {
+            vec![Problem::error(
+                codes::ENTRY_SIGNATURE,
+                format!(
+                    "entry point @{} of {} cannot be linked by include: {why}",
+                    entry.name, inputs[spec.index].name
+                ),
+                entry.loc.clone().or_else(|| spec.root_loc.clone()),
+            )
+            .with_help("give it IREE's signature: `(%root: !transform.any_op {transform.consumed}) -> !transform.any_op`, yielding the handle its foreach_match returns")]
+        })?;
+        items.push(Item::Include(Segment::Include {
+            module: module.clone(),
+            entry: entry.name.clone(),
+            consumed: entry.consumed,
+            adapt,
+            // IREE runs a legacy spec only alone, and then directly: a failure of its
+            // body fails the compile. Linked with others, IREE drops it; tunespec
+            // includes it like any spec, its failures suppressed.
+            propagate: !entry.marked && specs == 1,
+        }));
+    }
+    Ok(())
+}
+
+/// The items as segments (consecutive pairs merged into one run) and the pairs kept: a pair
+/// whose match set an earlier pair's contains (by key, or an identical fingerprint) is reported
+/// and, with `dedupe`, dropped.
+fn segments_of(
+    items: Vec<Item>,
+    inputs: &[LinkInput],
+    options: LinkOptions,
+    problems: &mut Vec<Problem>,
+) -> (Vec<Segment>, Vec<LinkedPair>) {
     let mut segments: Vec<Segment> = Vec::new();
     let mut pairs: Vec<LinkedPair> = Vec::new();
     // Fingerprint -> the first pair with it (fingerprints share long prefixes: hash, not scan).
@@ -121,12 +149,7 @@ pub(super) fn plan_segments(
             _ => segments.push(Segment::Merged(pairs.len() - 1..pairs.len())),
         }
     }
-    Ok(Plan {
-        segments,
-        pairs,
-        included,
-        withheld,
-    })
+    (segments, pairs)
 }
 
 /// A planned pair (with its matcher's fingerprint) or include, in priority order.

@@ -107,7 +107,10 @@ fn tilde_names_this_users_home_and_other_users_homes() {
 
 #[test]
 fn xdg_directories_agree_with_etcetera() {
-    crate::support::in_process();
+    // In a hermetic child: both sides read the process environment, the private home's there.
+    if !crate::support::in_hermetic_child("environment::xdg_directories_agree_with_etcetera") {
+        return;
+    }
     use etcetera::BaseStrategy;
     let xdg = etcetera::base_strategy::Xdg::new().unwrap();
     assert_eq!(

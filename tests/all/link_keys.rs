@@ -330,7 +330,6 @@ fn link_in_process(
     inputs: &[(&str, String)],
     options: LinkOptions,
 ) -> (Vec<link::LinkedPair>, Vec<link::LinkedPair>, Vec<String>) {
-    crate::support::in_process();
     let mlir = Mlir::new();
     let inputs: Vec<LinkInput> = inputs
         .iter()
@@ -402,7 +401,6 @@ fn key_of(text: &str) -> Option<key::MatcherKey> {
 
 /// The key of the last matcher in `text` named `match_*` (`name` itself when not empty).
 fn key_named(text: &str, name: &str) -> Option<key::MatcherKey> {
-    crate::support::in_process();
     let mlir = Mlir::new();
     let verified = tunespec::verify::verify_bytes(&mlir, text.as_bytes(), "k.mlir");
     assert!(!verified.has_errors(), "{:?}", verified.problems);

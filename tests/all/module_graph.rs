@@ -55,3 +55,29 @@ fn the_check_finds_a_cycle() {
         String::from_utf8_lossy(&output.stdout)
     );
 }
+
+/// No test changes this process's environment (issue 31): the harness runs tests on several
+/// threads, and setting a variable in one races with every test reading the environment (and
+/// is `unsafe` since Rust 2024). Tests pass settings explicitly, to a child or to the library
+/// (`support::in_hermetic_child`). The names are assembled so that this file passes its check.
+#[test]
+fn no_test_sets_the_process_environment() {
+    let forbidden = [["set", "_var"].concat(), ["remove", "_var"].concat()];
+    let mut offenders = Vec::new();
+    let mut scanned = 0;
+    for entry in walkdir::WalkDir::new(repo_root().join("tests")) {
+        let entry = entry.expect("tests/ is readable");
+        if entry.path().extension().is_none_or(|ext| ext != "rs") {
+            continue;
+        }
+        scanned += 1;
+        let text = std::fs::read_to_string(entry.path()).expect("a test source is UTF-8");
+        for (number, line) in text.lines().enumerate() {
+            if forbidden.iter().any(|name| line.contains(name.as_str())) {
+                offenders.push(format!("{}:{}: {line}", entry.path().display(), number + 1));
+            }
+        }
+    }
+    assert!(scanned > 10, "only {scanned} test sources found");
+    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}

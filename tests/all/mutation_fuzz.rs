@@ -693,7 +693,6 @@ fn mutation_regressions_are_rejected_like_the_reference_rejects_them() {
 
 #[test]
 fn forward_reference_defined_in_the_ops_own_region_is_an_error_not_a_crash() {
-    crate::support::in_process();
     // Issue 15's abort: MLIR 22's parser leaves null operands without an error; reading them
     // crashed tunespec. In process: no crash, a located parse error.
     let bytes = std::fs::read(
@@ -715,7 +714,6 @@ fn forward_reference_defined_in_the_ops_own_region_is_an_error_not_a_crash() {
 
 #[test]
 fn mlir_error_is_kept_when_tunespec_only_warns_with_the_same_code() {
-    crate::support::in_process();
     // Issue 15's false accept: MLIR's error about @h was dropped because tunespec warned, with
     // the same code, about @__kernel_config.
     let bytes = std::fs::read(

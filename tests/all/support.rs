@@ -1,14 +1,17 @@
 //! What the tests share to be hermetic: every run of the tunespec binary gets a private home
 //! (`HOME`, the XDG config and cache homes, `TUNESPEC_CACHE_DIR` all inside it), no user config
-//! (`TUNESPEC_NO_CONFIG`) and none of the caller's tunespec settings; tests that call the
-//! library in process get the same through [`in_process`]. No test reads or writes the
-//! developer's config or cache, whatever `$HOME` holds.
+//! (`TUNESPEC_NO_CONFIG`) and none of the caller's tunespec settings. Tests that call the library
+//! in process pass what it needs explicitly (a `Discovery` from an environment closure, cache
+//! `Settings`, `LinkOptions`) and never change this process's environment: the harness runs tests
+//! on several threads, and a variable set by one races with every other test reading the
+//! environment. A test that must read the process environment itself runs in a hermetic child
+//! ([`in_hermetic_child`]). No test reads or writes the developer's config or cache, whatever
+//! `$HOME` holds.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Once;
 
 use crate::reference::repo_root;
 
@@ -98,23 +101,32 @@ pub fn snapbox_tunespec() -> snapbox::cmd::Command {
     command.env("TUNESPEC_TERM_WIDTH", "100")
 }
 
-/// For tests that call the library in process: this process's environment made hermetic once
-/// (before the first such call), with a private home shared by the process. `HOME` itself is
-/// kept for the reference tools the tests run (mlir-opt, iree-opt); tunespec reads it only for
-/// configs and the cache, which the XDG and tunespec variables set here take precedence over.
-pub fn in_process() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let home = private_home();
-        for name in CALLER_SETTINGS {
-            std::env::remove_var(name);
-        }
-        for (name, value) in hermetic_env(&home) {
-            if name != "HOME" {
-                std::env::set_var(name, value);
-            }
-        }
-    });
+/// Set in the environment of a test run by [`in_hermetic_child`], for the test to know it is
+/// the child.
+const CHILD_MARKER: &str = "TUNESPEC_TEST_HERMETIC_CHILD";
+
+/// For a test that reads the process environment itself (the library's `process_env`, or a
+/// crate that reads it directly): whether the caller is that test in a hermetic child and
+/// should run its body. Outside the child, this runs `test` (its path in this binary,
+/// `module::name`) alone in a child of this test binary with [`hermetic_env`], checks that it
+/// ran and passed, and returns `false`. A child, not variables set in this process: those would
+/// race with every other test reading the environment.
+pub fn in_hermetic_child(test: &str) -> bool {
+    if std::env::var_os(CHILD_MARKER).is_some() {
+        return true;
+    }
+    let mut command = Command::new(std::env::current_exe().expect("the test binary's path"));
+    hermetic(&mut command)
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_MARKER, "1");
+    let output = command.output().expect("the test binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("1 passed"),
+        "{test} failed or did not run in the hermetic child: {stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    false
 }
 
 /// Runs `command`; a failure shows its first lines of stderr.

@@ -90,7 +90,6 @@ struct Levels {
 }
 
 fn levels() -> Levels {
-    crate::support::in_process();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let project_config = r#"
@@ -404,7 +403,6 @@ fn a_spec_reached_twice_is_included_once_at_its_first_place() {
 
 /// The problems of building a registry from `discovery`, as `file:line:col: message`.
 fn config_problems(discovery: &Discovery) -> Vec<String> {
-    crate::support::in_process();
     match Registry::embedded()
         .with_derived(true)
         .with_discovery(discovery)
@@ -525,7 +523,6 @@ fn config_problems_are_located_in_the_config() {
 
 #[test]
 fn a_config_parses_paths_relative_to_itself() {
-    crate::support::in_process();
     let config = Config::parse(
         "spec_dirs = [\"specs\", \"/abs\"]\n[targets.A100]\nspecs = [{ path = \"a.mlir\", features = [\"FOO+\"] }]\n",
         Path::new("/p/tunespec.toml"),

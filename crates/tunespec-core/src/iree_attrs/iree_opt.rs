@@ -77,8 +77,64 @@ pub fn check(
     if sites.is_empty() {
         return Ok(Vec::new());
     }
-    // Identical attributes (a config repeated for many shapes: 486 attributes but 33 distinct
-    // ones in the default specs) are checked once; what iree-opt says of one holds for each.
+    let groups = identical_groups(sites);
+    let representatives: Vec<Site> = groups.iter().map(|group| sites[group[0]].clone()).collect();
+    let generated = generate(&representatives);
+    let (status, stderr) = run(iree_opt, generated.text.clone().into_bytes(), timeout)?;
+    let mut problems: Vec<(usize, Problem)> = Vec::new();
+    let mut reported: BTreeSet<usize> = BTreeSet::new();
+    let generated_lines: Vec<&str> = generated.text.lines().collect();
+    for line in stderr.lines() {
+        let Some((line_number, col, message)) = parse_error(line) else {
+            continue;
+        };
+        let Some(&(group, from, in_attribute)) =
+            generated.lines.get(line_number.wrapping_sub(1) as usize)
+        else {
+            continue;
+        };
+        // The first error of a chunk is the cause; the next ones unwind the same parse.
+        if !reported.insert(group) {
+            continue;
+        }
+        let generated_line = generated_lines
+            .get(line_number as usize - 1)
+            .copied()
+            .unwrap_or_default();
+        let found = Found {
+            explained: explain(message, generated_line, col),
+            col,
+            from,
+            in_attribute,
+            representative: &representatives[group],
+        };
+        for &site_index in &groups[group] {
+            problems.push((site_index, found.problem_at(&sites[site_index])));
+        }
+    }
+    // Sites whose alias definitions were at fault report the same finding: keep one.
+    let mut seen = BTreeSet::new();
+    problems.retain(|(_, problem)| seen.insert((problem.loc.clone(), problem.message.clone())));
+    if problems.is_empty() && !status.success() {
+        let tail: String = stderr.lines().take(5).collect::<Vec<_>>().join("\n");
+        return Err(format!(
+            "{} exited with {status} without a diagnostic tunespec could place{}",
+            iree_opt.display(),
+            if tail.is_empty() {
+                String::new()
+            } else {
+                format!(": {tail}")
+            }
+        ));
+    }
+    Ok(problems)
+}
+
+/// The sites grouped by identical attribute text, each group in site order, groups in order of
+/// first appearance. Identical attributes (a config repeated for many shapes: 486 attributes
+/// but 33 distinct ones in the default specs) are checked once; what iree-opt says of one
+/// holds for each.
+fn identical_groups(sites: &[Site]) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut by_key: std::collections::HashMap<Vec<(Option<u32>, &str)>, usize> = Default::default();
     for (index, site) in sites.iter().enumerate() {
@@ -103,87 +159,61 @@ pub fn check(
         });
         groups[group].push(index);
     }
-    let representatives: Vec<Site> = groups.iter().map(|group| sites[group[0]].clone()).collect();
-    let generated = generate(&representatives);
-    let (status, stderr) = run(iree_opt, generated.text.clone().into_bytes(), timeout)?;
-    let mut problems: Vec<(usize, Problem)> = Vec::new();
-    let mut reported: BTreeSet<usize> = BTreeSet::new();
-    let generated_lines: Vec<&str> = generated.text.lines().collect();
-    for line in stderr.lines() {
-        let Some((line_number, col, message)) = parse_error(line) else {
-            continue;
-        };
-        let Some(&(group, from, in_attribute)) =
-            generated.lines.get(line_number.wrapping_sub(1) as usize)
-        else {
-            continue;
-        };
-        // The first error of a chunk is the cause; the next ones unwind the same parse.
-        if !reported.insert(group) {
-            continue;
-        }
-        let generated_line = generated_lines
-            .get(line_number as usize - 1)
-            .copied()
-            .unwrap_or_default();
-        let explained = explain(message, generated_line, col);
-        let representative = &representatives[group];
-        for &site_index in &groups[group] {
-            let site = &sites[site_index];
-            let loc = match (from, &site.loc, &representative.loc) {
-                _ if explained.at_start => site.loc.clone(),
-                (Some(line), Some(site_loc), Some(first)) if in_attribute => {
-                    // Same text, another place: the same offset from the attribute's start.
-                    let offset = line - first.line;
-                    Some(Loc {
-                        file: site_loc.file.clone(),
-                        line: site_loc.line + offset,
-                        col: if offset == 0 {
-                            col + site_loc.col - first.col
-                        } else {
-                            col
-                        },
-                    })
-                }
-                (Some(line), Some(site_loc), _) => Some(Loc {
+    groups
+}
+
+/// IREE's first error on one group's representative: the explained message, IREE's column, the
+/// spec line the generated line came from (if any) and whether it was inside the attribute.
+struct Found<'a> {
+    explained: Explained,
+    col: u32,
+    from: Option<u32>,
+    in_attribute: bool,
+    representative: &'a Site,
+}
+
+impl Found<'_> {
+    /// The problem for one site of the group, located at the same place in that site's text.
+    fn problem_at(&self, site: &Site) -> Problem {
+        let (col, from) = (self.col, self.from);
+        let loc = match (from, &site.loc, &self.representative.loc) {
+            _ if self.explained.at_start => site.loc.clone(),
+            (Some(line), Some(site_loc), Some(first)) if self.in_attribute => {
+                // Same text, another place: the same offset from the attribute's start.
+                let offset = line - first.line;
+                Some(Loc {
                     file: site_loc.file.clone(),
-                    line,
-                    col,
-                }),
-                (_, loc, _) => loc.clone(),
-            };
-            let mut problem = Problem::error(codes::IREE_ATTRIBUTE, explained.message.clone(), loc);
-            problem.help = Some(match &explained.help {
-                Some(help) => {
-                    format!("{help} (IREE would fail to load this spec; checked with iree-opt)")
-                }
-                None => "IREE would fail to load this spec (checked with iree-opt)".to_string(),
-            });
-            if from.is_none() && site.segments.last().is_some_and(|s| s.first_line.is_none()) {
-                problem.message = format!(
-                    "{} (at column {col} of the attribute as MLIR prints it)",
-                    problem.message
-                );
+                    line: site_loc.line + offset,
+                    col: if offset == 0 {
+                        col + site_loc.col - first.col
+                    } else {
+                        col
+                    },
+                })
             }
-            problems.push((site_index, problem));
+            (Some(line), Some(site_loc), _) => Some(Loc {
+                file: site_loc.file.clone(),
+                line,
+                col,
+            }),
+            (_, loc, _) => loc.clone(),
+        };
+        let mut problem =
+            Problem::error(codes::IREE_ATTRIBUTE, self.explained.message.clone(), loc);
+        problem.help = Some(match &self.explained.help {
+            Some(help) => {
+                format!("{help} (IREE would fail to load this spec; checked with iree-opt)")
+            }
+            None => "IREE would fail to load this spec (checked with iree-opt)".to_string(),
+        });
+        if from.is_none() && site.segments.last().is_some_and(|s| s.first_line.is_none()) {
+            problem.message = format!(
+                "{} (at column {col} of the attribute as MLIR prints it)",
+                problem.message
+            );
         }
+        problem
     }
-    // Sites whose alias definitions were at fault report the same finding: keep one.
-    let mut seen = BTreeSet::new();
-    problems.retain(|(_, problem)| seen.insert((problem.loc.clone(), problem.message.clone())));
-    if problems.is_empty() && !status.success() {
-        let tail: String = stderr.lines().take(5).collect::<Vec<_>>().join("\n");
-        return Err(format!(
-            "{} exited with {status} without a diagnostic tunespec could place{}",
-            iree_opt.display(),
-            if tail.is_empty() {
-                String::new()
-            } else {
-                format!(": {tail}")
-            }
-        ));
-    }
-    Ok(problems)
 }
 
 /// `<stdin>:LINE:COL: error: MESSAGE` -> (line, col, message).

@@ -207,47 +207,16 @@ impl FeatureWalk {
     }
 
     fn op(&mut self, op: MlirOperation, in_function: bool) {
-        fn bitwidth(ty: MlirType) -> Option<u32> {
-            // SAFETY: `ty` is a type of a live op's operand (uniqued in the context); only queried.
-            unsafe {
-                if !mlirTypeIsAShaped(ty) {
-                    return None;
-                }
-                let element = mlirShapedTypeGetElementType(ty);
-                if mlirTypeIsAInteger(element) {
-                    Some(mlirIntegerTypeGetWidth(element))
-                } else if mlirTypeIsAFloat(element) {
-                    Some(mlirFloatTypeGetWidth(element))
-                } else {
-                    None
-                }
-            }
-        }
         let wanted = self.wanted;
         let id = self.next;
         self.next += 1;
-        // SAFETY: `op` is a live op under the walked root (reached from it); it is only read,
-        // and the shim writes at most the capacity it is given.
-        let (name, is_function, loops, inputs, operand_types_raw) = unsafe {
-            let name = read_string(mlirIdentifierStr(mlirOperationGetName(op)));
-            let has_body = mlirOperationGetNumRegions(op) > 0
-                && !mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))
-                    .ptr
-                    .is_null();
-            let is_function = name.ends_with(".func") && has_body;
-            let loops = loop_ranges(op);
-            let inputs = tunespec_mlir_shim::tunespecLinalgNumDpsInputs(op);
-            let types: Vec<MlirType> = (0..mlirOperationGetNumOperands(op))
-                .map(|index| mlirValueGetType(mlirOperationGetOperand(op, index)))
-                .collect();
-            (name, is_function, loops, inputs, types)
-        };
-        let operand_bitwidths = operand_types_raw.iter().map(|&ty| bitwidth(ty)).collect();
+        let basics = OpBasics::read(op);
+        let loops = basics.loops;
         let attention = if !wanted.attention {
             None
-        } else if name == "iree_linalg_ext.attention" {
+        } else if basics.name == "iree_linalg_ext.attention" {
             match_groups(op, 1, 5).map(|groups| (false, groups))
-        } else if name == "iree_linalg_ext.online_attention" {
+        } else if basics.name == "iree_linalg_ext.online_attention" {
             match_groups(op, 2, 5).map(|groups| (true, groups))
         } else {
             None
@@ -257,25 +226,13 @@ impl FeatureWalk {
         let typed = (loops.is_some() || attention.is_some())
             && (wanted.contraction || wanted.convolution || wanted.attention);
         let element_types = if typed {
-            operand_types_raw
-                .iter()
-                .map(|&ty| {
-                    // SAFETY: `ty` is a live type of the payload's context; only queried.
-                    let element = unsafe {
-                        if mlirTypeIsAShaped(ty) {
-                            mlirShapedTypeGetElementType(ty)
-                        } else {
-                            ty
-                        }
-                    };
-                    self.print_type(element)
-                })
-                .collect()
+            self.element_types(&basics.operand_types)
         } else {
             Vec::new()
         };
         let operand_types = if (loops.is_some() || attention.is_some()) && wanted.operand_types {
-            operand_types_raw
+            basics
+                .operand_types
                 .iter()
                 .map(|&ty| self.print_type(ty))
                 .collect()
@@ -299,18 +256,16 @@ impl FeatureWalk {
         } else {
             None
         };
-        let has_config = ["lowering_config", "compilation_info"].iter().any(|name| {
-            // SAFETY: `op` is live; the attribute is only looked up.
-            !unsafe { mlirOperationGetAttributeByName(op, string_ref(name.as_bytes())) }
-                .ptr
-                .is_null()
-        });
         self.out.push(crate::ir::OpFeatures {
             id,
-            name,
+            name: basics.name,
             loops,
-            num_inputs: (inputs >= 0).then_some(inputs as usize),
-            operand_bitwidths,
+            num_inputs: (basics.inputs >= 0).then_some(basics.inputs as usize),
+            operand_bitwidths: basics
+                .operand_types
+                .iter()
+                .map(|&ty| element_bitwidth(ty))
+                .collect(),
             in_function,
             element_types,
             operand_types,
@@ -318,12 +273,97 @@ impl FeatureWalk {
             convolution,
             attention,
             indexing_maps,
-            has_config,
+            has_config: has_config(op),
         });
         for child in children(op) {
-            self.op(child, in_function || is_function);
+            self.op(child, in_function || basics.is_function);
         }
     }
+
+    /// The printed element type of each operand (a non-shaped operand: its own type).
+    fn element_types(&mut self, types: &[MlirType]) -> Vec<String> {
+        types
+            .iter()
+            .map(|&ty| {
+                // SAFETY: `ty` is a live type of the payload's context; only queried.
+                let element = unsafe {
+                    if mlirTypeIsAShaped(ty) {
+                        mlirShapedTypeGetElementType(ty)
+                    } else {
+                        ty
+                    }
+                };
+                self.print_type(element)
+            })
+            .collect()
+    }
+}
+
+/// What the walk reads of every op, whatever features are wanted: read in one unsafe block,
+/// apart from the features that depend on it.
+struct OpBasics {
+    name: String,
+    /// A `*.func` with a body: the ops under it are in a function.
+    is_function: bool,
+    loops: Option<Vec<i64>>,
+    /// DPS inputs (negative: not a DPS op).
+    inputs: isize,
+    operand_types: Vec<MlirType>,
+}
+
+impl OpBasics {
+    fn read(op: MlirOperation) -> OpBasics {
+        // SAFETY: `op` is a live op under the walked root (reached from it); it is only read,
+        // and the shim writes at most the capacity it is given.
+        unsafe {
+            let name = read_string(mlirIdentifierStr(mlirOperationGetName(op)));
+            let has_body = mlirOperationGetNumRegions(op) > 0
+                && !mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0))
+                    .ptr
+                    .is_null();
+            let is_function = name.ends_with(".func") && has_body;
+            let loops = loop_ranges(op);
+            let inputs = tunespec_mlir_shim::tunespecLinalgNumDpsInputs(op);
+            let operand_types: Vec<MlirType> = (0..mlirOperationGetNumOperands(op))
+                .map(|index| mlirValueGetType(mlirOperationGetOperand(op, index)))
+                .collect();
+            OpBasics {
+                name,
+                is_function,
+                loops,
+                inputs,
+                operand_types,
+            }
+        }
+    }
+}
+
+/// The element bit width of a shaped integer or float type; `None` for anything else.
+fn element_bitwidth(ty: MlirType) -> Option<u32> {
+    // SAFETY: `ty` is a type of a live op's operand (uniqued in the context); only queried.
+    unsafe {
+        if !mlirTypeIsAShaped(ty) {
+            return None;
+        }
+        let element = mlirShapedTypeGetElementType(ty);
+        if mlirTypeIsAInteger(element) {
+            Some(mlirIntegerTypeGetWidth(element))
+        } else if mlirTypeIsAFloat(element) {
+            Some(mlirFloatTypeGetWidth(element))
+        } else {
+            None
+        }
+    }
+}
+
+/// Whether the op already carries a config (`lowering_config` or `compilation_info`).
+fn has_config(op: MlirOperation) -> bool {
+    ["lowering_config", "compilation_info"].iter().any(|name| {
+        // SAFETY: `op` is live; the attribute is only looked up.
+        !unsafe { mlirOperationGetAttributeByName(op, string_ref(name.as_bytes())) }
+            .ptr
+            .is_null()
+    })
 }
 
 /// The static loop ranges of a linalg op (any number of loops), or None.

@@ -198,26 +198,7 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
     }
     let Some(module) = parsed.module else {
         if bytes.starts_with(BYTECODE_MAGIC) {
-            let newer = bytecode_producer(bytes).filter(|producer| mlir_major(producer) > Some(22));
-            for problem in problems.iter_mut() {
-                if problem.code == codes::PARSE {
-                    problem.code = codes::BAD_BYTECODE;
-                    if let Some(producer) = &newer {
-                        problem.message = format!(
-                            "bytecode written by {producer}, which MLIR 22 cannot read: {}",
-                            problem.message
-                        );
-                        problem.help = Some(format!(
-                            "the file is probably fine: {producer} (IREE 3.13's iree-opt and iree-compile are built on it) encodes some builtin attributes in ways MLIR 22 does not know (affine maps, for one); convert it to text with `iree-opt FILE -o FILE.mlir` and give tunespec the text; where a library is read from a payload (`extract`, `apply`), tunespec does that itself when it finds iree-opt (TUNESPEC_IREE_OPT, TUNESPEC_IREE_VENV or PATH)"
-                        ));
-                    } else {
-                        problem.help.get_or_insert_with(|| {
-                            "the bytecode is truncated, corrupt, or from a newer MLIR than 22"
-                                .into()
-                        });
-                    }
-                }
-            }
+            explain_bad_bytecode(bytes, &mut problems);
         }
         sort_problems(&mut problems);
         return Verified {
@@ -279,6 +260,31 @@ pub fn verify_bytes<'c>(mlir: &'c Mlir, bytes: &[u8], source_name: &str) -> Veri
         facts: Some(facts),
         problems,
         read_by_iree,
+    }
+}
+
+/// Bytecode MLIR 22 could not parse: its parse errors become `bad-bytecode`, with why when a
+/// newer MLIR wrote it (the file is probably fine; how to hand tunespec text instead). Apart
+/// from `verify_bytes` because the help text is long and says nothing about verifying.
+fn explain_bad_bytecode(bytes: &[u8], problems: &mut [Problem]) {
+    let newer = bytecode_producer(bytes).filter(|producer| mlir_major(producer) > Some(22));
+    for problem in problems.iter_mut() {
+        if problem.code == codes::PARSE {
+            problem.code = codes::BAD_BYTECODE;
+            if let Some(producer) = &newer {
+                problem.message = format!(
+                    "bytecode written by {producer}, which MLIR 22 cannot read: {}",
+                    problem.message
+                );
+                problem.help = Some(format!(
+                    "the file is probably fine: {producer} (IREE 3.13's iree-opt and iree-compile are built on it) encodes some builtin attributes in ways MLIR 22 does not know (affine maps, for one); convert it to text with `iree-opt FILE -o FILE.mlir` and give tunespec the text; where a library is read from a payload (`extract`, `apply`), tunespec does that itself when it finds iree-opt (TUNESPEC_IREE_OPT, TUNESPEC_IREE_VENV or PATH)"
+                ));
+            } else {
+                problem.help.get_or_insert_with(|| {
+                    "the bytecode is truncated, corrupt, or from a newer MLIR than 22".into()
+                });
+            }
+        }
     }
 }
 
