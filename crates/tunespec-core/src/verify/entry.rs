@@ -56,23 +56,14 @@ pub(super) fn check_default_entrypoint<'a>(
     sequences: &[Sequence<'a>],
     problems: &mut Vec<Problem>,
 ) -> Option<Sequence<'a>> {
-    const REQUIRED: &str = " (required by 'iree_codegen.tuning_spec_with_default_entrypoint')";
-    let module_loc = root.loc.clone();
-    let error = |message: String, loc: Option<Loc>| {
-        Problem::error(
-            codes::DEFAULT_ENTRYPOINT,
-            format!("{message}{REQUIRED}"),
-            loc,
-        )
-    };
     let Some(entry) = sequences
         .iter()
         .find(|sequence| sequence.name == names::KERNEL_CONFIG)
     else {
         problems.push(
-            error(
+            default_entrypoint_error(
                 format!("Missing named sequence '{}'", names::KERNEL_CONFIG),
-                module_loc,
+                root.loc.clone(),
             )
             .with_help(
                 "add `transform.named_sequence @__kernel_config(...)` (a func.func does not count)",
@@ -80,43 +71,68 @@ pub(super) fn check_default_entrypoint<'a>(
         );
         return None;
     };
-    let entry_loc = entry.op.loc.clone();
     if !entry.op.has_attr(names::ENTRYPOINT_ATTR) {
-        problems.push(error(
+        problems.push(default_entrypoint_error(
             format!(
                 "Missing attribute '{}' in named sequence '{}'",
                 names::ENTRYPOINT_ATTR,
                 names::KERNEL_CONFIG
             ),
-            entry_loc.clone(),
+            entry.op.loc.clone(),
         ));
     }
-    // IREE counts every op of the module's body that carries the marker, not only named
-    // sequences: a nested module marked as an entry point counts (iree-opt 3.13: "but found 2").
+    check_one_marked_entrypoint(root, problems);
+    check_default_entrypoint_body(entry, problems);
+    Some(entry.clone())
+}
+
+/// A finding of IREE's default-entrypoint rules, worded as IREE words it.
+fn default_entrypoint_error(message: String, loc: Option<Loc>) -> Problem {
+    const REQUIRED: &str = " (required by 'iree_codegen.tuning_spec_with_default_entrypoint')";
+    Problem::error(
+        codes::DEFAULT_ENTRYPOINT,
+        format!("{message}{REQUIRED}"),
+        loc,
+    )
+}
+
+/// IREE counts every op of the module's body that carries the entry-point marker, not only
+/// named sequences: a nested module marked as an entry point counts (iree-opt 3.13: "but found
+/// 2").
+fn check_one_marked_entrypoint(root: &Op, problems: &mut Vec<Problem>) {
     let marked: Vec<&Op> = root
         .body()
         .iter()
         .filter(|op| op.has_attr(names::ENTRYPOINT_ATTR))
         .collect();
-    if marked.len() > 1 {
-        let mut problem = error(
-            format!(
-                "Expected one named sequence with '{}', but found {}",
-                names::ENTRYPOINT_ATTR,
-                marked.len()
-            ),
-            module_loc,
-        );
-        for op in marked.iter().filter(|op| op.name != names::NAMED_SEQUENCE) {
-            if let Some(loc) = &op.loc {
-                problem = problem.with_related(
-                    loc.clone(),
-                    format!("a '{}' marked as an entry point", op.name),
-                );
-            }
-        }
-        problems.push(problem);
+    if marked.len() <= 1 {
+        return;
     }
+    let mut problem = default_entrypoint_error(
+        format!(
+            "Expected one named sequence with '{}', but found {}",
+            names::ENTRYPOINT_ATTR,
+            marked.len()
+        ),
+        root.loc.clone(),
+    );
+    for op in marked.iter().filter(|op| op.name != names::NAMED_SEQUENCE) {
+        if let Some(loc) = &op.loc {
+            problem = problem.with_related(
+                loc.clone(),
+                format!("a '{}' marked as an entry point", op.name),
+            );
+        }
+    }
+    problems.push(problem);
+}
+
+/// The default entry point's body as IREE requires it: one block of exactly a
+/// `foreach_match` (one `any_op` in and out, no `restrict_root`, no `flatten_results`) and a
+/// `yield`.
+fn check_default_entrypoint_body(entry: &Sequence<'_>, problems: &mut Vec<Problem>) {
+    let error = default_entrypoint_error;
+    let entry_loc = entry.op.loc.clone();
     let region_blocks = entry
         .op
         .regions
@@ -125,9 +141,9 @@ pub(super) fn check_default_entrypoint<'a>(
     if region_blocks != 1 {
         problems.push(error(
             format!("'{}' must contain exactly one block", names::KERNEL_CONFIG),
-            entry_loc.clone(),
+            entry_loc,
         ));
-        return Some(entry.clone());
+        return;
     }
     let body = entry.op.body();
     if body.len() != 2 {
@@ -140,33 +156,7 @@ pub(super) fn check_default_entrypoint<'a>(
         ));
     }
     match body.first() {
-        Some(first) if first.name == names::FOREACH_MATCH => {
-            let loc = first.loc.clone();
-            if first.has_attr("restrict_root") {
-                problems.push(error(
-                    "'ForeachMatchOp' must not have 'restrict_root' attribute".into(),
-                    loc.clone(),
-                ));
-            }
-            if first.has_attr("flatten_results") {
-                problems.push(error(
-                    "'ForeachMatchOp' must not have 'flatten_results' attribute".into(),
-                    loc.clone(),
-                ));
-            }
-            if first.operand_types.len() != 1 || first.operand_types[0] != names::ANY_OP {
-                problems.push(error(
-                    "'ForeachMatchOp' must take exactly one 'any_op' argument".into(),
-                    loc.clone(),
-                ));
-            }
-            if first.result_types.len() != 1 || first.result_types[0] != names::ANY_OP {
-                problems.push(error(
-                    "'ForeachMatchOp' must return exactly one 'any_op' result".into(),
-                    loc,
-                ));
-            }
-        }
+        Some(first) if first.name == names::FOREACH_MATCH => check_default_foreach(first, problems),
         _ => problems.push(error(
             format!(
                 "'{}' must start with 'ForeachMatchOp'",
@@ -186,7 +176,36 @@ pub(super) fn check_default_entrypoint<'a>(
             body.last().and_then(|op| op.loc.clone()).or(entry_loc),
         ));
     }
-    Some(entry.clone())
+}
+
+/// The default entry point's `foreach_match`, as IREE requires it.
+fn check_default_foreach(first: &Op, problems: &mut Vec<Problem>) {
+    let error = default_entrypoint_error;
+    let loc = first.loc.clone();
+    if first.has_attr("restrict_root") {
+        problems.push(error(
+            "'ForeachMatchOp' must not have 'restrict_root' attribute".into(),
+            loc.clone(),
+        ));
+    }
+    if first.has_attr("flatten_results") {
+        problems.push(error(
+            "'ForeachMatchOp' must not have 'flatten_results' attribute".into(),
+            loc.clone(),
+        ));
+    }
+    if first.operand_types.len() != 1 || first.operand_types[0] != names::ANY_OP {
+        problems.push(error(
+            "'ForeachMatchOp' must take exactly one 'any_op' argument".into(),
+            loc.clone(),
+        ));
+    }
+    if first.result_types.len() != 1 || first.result_types[0] != names::ANY_OP {
+        problems.push(error(
+            "'ForeachMatchOp' must return exactly one 'any_op' result".into(),
+            loc,
+        ));
+    }
 }
 
 /// For specs without the default-entrypoint attribute, the entry points IREE 3.13 runs: every
