@@ -231,6 +231,8 @@ pub struct Cache {
     flights: Mutex<HashMap<[u8; 32], Arc<Flight>>>,
     warnings: Mutex<(Vec<Problem>, BTreeSet<String>)>,
     counters: Counters,
+    /// IREE's answers asked in this process while the cache is off (see `iree_store`).
+    pub(super) answered: Mutex<HashMap<[u8; 32], Arc<Vec<u8>>>>,
 }
 
 impl Cache {
@@ -295,6 +297,7 @@ impl Cache {
             flights: Mutex::default(),
             warnings: Mutex::default(),
             counters: Counters::default(),
+            answered: Mutex::default(),
         };
         if let Some(message) = refused {
             cache.warn(Problem::warning(codes::UNAVAILABLE, message, None));

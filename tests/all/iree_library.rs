@@ -138,6 +138,24 @@ fn a_torch_model_is_explained_exactly_through_iree() {
 }
 
 #[test]
+fn with_the_cache_off_one_command_asks_iree_each_question_once() {
+    // `explain --exact` of a torch model reads IREE's dispatch sources for the explanation and
+    // again for IREE's configuration phase: the second is the first's answer (a pure function
+    // of the same key), even with nothing kept between processes.
+    let Some(venv) = venv() else { return };
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .env("TUNESPEC_CACHE", "off")
+            .args(["-vv", "explain", "--exact", "-t", "gfx942"])
+            .arg(model("torch_mm_4096_f16.mlir")),
+    );
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{log}");
+    // The sources, the IR before config materialization, the configuration phase.
+    assert_eq!(log.matches("iree.request:").count(), 3, "{log}");
+}
+
+#[test]
 fn iree_3_12_explains_exactly_and_reads_what_attach_writes_for_it() {
     let Some(venv) = venv_3_12() else { return };
     let payload = model("torch_mm_4096_f16.mlir");
