@@ -175,20 +175,28 @@ fn fake_iree_opt(dir: &Path, body: &str) -> PathBuf {
     path
 }
 
+/// A stand-in that runs `iree_opt` and appends a line to a count file each time: the script
+/// and the count file.
 #[cfg(unix)]
-#[test]
-fn one_iree_opt_process_checks_every_attribute_of_the_run() {
-    let Some(iree_opt) = iree_opt() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let count = dir.path().join("count");
+fn counting_iree_opt(dir: &Path, iree_opt: &Path) -> (PathBuf, PathBuf) {
+    let count = dir.join("count");
     let counting = fake_iree_opt(
-        dir.path(),
+        dir,
         &format!(
             "echo run >> '{}'\nexec '{}' \"$@\"",
             count.display(),
             iree_opt.display()
         ),
     );
+    (counting, count)
+}
+
+#[cfg(unix)]
+#[test]
+fn one_iree_opt_process_checks_every_attribute_of_the_run() {
+    let Some(iree_opt) = iree_opt() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (counting, count) = counting_iree_opt(dir.path(), &iree_opt);
     let (status, findings, _) = json(
         tunespec()
             .args(["verify", "-j", "2", "--iree-opt"])
@@ -212,15 +220,7 @@ fn iree_opts_acceptance_is_kept_in_the_cache_and_its_rejections_are_not() {
     // each run, and a cache turned off keeps nothing.
     let Some(iree_opt) = iree_opt() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let count = dir.path().join("count");
-    let counting = fake_iree_opt(
-        dir.path(),
-        &format!(
-            "echo run >> '{}'\nexec '{}' \"$@\"",
-            count.display(),
-            iree_opt.display()
-        ),
-    );
+    let (counting, count) = counting_iree_opt(dir.path(), &iree_opt);
     let cache = dir.path().join("cache");
     let verify = |spec: &str, extra: &[(&str, &str)]| {
         let output = tunespec()
