@@ -363,26 +363,7 @@ fn check_example(
     let cache = dir.join("cache");
     let stem = example.file_stem().unwrap().to_string_lossy().to_string();
     let context = format!("{target} {stem}");
-    // IREE's own choices, without the library. iree-compile 3.13 itself fails on some
-    // (target, payload) pairs (it crashes selecting a gfx950 config for a bf16 decode batch
-    // GEMM); the unmatched ops then cannot be compared, the matched ones still are.
-    let baseline = match try_compile_configs(compiler, flags, example, None) {
-        Ok(dispatches) => {
-            let mut map = Baseline::new();
-            for dispatch in &dispatches {
-                for (_, config) in &dispatch.ops {
-                    map.entry(dispatch.function.clone())
-                        .or_default()
-                        .push((config.clone(), dispatch.translation_info.clone()));
-                }
-            }
-            Some(map)
-        }
-        Err(error) => {
-            eprintln!("note: {context}: iree-compile fails without tunespec's library: {error}");
-            None
-        }
-    };
+    let baseline = baseline_configs(compiler, flags, example, &context);
 
     // The library attached to the payload: explain the attached payload itself (its library,
     // its line numbers) and compile it.
@@ -432,11 +413,56 @@ fn check_example(
     let got = without_locations(&compile_configs(compiler, flags, &applied, None));
     assert_eq!(got, expected, "{context}: apply output");
 
+    assert_as_dispatch_writes_what_explain_reports(&cache, target, example, &report, &context);
+
+    assert_full_compile_goes_through(compiler, flags, &attached, example, &context);
+    configured
+}
+
+/// IREE's own choices for `example` without the library, per dispatch function; `None` where
+/// iree-compile itself fails. Part of `check_example`, split out to keep it short.
+fn baseline_configs(
+    compiler: &Path,
+    flags: &[&str],
+    example: &Path,
+    context: &str,
+) -> Option<Baseline> {
+    // IREE's own choices, without the library. iree-compile 3.13 itself fails on some
+    // (target, payload) pairs (it crashes selecting a gfx950 config for a bf16 decode batch
+    // GEMM); the unmatched ops then cannot be compared, the matched ones still are.
+    match try_compile_configs(compiler, flags, example, None) {
+        Ok(dispatches) => {
+            let mut map = Baseline::new();
+            for dispatch in &dispatches {
+                for (_, config) in &dispatch.ops {
+                    map.entry(dispatch.function.clone())
+                        .or_default()
+                        .push((config.clone(), dispatch.translation_info.clone()));
+                }
+            }
+            Some(map)
+        }
+        Err(error) => {
+            eprintln!("note: {context}: iree-compile fails without tunespec's library: {error}");
+            None
+        }
+    }
+}
+
+/// `apply --as-dispatch` writes exactly the configs `report` (explain's JSON) names, and no
+/// dispatch tags. Part of `check_example`, split out to keep it short.
+fn assert_as_dispatch_writes_what_explain_reports(
+    cache: &Path,
+    target: &str,
+    example: &Path,
+    report: &serde_json::Value,
+    context: &str,
+) {
     // `apply --as-dispatch` writes the prediction itself: the configs explain reports, on the
     // ops as IREE's matchers see them. It is for reading, not for compiling: iree-compile treats
     // a pre-generalized op differently from a named one (unit dims of a generic are folded
     // away, so a 1xNxK matmul becomes an NxK matvec and loses its config).
-    let predicted = run(tunespec(&cache)
+    let predicted = run(tunespec(cache)
         .args(["apply", "--as-dispatch", "--target", target])
         .arg(example))
     .stdout;
@@ -465,7 +491,17 @@ fn check_example(
         !predicted.contains("tunespec.op."),
         "{context}: the dispatch tags are removed"
     );
+}
 
+/// The whole compile of the `attached` payload goes through, or fails exactly as `example`
+/// fails without the library. Part of `check_example`, split out to keep it short.
+fn assert_full_compile_goes_through(
+    compiler: &Path,
+    flags: &[&str],
+    attached: &Path,
+    example: &Path,
+    context: &str,
+) {
     // And the whole compile goes through, unless iree-compile fails the same way without the
     // library (gfx90a: IREE 3.13 picks a sparse MFMA for its own f16 GEMV configs, which only
     // gfx942+ has): then the failure is IREE's own, on ops tunespec left alone.
@@ -482,7 +518,7 @@ fn check_example(
             first_errors(&String::from_utf8_lossy(&output.stderr)),
         )
     };
-    let (ok, errors) = full(&attached);
+    let (ok, errors) = full(attached);
     if !ok {
         let (own_ok, own_errors) = full(example);
         assert!(
@@ -491,7 +527,6 @@ fn check_example(
         );
         eprintln!("note: {context}: the full compile fails with and without the library: {errors}");
     }
-    configured
 }
 
 #[test]

@@ -116,6 +116,15 @@ fn measured_library(run: &str) -> PathBuf {
 #[test]
 fn measured_first_links_no_derived_defaults_and_explain_says_where_they_would_apply() {
     let home = private_home();
+    assert_link_and_resolve_leave_derived_defaults_out(&home);
+    let (withheld_lines, withheld) = assert_explain_names_withheld_defaults();
+    assert_github_apply_and_derived_agree_with_explain(&home, withheld_lines, withheld);
+}
+
+/// `link` links no derived default and `resolve` says why each was left out. Part of
+/// `measured_first_links_no_derived_defaults_and_explain_says_where_they_would_apply`, split
+/// out to keep it short.
+fn assert_link_and_resolve_leave_derived_defaults_out(home: &Path) {
     let out = home.join("linked.mlir");
     run_ok(
         measured_first()
@@ -143,9 +152,14 @@ fn measured_first_links_no_derived_defaults_and_explain_says_where_they_would_ap
             "{spec}"
         );
     }
+}
 
-    // explain: nothing configures the decoder's ops, and each op a derived default would
-    // configure is named, in text and JSON.
+/// explain: nothing configures the decoder's ops, and each op a derived default would
+/// configure is named, in text and JSON. Returns the count of withheld lines in the text
+/// output and of withheld entries in the JSON, which the other outputs must match. Part of
+/// `measured_first_links_no_derived_defaults_and_explain_says_where_they_would_apply`, split
+/// out to keep it short.
+fn assert_explain_names_withheld_defaults() -> (usize, usize) {
     let text = stdout(&run_ok(measured_first().args([
         "explain",
         "--target",
@@ -184,7 +198,18 @@ fn measured_first_links_no_derived_defaults_and_explain_says_where_they_would_ap
             .as_str()
             .unwrap()
             .starts_with("specs/gfx9/")));
+    (withheld_lines, withheld.len())
+}
 
+/// github, `apply --explain` and `explain --derived` agree with explain on which ops a derived
+/// default would configure (`withheld_lines` text lines, `withheld` JSON entries). Part of
+/// `measured_first_links_no_derived_defaults_and_explain_says_where_they_would_apply`, split
+/// out to keep it short.
+fn assert_github_apply_and_derived_agree_with_explain(
+    home: &Path,
+    withheld_lines: usize,
+    withheld: usize,
+) {
     // github (and sarif): each unmatched op's note names the derived default it would get.
     let github = measured_first()
         .args([
@@ -204,7 +229,7 @@ fn measured_first_links_no_derived_defaults_and_explain_says_where_they_would_ap
             .lines()
             .filter(|line| line.contains("would configure it"))
             .count(),
-        withheld.len(),
+        withheld,
         "{notes}"
     );
 
@@ -242,13 +267,10 @@ fn measured_first_links_no_derived_defaults_and_explain_says_where_they_would_ap
         "json",
         LLAMA_PAYLOAD,
     ])));
-    assert_eq!(
-        with_derived["matched"].as_u64().unwrap(),
-        withheld.len() as u64
-    );
+    assert_eq!(with_derived["matched"].as_u64().unwrap(), withheld as u64);
     assert_eq!(
         with_derived["provenance"]["derived"].as_u64().unwrap(),
-        withheld.len() as u64
+        withheld as u64
     );
     assert!(with_derived["provenance"]["derived_withheld"]
         .as_array()
@@ -358,12 +380,21 @@ fn measured_library_is_linked_by_default_and_its_provenance_shows_everywhere() {
     let linked = std::fs::read_to_string(&out).unwrap();
     assert_eq!(derived_matchers(&linked), 0);
     assert_eq!(linked.matches("tunespec.measurement = {").count(), 1);
+    assert_explain_shows_the_measurement(&library, &expected, &speedup);
+    assert_resolve_shows_the_measurement(&library, &expected, &speedup);
+    assert_targets_say_the_defaults_are_derived();
+}
 
+/// explain, in text, short and JSON, shows the measured library's record per config and in
+/// the summary. Part of
+/// `measured_library_is_linked_by_default_and_its_provenance_shows_everywhere`, split out to
+/// keep it short.
+fn assert_explain_shows_the_measurement(library: &Path, expected: &Expected, speedup: &str) {
     // explain, text: the config's record and the summary line.
     let text = stdout(&run_ok(
         measured_first()
             .args(["explain", "--target", "gfx942", "--spec"])
-            .arg(&library)
+            .arg(library)
             .arg(MMT_PAYLOAD),
     ));
     let summary = format!(
@@ -377,7 +408,7 @@ fn measured_library_is_linked_by_default_and_its_provenance_shows_everywhere() {
             .args([
                 "explain", "--format", "short", "--target", "gfx942", "--spec",
             ])
-            .arg(&library)
+            .arg(library)
             .arg(MMT_PAYLOAD),
     ));
     let per_config = format!(
@@ -393,7 +424,7 @@ fn measured_library_is_linked_by_default_and_its_provenance_shows_everywhere() {
             .args([
                 "explain", "--format", "json", "--target", "gfx942", "--spec",
             ])
-            .arg(&library)
+            .arg(library)
             .arg(MMT_PAYLOAD),
     );
     let document = stdout(&output);
@@ -424,13 +455,19 @@ fn measured_library_is_linked_by_default_and_its_provenance_shows_everywhere() {
         provenance["summary"].as_str().unwrap(),
         summary.trim_start_matches("provenance summary: ")
     );
+}
 
+/// resolve, in text, JSON and short, says the spec is measured, with device, IREE version
+/// and speedup. Part of
+/// `measured_library_is_linked_by_default_and_its_provenance_shows_everywhere`, split out to
+/// keep it short.
+fn assert_resolve_shows_the_measurement(library: &Path, expected: &Expected, speedup: &str) {
     // resolve: the spec is measured, with device, IREE version and speedup; the defaults are
     // skipped as derived.
     let human = stdout(&run_ok(
         measured_first()
             .args(["resolve", "gfx942", "--spec"])
-            .arg(&library),
+            .arg(library),
     ));
     assert!(
         human.contains(&format!(
@@ -442,7 +479,7 @@ fn measured_library_is_linked_by_default_and_its_provenance_shows_everywhere() {
     let output = run_ok(
         measured_first()
             .args(["resolve", "gfx942", "--format", "json", "--spec"])
-            .arg(&library),
+            .arg(library),
     );
     let document = stdout(&output);
     assert_valid("resolve.schema.json", [document.as_str()]);
@@ -461,10 +498,15 @@ fn measured_library_is_linked_by_default_and_its_provenance_shows_everywhere() {
     let short = stdout(&run_ok(
         measured_first()
             .args(["resolve", "gfx942", "--format", "short", "--spec"])
-            .arg(&library),
+            .arg(library),
     ));
     assert!(short.contains("provenance=measured"), "{short}");
+}
 
+/// targets: the embedded registry's specs say they are derived, and by which rules. Part of
+/// `measured_library_is_linked_by_default_and_its_provenance_shows_everywhere`, split out to
+/// keep it short.
+fn assert_targets_say_the_defaults_are_derived() {
     // targets: the embedded registry's specs say they are derived, and by which rules.
     let output = run_ok(measured_first().args(["targets", "--format", "json"]));
     let lines = stdout(&output);

@@ -172,13 +172,22 @@ fn the_same_specs_link_and_attach_to_the_same_bytes_in_any_checkout() {
 #[test]
 fn diagnostics_and_explain_still_name_the_spec_file_the_user_gave() {
     let (_scratch, shallow, _deep) = two_checkouts();
+    assert_link_diagnostics_name_the_given_file(&shallow);
+    assert_explain_names_the_given_file(&shallow);
+}
+
+/// link's warnings and errors name a spec file as the user gave it (a path, or a file found
+/// under a directory given relative to the working directory `shallow`). Part of
+/// `diagnostics_and_explain_still_name_the_spec_file_the_user_gave`, split out to keep it
+/// short.
+fn assert_link_diagnostics_name_the_given_file(shallow: &Path) {
     let given = shallow.join("plain/sub/b.mlir");
     // A link warning names the file as given (a duplicate of another spec's content).
     let copy = shallow.join("copy_of_b.mlir");
     std::fs::copy(&given, &copy).unwrap();
     let output = run_in(
-        &shallow,
-        &shallow,
+        shallow,
+        shallow,
         &[
             "link",
             "--no-default",
@@ -204,7 +213,7 @@ fn diagnostics_and_explain_still_name_the_spec_file_the_user_gave() {
     )
     .unwrap();
     let output = tunespec_command()
-        .current_dir(&shallow)
+        .current_dir(shallow)
         .args([
             "link",
             "--no-default",
@@ -224,7 +233,12 @@ fn diagnostics_and_explain_still_name_the_spec_file_the_user_gave() {
         "{stderr}"
     );
     std::fs::write(&given, spec("plain_b", 512)).unwrap();
+}
 
+/// `explain --spec`, and explain of a payload carrying an attached library, name the spec file
+/// by the path given. Part of `diagnostics_and_explain_still_name_the_spec_file_the_user_gave`,
+/// split out to keep it short.
+fn assert_explain_names_the_given_file(shallow: &Path) {
     // `explain --spec` names the spec file by the path given.
     let alone = shallow.join("alone.mlir");
     let payload = repo_root().join(PAYLOAD);
@@ -233,7 +247,7 @@ fn diagnostics_and_explain_still_name_the_spec_file_the_user_gave() {
         let mut all = vec!["explain", "--format", "json", "--view", "written"];
         all.extend(args);
         all.push(payload.to_str().unwrap());
-        let output = run_in(&shallow, &shallow, &all);
+        let output = run_in(shallow, shallow, &all);
         serde_json::from_slice(&output.stdout).unwrap()
     };
     let locations = |report: &serde_json::Value| -> Vec<String> {
@@ -261,8 +275,8 @@ fn diagnostics_and_explain_still_name_the_spec_file_the_user_gave() {
     // their roots, still the file's own name.
     let attached = shallow.join("attached.mlir");
     run_in(
-        &shallow,
-        &shallow,
+        shallow,
+        shallow,
         &[
             "attach",
             "--no-default",
@@ -274,8 +288,8 @@ fn diagnostics_and_explain_still_name_the_spec_file_the_user_gave() {
         ],
     );
     let output = run_in(
-        &shallow,
-        &shallow,
+        shallow,
+        shallow,
         &[
             "explain",
             "--format",

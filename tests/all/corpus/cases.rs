@@ -295,58 +295,23 @@ fn payload_cases(inputs: &Inputs) -> Vec<Case> {
 fn depth_cases(inputs: &Inputs) -> Vec<Case> {
     let spec = &inputs.spec;
     let payload = &inputs.payload;
-    let mut cases = Vec::new();
-    // Nesting through `<` (found by fuzzing: it used to overflow the parser's stack).
-    let angle = format!(
-        "func.func private @f(%a: {}i32{})\n",
-        "tuple<".repeat(20000),
-        ">".repeat(20000)
-    );
-    cases.push(case(
-        "attach: deep `<` nesting",
-        ATTACH,
-        "payload.mlir",
-        angle.clone(),
-        1,
-        "tunespec::verify::too-deep",
-    ));
-    cases.push(case(
-        "verify: deep `<` nesting",
-        VERIFY,
-        "spec.mlir",
-        angle,
-        1,
-        "tunespec::verify::too-deep",
-    ));
+    let mut cases = angle_nesting_cases();
 
     // Nesting without brackets (found by review after fuzzing): aliases build attributes and
     // types of any depth, affine operators chain, unary minus recurses. MLIR's printer overflowed
     // the stack on the first two (`link` aborted), its parser on the others.
-    let aliases = |count: usize, kind: &str| -> String {
-        let (sigil, base, wrap) = if kind == "type" {
-            ("!", "i32", "tuple<")
-        } else {
-            ("#", "1", "[")
-        };
-        let close = if kind == "type" { ">" } else { "]" };
-        let mut text = format!("{sigil}a0 = {base}\n");
-        for index in 1..count {
-            text += &format!("{sigil}a{index} = {wrap}{sigil}a{}{close}\n", index - 1);
-        }
-        text
-    };
     let with_entry_attr = |attr: &str| with_entry_attr(spec, attr);
     assert_ne!(
         with_entry_attr("1"),
         *spec,
         "the good spec has an entry point to mark"
     );
-    let deep_attr_spec = aliases(20_000, "attr") + &with_entry_attr("#a19999");
+    let deep_attr_spec = alias_chain(20_000, "attr") + &with_entry_attr("#a19999");
     let sum = |terms: usize| vec!["d0"; terms].join(" + ");
     let long_sum_spec = with_entry_attr(&format!("affine_map<(d0) -> ({})>", sum(20_000)));
     let minus_spec = with_entry_attr(&format!("affine_map<(d0) -> ({}d0)>", "- ".repeat(200_000)));
-    let deep_type_payload = aliases(20_000, "type") + "func.func private @f(%a: !a19999)\n";
-    let deep_attr_payload = aliases(20_000, "attr")
+    let deep_type_payload = alias_chain(20_000, "type") + "func.func private @f(%a: !a19999)\n";
+    let deep_attr_payload = alias_chain(20_000, "attr")
         + payload
         + "func.func private @deep() attributes {deep = #a19999}\n";
     for (name, args, file, input, expect) in [
@@ -403,6 +368,51 @@ fn depth_cases(inputs: &Inputs) -> Vec<Case> {
         cases.push(case(name, args, file, input, 1, expect));
     }
     cases
+}
+
+/// Nesting through `<`, for `depth_cases`: split out of it to keep it short.
+fn angle_nesting_cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    // Nesting through `<` (found by fuzzing: it used to overflow the parser's stack).
+    let angle = format!(
+        "func.func private @f(%a: {}i32{})\n",
+        "tuple<".repeat(20000),
+        ">".repeat(20000)
+    );
+    cases.push(case(
+        "attach: deep `<` nesting",
+        ATTACH,
+        "payload.mlir",
+        angle.clone(),
+        1,
+        "tunespec::verify::too-deep",
+    ));
+    cases.push(case(
+        "verify: deep `<` nesting",
+        VERIFY,
+        "spec.mlir",
+        angle,
+        1,
+        "tunespec::verify::too-deep",
+    ));
+    cases
+}
+
+/// A chain of `count` aliases, each wrapping the one before: `kind` "type" gives `!aN` type
+/// aliases nested in `tuple<>`, anything else `#aN` attribute aliases nested in `[]`. Used by
+/// `depth_cases` (it was a closure there, split out to keep it short).
+fn alias_chain(count: usize, kind: &str) -> String {
+    let (sigil, base, wrap) = if kind == "type" {
+        ("!", "i32", "tuple<")
+    } else {
+        ("#", "1", "[")
+    };
+    let close = if kind == "type" { ">" } else { "]" };
+    let mut text = format!("{sigil}a0 = {base}\n");
+    for index in 1..count {
+        text += &format!("{sigil}a{index} = {wrap}{sigil}a{}{close}\n", index - 1);
+    }
+    text
 }
 
 /// Input that expands when printed, or nests without brackets or in bytecode.

@@ -252,30 +252,7 @@ pub(super) fn mutate(kind: Kind, text: &str, rng: &mut Rng) -> Option<String> {
             let &(range, other) = rng.pick(&sites)?;
             Some(replace(text, range, other))
         }
-        Kind::RebindSymbol | Kind::RebindValue => {
-            let sigil = if kind == Kind::RebindSymbol {
-                b'@'
-            } else {
-                b'%'
-            };
-            let sites = names(text, sigil);
-            let &site = rng.pick(&sites)?;
-            let current = &text[site.0..site.1];
-            let mut others: Vec<&str> = sites
-                .iter()
-                .map(|&(start, end)| &text[start..end])
-                .filter(|name| *name != current)
-                .collect();
-            others.sort_unstable();
-            others.dedup();
-            let fresh = format!("{current}_x");
-            let with = if rng.below(6) == 0 || others.is_empty() {
-                fresh.as_str()
-            } else {
-                rng.pick(&others)?
-            };
-            Some(replace(text, site, with))
-        }
+        Kind::RebindSymbol | Kind::RebindValue => rebind(kind, text, rng),
         Kind::ChangeType => {
             let sites = types(text);
             let &site = rng.pick(&sites)?;
@@ -299,31 +276,64 @@ pub(super) fn mutate(kind: Kind, text: &str, rng: &mut Rng) -> Option<String> {
             };
             (with != value).then(|| replace(text, site, &with.to_string()))
         }
-        Kind::DropAttribute => {
-            let dicts = dictionaries(text);
-            let &(open, close) = rng.pick(&dicts)?;
-            let body = &text[open + 1..close];
-            let parts = entries(body);
-            if parts.len() == 1 {
-                // The whole dictionary, with an `attributes` keyword before it.
-                let before = &text[..open];
-                let keyword = before.trim_end().ends_with("attributes");
-                let start = if keyword {
-                    before.trim_end().len() - "attributes".len()
-                } else {
-                    open
-                };
-                return Some(replace(text, (start, close + 1), ""));
-            }
-            let index = rng.below(parts.len());
-            let (start, end) = parts[index];
-            // Drop the entry with one of its commas.
-            let (start, end) = if index + 1 < parts.len() {
-                (start, parts[index + 1].0)
-            } else {
-                (parts[index - 1].1, end)
-            };
-            Some(replace(text, (open + 1 + start, open + 1 + end), ""))
-        }
+        Kind::DropAttribute => drop_attribute(text, rng),
     }
+}
+
+/// `Kind::RebindSymbol` or `Kind::RebindValue`: one `@symbol` or `%value` use renamed to
+/// another name of the text, or to a fresh one. Part of `mutate`, split out to keep it short;
+/// it draws from `rng` exactly as the inline arm did.
+fn rebind(kind: Kind, text: &str, rng: &mut Rng) -> Option<String> {
+    let sigil = if kind == Kind::RebindSymbol {
+        b'@'
+    } else {
+        b'%'
+    };
+    let sites = names(text, sigil);
+    let &site = rng.pick(&sites)?;
+    let current = &text[site.0..site.1];
+    let mut others: Vec<&str> = sites
+        .iter()
+        .map(|&(start, end)| &text[start..end])
+        .filter(|name| *name != current)
+        .collect();
+    others.sort_unstable();
+    others.dedup();
+    let fresh = format!("{current}_x");
+    let with = if rng.below(6) == 0 || others.is_empty() {
+        fresh.as_str()
+    } else {
+        rng.pick(&others)?
+    };
+    Some(replace(text, site, with))
+}
+
+/// `Kind::DropAttribute`: one entry of an attribute dictionary dropped (the whole dictionary
+/// when it has one entry). Part of `mutate`, split out to keep it short; it draws from `rng`
+/// exactly as the inline arm did.
+fn drop_attribute(text: &str, rng: &mut Rng) -> Option<String> {
+    let dicts = dictionaries(text);
+    let &(open, close) = rng.pick(&dicts)?;
+    let body = &text[open + 1..close];
+    let parts = entries(body);
+    if parts.len() == 1 {
+        // The whole dictionary, with an `attributes` keyword before it.
+        let before = &text[..open];
+        let keyword = before.trim_end().ends_with("attributes");
+        let start = if keyword {
+            before.trim_end().len() - "attributes".len()
+        } else {
+            open
+        };
+        return Some(replace(text, (start, close + 1), ""));
+    }
+    let index = rng.below(parts.len());
+    let (start, end) = parts[index];
+    // Drop the entry with one of its commas.
+    let (start, end) = if index + 1 < parts.len() {
+        (start, parts[index + 1].0)
+    } else {
+        (parts[index - 1].1, end)
+    };
+    Some(replace(text, (open + 1 + start, open + 1 + end), ""))
 }

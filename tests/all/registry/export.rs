@@ -149,68 +149,8 @@ fn exported_c_sources_compile_and_hold_exactly_the_verified_bytecode() {
         .assert()
         .code(0)
         .stdout_eq("wrote tunespec_specs.h and tunespec_specs.c to [..]: 11 target(s), 16 spec(s), 16 table row(s)\n");
-    std::fs::write(dir.path().join("main.c"), C_PROGRAM).unwrap();
-    let program = dir.path().join("main");
-    let compiled = Process::new(&cc)
-        .args([
-            "-std=c99",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-            "-O1",
-            "-I",
-        ])
-        .arg(&out)
-        .arg(dir.path().join("main.c"))
-        .arg(out.join("tunespec_specs.c"))
-        .arg("-o")
-        .arg(&program)
-        .output()
-        .unwrap();
-    assert!(
-        compiled.status.success(),
-        "{}",
-        String::from_utf8_lossy(&compiled.stderr)
-    );
-    let run = Process::new(&program)
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(run.status.success());
-    let stdout = String::from_utf8(run.stdout).unwrap();
-
-    let mut expected = Vec::new();
-    for target in registry::targets() {
-        for (position, spec) in target.specs().enumerate() {
-            expected.push((target.name, spec, target.spec_features[position].join(":")));
-        }
-    }
-    let rows: Vec<Vec<&str>> = stdout
-        .lines()
-        .filter(|line| line.starts_with("S\t"))
-        .map(|line| line.split('\t').collect())
-        .collect();
-    assert_eq!(rows.len(), expected.len());
-    for (index, (row, (target, spec, features))) in rows.iter().zip(&expected).enumerate() {
-        assert_eq!(
-            row[1..5],
-            [*target, spec.path, spec.module_name, features.as_str()]
-        );
-        assert_eq!(row[5], spec.bytecode().len().to_string());
-        assert_eq!(row[6], spec.bytecode_hash);
-        assert_eq!(row[7], spec.matcher_count.to_string());
-        assert_eq!(
-            row[8..],
-            ["0", "0"],
-            "{} is not aligned or not NUL-terminated",
-            spec.path
-        );
-        // The bytes the C program sees are tunespec's, and hash to the same BLAKE3.
-        let bytes = std::fs::read(dir.path().join(format!("spec_{index}.bin"))).unwrap();
-        assert_eq!(bytes, spec.bytecode(), "{}", spec.path);
-        assert_eq!(blake3::hash(&bytes).to_hex().as_str(), spec.bytecode_hash);
-    }
+    let stdout = compile_and_run_c_program(&cc, dir.path(), &out);
+    assert_spec_rows_hold_the_verified_bytecode(dir.path(), &stdout);
     let targets: Vec<&str> = stdout
         .lines()
         .filter(|line| line.starts_with("T\t"))
@@ -240,7 +180,85 @@ fn exported_c_sources_compile_and_hold_exactly_the_verified_bytecode() {
         ]
     );
     assert!(stdout.contains(&format!("V\t{}\n", env!("CARGO_PKG_VERSION"))));
+    assert_header_compiles_as_cxx(dir.path(), &out);
+}
 
+/// Compiles `C_PROGRAM` in `dir` against the sources exported to `out`, runs it there and
+/// returns its stdout. Part of
+/// `exported_c_sources_compile_and_hold_exactly_the_verified_bytecode`, split out to keep it
+/// short.
+fn compile_and_run_c_program(cc: &Path, dir: &Path, out: &Path) -> String {
+    std::fs::write(dir.join("main.c"), C_PROGRAM).unwrap();
+    let program = dir.join("main");
+    let compiled = Process::new(cc)
+        .args([
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-O1",
+            "-I",
+        ])
+        .arg(out)
+        .arg(dir.join("main.c"))
+        .arg(out.join("tunespec_specs.c"))
+        .arg("-o")
+        .arg(&program)
+        .output()
+        .unwrap();
+    assert!(
+        compiled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let run = Process::new(&program).current_dir(dir).output().unwrap();
+    assert!(run.status.success());
+    String::from_utf8(run.stdout).unwrap()
+}
+
+/// Each `S` row the C program printed describes, in order, one spec of the embedded registry,
+/// and the bytes it wrote to `dir` are that spec's verified bytecode. Part of
+/// `exported_c_sources_compile_and_hold_exactly_the_verified_bytecode`, split out to keep it
+/// short.
+fn assert_spec_rows_hold_the_verified_bytecode(dir: &Path, stdout: &str) {
+    let mut expected = Vec::new();
+    for target in registry::targets() {
+        for (position, spec) in target.specs().enumerate() {
+            expected.push((target.name, spec, target.spec_features[position].join(":")));
+        }
+    }
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .filter(|line| line.starts_with("S\t"))
+        .map(|line| line.split('\t').collect())
+        .collect();
+    assert_eq!(rows.len(), expected.len());
+    for (index, (row, (target, spec, features))) in rows.iter().zip(&expected).enumerate() {
+        assert_eq!(
+            row[1..5],
+            [*target, spec.path, spec.module_name, features.as_str()]
+        );
+        assert_eq!(row[5], spec.bytecode().len().to_string());
+        assert_eq!(row[6], spec.bytecode_hash);
+        assert_eq!(row[7], spec.matcher_count.to_string());
+        assert_eq!(
+            row[8..],
+            ["0", "0"],
+            "{} is not aligned or not NUL-terminated",
+            spec.path
+        );
+        // The bytes the C program sees are tunespec's, and hash to the same BLAKE3.
+        let bytes = std::fs::read(dir.join(format!("spec_{index}.bin"))).unwrap();
+        assert_eq!(bytes, spec.bytecode(), "{}", spec.path);
+        assert_eq!(blake3::hash(&bytes).to_hex().as_str(), spec.bytecode_hash);
+    }
+}
+
+/// The header exported to `out` is usable from C++ too, where a C++ compiler is installed.
+/// Part of `exported_c_sources_compile_and_hold_exactly_the_verified_bytecode`, split out to
+/// keep it short.
+fn assert_header_compiles_as_cxx(dir: &Path, out: &Path) {
     // The header is usable from C++ too.
     if let Some(cxx) = ["/usr/bin/c++"]
         .iter()
@@ -248,14 +266,14 @@ fn exported_c_sources_compile_and_hold_exactly_the_verified_bytecode() {
         .find(|path| path.is_file())
     {
         std::fs::write(
-            dir.path().join("use.cpp"),
+            dir.join("use.cpp"),
             "#include \"tunespec_specs.h\"\nint main() { return tunespec_find_target(\"gfx942\") ? 0 : 1; }\n",
         )
         .unwrap();
         let compiled = Process::new(cxx)
             .args(["-std=c++11", "-Wall", "-Werror", "-fsyntax-only", "-I"])
-            .arg(&out)
-            .arg(dir.path().join("use.cpp"))
+            .arg(out)
+            .arg(dir.join("use.cpp"))
             .output()
             .unwrap();
         assert!(
@@ -371,6 +389,14 @@ fn every_default_config_takes_effect_and_compiles_in_iree_for_every_member() {
     assert!(bad_chains.is_empty(), "{bad_chains:#?}");
     assert_eq!(report["ok"], true);
     assert_eq!(output.status.code(), Some(0));
+    assert_nothing_was_left_out(&report);
+}
+
+/// Nothing was left out of check-default-configs.py's `report`: one result per matcher of
+/// every embedded spec and compile target, and a chain for every target of the registry. Part
+/// of `every_default_config_takes_effect_and_compiles_in_iree_for_every_member`, split out to
+/// keep it short.
+fn assert_nothing_was_left_out(report: &serde_json::Value) {
     // Nothing was left out: one result per matcher of every embedded spec and compile target, and
     // a chain for every target of the registry.
     let mut expected = 0;

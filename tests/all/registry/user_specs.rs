@@ -427,28 +427,39 @@ fn config_problems(discovery: &Discovery) -> Vec<String> {
     }
 }
 
+/// Writes `text` as the project config in `root` and discovers it, as the CLI would. Shared
+/// by the helpers of `config_problems_are_located_in_the_config`.
+fn project(root: &Path, text: &str) -> Discovery {
+    write(root, &[("tunespec.toml", text)]);
+    Discovery {
+        project: Some(root.join("tunespec.toml")),
+        ..Discovery::default()
+    }
+}
+
 #[test]
 fn config_problems_are_located_in_the_config() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let project = |text: &str| {
-        write(root, &[("tunespec.toml", text)]);
-        Discovery {
-            project: Some(root.join("tunespec.toml")),
-            ..Discovery::default()
-        }
-    };
+    assert_top_level_problems_are_located(root);
+    assert_target_problems_are_located(root);
+    assert_library_problems_are_located(root);
+}
+
+/// Unknown fields, an unsupported schema and bad spec directories, each at its key or value.
+/// Part of `config_problems_are_located_in_the_config`, split out to keep it short.
+fn assert_top_level_problems_are_located(root: &Path) {
     assert_eq!(
-        config_problems(&project("spec_dir = [\"x\"]\n")),
+        config_problems(&project(root, "spec_dir = [\"x\"]\n")),
         ["tunespec.toml:1:1: unknown field `spec_dir`, expected one of `schema`, `spec_dirs`, `targets`, `safe_configs`, `derived`"]
     );
     assert_eq!(
-        config_problems(&project("schema = 3\n")),
+        config_problems(&project(root, "schema = 3\n")),
         ["tunespec.toml:1:10: config schema 3 is not supported (this tunespec reads schema 1)"]
     );
     write(root, &[("empty/notes.txt", "no specs here")]);
     assert_eq!(
-        config_problems(&project("spec_dirs = [\"missing\", \"empty\"]\n")),
+        config_problems(&project(root, "spec_dirs = [\"missing\", \"empty\"]\n")),
         [
             "tunespec.toml:1:14: spec directory 'missing' does not exist".to_string(),
             format!(
@@ -457,11 +468,20 @@ fn config_problems_are_located_in_the_config() {
             ),
         ]
     );
+}
+
+/// Unknown targets, undeclared features, bad spec paths and empty spec lists in
+/// `[targets.*]`. Part of `config_problems_are_located_in_the_config`, split out to keep it
+/// short.
+fn assert_target_problems_are_located(root: &Path) {
     write(root, &[("x.mlir", "// x\n")]);
     assert_eq!(
         config_problems(&project(
-            "[targets.gfx943]\nspecs = [\"x.mlir\"]\n\
-             [targets.gfx1100]\nspecs = [{ path = \"x.mlir\", features = [\"xnack+\"] }, \"nope/*.mlir\", \"gone.mlir\"]\n"
+            root,
+            concat!(
+                "[targets.gfx943]\nspecs = [\"x.mlir\"]\n",
+                "[targets.gfx1100]\nspecs = [{ path = \"x.mlir\", features = [\"xnack+\"] }, \"nope/*.mlir\", \"gone.mlir\"]\n",
+            )
         )),
         [
             "tunespec.toml:1:10: [targets.gfx943] names no known target (help: did you mean gfx942?)".to_string(),
@@ -474,9 +494,14 @@ fn config_problems_are_located_in_the_config() {
         ]
     );
     assert_eq!(
-        config_problems(&project("[targets.a100]\nspecs = []\n")),
+        config_problems(&project(root, "[targets.a100]\nspecs = []\n")),
         ["tunespec.toml:1:10: [targets.a100] lists no specs"]
     );
+}
+
+/// Problems of a spec library named by `spec_dirs` are located in its own manifest. Part of
+/// `config_problems_are_located_in_the_config`, split out to keep it short.
+fn assert_library_problems_are_located(root: &Path) {
     // A broken spec library is reported in its own manifest.
     write(
         root,
@@ -488,7 +513,7 @@ fn config_problems_are_located_in_the_config() {
             ("lib/a.mlir", "// a\n"),
         ],
     );
-    let problems = config_problems(&project("spec_dirs = [\"lib\"]\n"));
+    let problems = config_problems(&project(root, "spec_dirs = [\"lib\"]\n"));
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
         problems[0].starts_with(
@@ -511,7 +536,7 @@ fn config_problems_are_located_in_the_config() {
             ("lib2/a.mlir", "// a\n"),
         ],
     );
-    let problems = config_problems(&project("spec_dirs = [\"lib\", \"lib2\"]\n"));
+    let problems = config_problems(&project(root, "spec_dirs = [\"lib\", \"lib2\"]\n"));
     assert_eq!(
         problems,
         [format!(

@@ -308,18 +308,8 @@ pub(super) fn matcher_facts<'a>(
                 }
             }
             "transform.match.param.cmpi" if op.attr("predicate") == Some(&Attr::Int(0)) => {
-                match (operand(0), operand(1)) {
-                    (Some(Known::Rank), Some(Known::Int(n)))
-                    | (Some(Known::Int(n)), Some(Known::Rank))
-                        if n >= 0 =>
-                    {
-                        pins.push((n as usize, op));
-                    }
-                    (Some(Known::AllDims), Some(Known::Ints(count)))
-                    | (Some(Known::Ints(count)), Some(Known::AllDims)) => pins.push((count, op)),
-                    (Some(Known::AllDims), Some(Known::Int(_)))
-                    | (Some(Known::Int(_)), Some(Known::AllDims)) => pins.push((1, op)),
-                    _ => {}
+                if let Some(count) = equality_pin(operand(0), operand(1)) {
+                    pins.push((count, op));
                 }
             }
             "transform.iree.match.contraction" if operand(0) == Some(Known::Root) => {
@@ -352,13 +342,36 @@ pub(super) fn matcher_facts<'a>(
     if let (Some(op), [Some(batch), Some(m), Some(n), Some(k)]) = (contraction, group_dims) {
         pins.push((batch + m + n + k, op));
     }
-    // Pins that disagree make a matcher that accepts nothing: no loop count to compare with.
-    if let Some(&(first, op)) = pins.first() {
-        if pins.iter().all(|&(count, _)| count == first) {
-            facts.loops = Some((first, op));
-        }
-    }
+    facts.loops = agreed_loops(&pins);
     facts
+}
+
+/// The loop count a `cmpi eq` pins, when one side is the op's rank or its dimension list and
+/// the other a constant (or a merged list of constants). Split out of `matcher_facts` so the
+/// walk over the matcher's ops stays readable.
+fn equality_pin(lhs: Option<Known>, rhs: Option<Known>) -> Option<usize> {
+    match (lhs, rhs) {
+        (Some(Known::Rank), Some(Known::Int(n))) | (Some(Known::Int(n)), Some(Known::Rank))
+            if n >= 0 =>
+        {
+            Some(n as usize)
+        }
+        (Some(Known::AllDims), Some(Known::Ints(count)))
+        | (Some(Known::Ints(count)), Some(Known::AllDims)) => Some(count),
+        (Some(Known::AllDims), Some(Known::Int(_)))
+        | (Some(Known::Int(_)), Some(Known::AllDims)) => Some(1),
+        _ => None,
+    }
+}
+
+/// The loop count every pin agrees on, with the first op that pinned it. Pins that disagree
+/// make a matcher that accepts nothing: no loop count to compare with. Split out of
+/// `matcher_facts` so the walk over the matcher's ops stays readable.
+fn agreed_loops<'a>(pins: &[(usize, &'a Op)]) -> Option<(usize, &'a Op)> {
+    let &(first, op) = pins.first()?;
+    pins.iter()
+        .all(|&(count, _)| count == first)
+        .then_some((first, op))
 }
 
 /// What a `transform.match.structured` body yields, for the values the lint follows.

@@ -36,32 +36,7 @@ pub(super) fn check_foreach_match(
         let matcher = resolve_sequence(symbols, matcher_path, "matcher", &loc, problems);
         let action = resolve_sequence(symbols, action_path, "action", &loc, problems);
         if let Some(matcher) = &matcher {
-            if matcher.inputs.len() != root_count {
-                problems.push(Problem::error(
-                    codes::MATCHER_SIGNATURE,
-                    format!(
-                        "matcher {} takes {} argument(s) but foreach_match passes {root_count}",
-                        format_ref(matcher_path),
-                        matcher.inputs.len()
-                    ),
-                    matcher.op.loc.clone(),
-                ));
-            }
-            for (index, effect) in matcher.arg_effects.iter().enumerate() {
-                if *effect != Some(false) {
-                    problems.push(
-                        Problem::error(
-                            codes::MATCHER_SIGNATURE,
-                            format!(
-                                "matcher {} must take argument #{index} transform.readonly",
-                                format_ref(matcher_path)
-                            ),
-                            matcher.op.loc.clone(),
-                        )
-                        .with_help("a matcher only inspects the payload; mark its argument {transform.readonly}"),
-                    );
-                }
-            }
+            check_matcher_signature(matcher, matcher_path, root_count, problems);
         }
         if let Some(action) = &action {
             for (index, effect) in action.arg_effects.iter().enumerate() {
@@ -81,34 +56,84 @@ pub(super) fn check_foreach_match(
             }
         }
         if let (Some(matcher), Some(action)) = (&matcher, &action) {
-            let yielded: Vec<HandleKind> = matcher.results.iter().map(|t| handle_kind(t)).collect();
-            let taken: Vec<HandleKind> = action.inputs.iter().map(|t| handle_kind(t)).collect();
-            if yielded != taken {
-                let mut problem = Problem::error(
-                    codes::MATCHER_ACTION_MISMATCH,
-                    format!(
-                        "matcher {} yields ({}) but action {} takes ({})",
-                        format_ref(matcher_path),
-                        matcher.results.join(", "),
-                        format_ref(action_path),
-                        action.inputs.join(", ")
-                    ),
-                    loc.clone(),
-                )
-                .with_help(
-                    "a matcher must yield, in order, one value of each kind its action takes",
-                );
-                if let Some(matcher_loc) = &matcher.op.loc {
-                    problem = problem.with_related(matcher_loc.clone(), "matcher defined here");
-                }
-                if let Some(action_loc) = &action.op.loc {
-                    problem = problem.with_related(action_loc.clone(), "action defined here");
-                }
-                problems.push(problem);
-            }
+            check_pair_kinds(matcher, matcher_path, action, action_path, &loc, problems);
         }
     }
     matchers.len().min(actions.len())
+}
+
+/// A matcher takes one argument per `foreach_match` root and only reads each. Split out of
+/// `check_foreach_match` so the per-pair loop reads as a list of checks.
+fn check_matcher_signature(
+    matcher: &Sequence,
+    matcher_path: &[String],
+    root_count: usize,
+    problems: &mut Vec<Problem>,
+) {
+    if matcher.inputs.len() != root_count {
+        problems.push(Problem::error(
+            codes::MATCHER_SIGNATURE,
+            format!(
+                "matcher {} takes {} argument(s) but foreach_match passes {root_count}",
+                format_ref(matcher_path),
+                matcher.inputs.len()
+            ),
+            matcher.op.loc.clone(),
+        ));
+    }
+    for (index, effect) in matcher.arg_effects.iter().enumerate() {
+        if *effect != Some(false) {
+            problems.push(
+                Problem::error(
+                    codes::MATCHER_SIGNATURE,
+                    format!(
+                        "matcher {} must take argument #{index} transform.readonly",
+                        format_ref(matcher_path)
+                    ),
+                    matcher.op.loc.clone(),
+                )
+                .with_help(
+                    "a matcher only inspects the payload; mark its argument {transform.readonly}",
+                ),
+            );
+        }
+    }
+}
+
+/// A matcher yields, in order, one handle of each kind its action takes; the mismatch is
+/// reported at the `foreach_match` with both definitions as related locations. Split out of
+/// `check_foreach_match` so the per-pair loop reads as a list of checks.
+fn check_pair_kinds(
+    matcher: &Sequence,
+    matcher_path: &[String],
+    action: &Sequence,
+    action_path: &[String],
+    loc: &Option<Loc>,
+    problems: &mut Vec<Problem>,
+) {
+    let yielded: Vec<HandleKind> = matcher.results.iter().map(|t| handle_kind(t)).collect();
+    let taken: Vec<HandleKind> = action.inputs.iter().map(|t| handle_kind(t)).collect();
+    if yielded != taken {
+        let mut problem = Problem::error(
+            codes::MATCHER_ACTION_MISMATCH,
+            format!(
+                "matcher {} yields ({}) but action {} takes ({})",
+                format_ref(matcher_path),
+                matcher.results.join(", "),
+                format_ref(action_path),
+                action.inputs.join(", ")
+            ),
+            loc.clone(),
+        )
+        .with_help("a matcher must yield, in order, one value of each kind its action takes");
+        if let Some(matcher_loc) = &matcher.op.loc {
+            problem = problem.with_related(matcher_loc.clone(), "matcher defined here");
+        }
+        if let Some(action_loc) = &action.op.loc {
+            problem = problem.with_related(action_loc.clone(), "action defined here");
+        }
+        problems.push(problem);
+    }
 }
 
 pub(super) fn resolve_sequence<'a>(

@@ -83,41 +83,7 @@ pub fn check_module(module: &ir::Module) -> (SpecFacts, Vec<Problem>) {
         ));
         return (facts, problems);
     }
-    let is_library = root.has_attr(names::WITH_NAMED_SEQUENCE)
-        && body.iter().any(|op| op.name == names::NAMED_SEQUENCE);
-    if let Some(payload_op) = body
-        .iter()
-        .find(|op| is_payload_op(op))
-        .filter(|_| is_library)
-    {
-        // A transform library may hold other ops: IREE's interpreter runs only named
-        // sequences, and its linker moves only those (merge) or keeps the module whole (include).
-        problems.push(
-            Problem::warning(
-                codes::PAYLOAD_NOT_SPEC,
-                format!(
-                    "'{}' in a tuning spec: IREE ignores it (only named sequences run)",
-                    payload_op.name
-                ),
-                payload_op.loc.clone(),
-            )
-            .with_help(
-                "remove it: payload code belongs in the payload passed to `apply` or `attach`",
-            ),
-        );
-    } else if let Some(payload_op) = body.iter().find(|op| is_payload_op(op)) {
-        problems.push(
-            Problem::error(
-                codes::PAYLOAD_NOT_SPEC,
-                format!(
-                    "this file is a payload (it holds '{}'), not a tuning spec",
-                    payload_op.name
-                ),
-                payload_op.loc.clone(),
-            )
-            .with_help("tuning specs hold transform.named_sequence ops; pass payloads to `apply` or `attach`"),
-        );
-    }
+    check_payload_ops(root, body, &mut problems);
     if !root.has_attr(names::WITH_NAMED_SEQUENCE) {
         problems.push(
             Problem::error(
@@ -163,6 +129,48 @@ pub fn check_module(module: &ir::Module) -> (SpecFacts, Vec<Problem>) {
         .collect();
     check_ops(root, &symbols, &entry_ops, &mut facts, &mut problems);
     (facts, problems)
+}
+
+/// Reports payload ops (function bodies, executables) at the top level of the spec: a warning
+/// when the file is otherwise a transform library (IREE ignores them), an error when it is
+/// not (the user passed a payload where a spec belongs). Split out of `check_module` to keep
+/// the module-level checks short; it reports at most one problem.
+fn check_payload_ops(root: &Op, body: &[Op], problems: &mut Vec<Problem>) {
+    let is_library = root.has_attr(names::WITH_NAMED_SEQUENCE)
+        && body.iter().any(|op| op.name == names::NAMED_SEQUENCE);
+    if let Some(payload_op) = body
+        .iter()
+        .find(|op| is_payload_op(op))
+        .filter(|_| is_library)
+    {
+        // A transform library may hold other ops: IREE's interpreter runs only named
+        // sequences, and its linker moves only those (merge) or keeps the module whole (include).
+        problems.push(
+            Problem::warning(
+                codes::PAYLOAD_NOT_SPEC,
+                format!(
+                    "'{}' in a tuning spec: IREE ignores it (only named sequences run)",
+                    payload_op.name
+                ),
+                payload_op.loc.clone(),
+            )
+            .with_help(
+                "remove it: payload code belongs in the payload passed to `apply` or `attach`",
+            ),
+        );
+    } else if let Some(payload_op) = body.iter().find(|op| is_payload_op(op)) {
+        problems.push(
+            Problem::error(
+                codes::PAYLOAD_NOT_SPEC,
+                format!(
+                    "this file is a payload (it holds '{}'), not a tuning spec",
+                    payload_op.name
+                ),
+                payload_op.loc.clone(),
+            )
+            .with_help("tuning specs hold transform.named_sequence ops; pass payloads to `apply` or `attach`"),
+        );
+    }
 }
 
 /// Checks every op under `op` whose nearest enclosing module is the one `symbols` describes;
