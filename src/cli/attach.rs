@@ -95,7 +95,7 @@ impl Opts {
         // With IREE at hand, the library is IREE's own bytecode: the consumer reads it whatever
         // its MLIR version (MLIR 22's bytecode of some ops is not readable by IREE 3.13).
         let library = match tunespec::iree::optional() {
-            Some(Ok(iree)) => match library_for_iree(&mlir, iree, &library) {
+            Some(Ok(iree)) => match library_for_iree(|| &mlir, iree, &library) {
                 Ok(bytes) => bytes,
                 Err(status) => return status,
             },
@@ -165,8 +165,10 @@ impl Opts {
 ///
 /// Through the cache: IREE's bytecode of a library is a pure function of the library's bytes
 /// and IREE's revision, so a warm `attach` or `link --emit mlirbc` starts no IREE at all.
-pub fn library_for_iree(
-    mlir: &Mlir,
+///
+/// `mlir` is asked for a context only on a miss: a warm `link --emit mlirbc` creates none.
+pub fn library_for_iree<'m>(
+    mlir: impl FnOnce() -> &'m Mlir,
     iree: &tunespec::iree::Iree,
     library: &[u8],
 ) -> Result<Vec<u8>, ExitStatus> {
@@ -180,7 +182,7 @@ pub fn library_for_iree(
     );
     let mut status = None;
     let entry = tunespec::cache::Cache::global().get_or_insert_with(&key, || {
-        let converted = with_library_text(mlir, library, |text| {
+        let converted = with_library_text(mlir(), library, |text| {
             iree.reprint(text, "<linked library>", true)
         })
         .and_then(|answer| answer.map_err(|(failure, text)| super::model::report(failure, &text)));

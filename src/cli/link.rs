@@ -146,7 +146,12 @@ impl Opts {
         let _phase = tracing::info_span!("iree.check").entered();
         if self.emit == Emit::Mlirbc {
             // IREE's own bytecode, through the cache (see `library_for_iree`).
-            return super::attach::library_for_iree(&Mlir::new_threaded(), iree, &bytes);
+            let mlir = std::cell::OnceCell::new();
+            return super::attach::library_for_iree(
+                || mlir.get_or_init(Mlir::new_threaded),
+                iree,
+                &bytes,
+            );
         }
         // Through the cache: the same library and the same IREE were checked before.
         let what = "iree-text-check";
