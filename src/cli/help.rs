@@ -22,6 +22,8 @@ macro_rules! env_bytecode {
   TUNESPEC_IREE_LIB         IREE's compiler library (libIREECompiler.so), to read models and write
                             libraries as that IREE does (else: the venv, iree-compile on PATH, python3)
   TUNESPEC_IREE_TIMEOUT_SECS  time limit of one IREE request (default 600)
+  TUNESPEC_IREE_CHECK_PART_BYTES  smallest part of IREE's check of a written library that gets a
+                            worker of its own (default 4 MiB; one worker per core, at most 8)
   TUNESPEC_NO_IREE          1: behave as if IREE's compiler library were not installed
 "
     };

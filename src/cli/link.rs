@@ -28,8 +28,9 @@ pub struct Opts {
     /// matcher key, or structurally identical), overridden defaults included
     #[arg(long)]
     pub dedupe: bool,
-    /// Threads that parse and check the inputs (default: one per core for inputs of 1 MiB or
-    /// more; the output is the same for any number)
+    /// Threads that parse and check the inputs, and most IREE workers that check the result
+    /// (default: one per core for inputs of 1 MiB or more; the output is the same for any
+    /// number)
     #[arg(short = 'j', long, value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
     /// How diagnostics are printed (on stderr; stdout may carry the library)
@@ -63,12 +64,17 @@ impl Opts {
             return ExitStatus::Usage;
         };
         let mlir = std::cell::OnceCell::new();
-        // On a miss (the closures below run only then), IREE's worker starts at once and loads
-        // its library while tunespec links: its check of the result then costs only its parse.
+        // On a miss (the closures below run only then), IREE's workers start at once and load
+        // its library while tunespec links: its check of the result then costs only its parse,
+        // split across workers for a large library (the text is about as long as the inputs).
         let start_iree = || {
             if !self.no_iree_check {
                 if let Some(Ok(iree)) = tunespec::iree::optional() {
-                    iree.prestart();
+                    let bytes = inputs.iter().map(|input| input.bytes.len()).sum();
+                    iree.prestart_n(tunespec::iree::split::parts_for(
+                        bytes,
+                        self.jobs.map(usize::from),
+                    ));
                 }
             }
             Mlir::new_threaded()
@@ -161,7 +167,7 @@ impl Opts {
             // Cached as the hex of the input's hash when IREE read the text as it is (the
             // entry only records that this IREE read these bytes), else as IREE's own text of
             // it (see `text_for_iree`).
-            match text_for_iree(iree, &bytes) {
+            match text_for_iree(iree, &bytes, self.jobs.map(usize::from)) {
                 Ok(payload) => Ok(tunespec::cache::Artifact {
                     bytecode: payload,
                     problems: Vec::new(),
@@ -189,8 +195,12 @@ const IREE_TEXT: &[u8] = b"iree-text:";
 /// is; else, where IREE reads its generic form (MLIR 22 printed an op in a syntax IREE's MLIR
 /// does not read, e.g. `transform.print`'s name), [`IREE_TEXT`] and IREE's own print of it,
 /// which is what `link` then writes: the library is for IREE.
-fn text_for_iree(iree: &tunespec::iree::Iree, bytes: &[u8]) -> Result<Vec<u8>, ExitStatus> {
-    match iree.check(bytes, "<linked library>") {
+fn text_for_iree(
+    iree: &tunespec::iree::Iree,
+    bytes: &[u8],
+    jobs: Option<usize>,
+) -> Result<Vec<u8>, ExitStatus> {
+    match iree.check_split(bytes, "<linked library>", jobs) {
         Ok(()) => Ok(blake3::hash(bytes).to_hex().to_string().into_bytes()),
         Err(failure @ tunespec::iree::Failure::Rejected(_)) => {
             let generic = Mlir::new()

@@ -26,6 +26,7 @@ pub mod find;
 pub mod import;
 pub mod protocol;
 pub mod runtime;
+pub mod split;
 pub mod target;
 pub mod worker;
 
@@ -57,17 +58,17 @@ pub struct Iree {
     pub revision: String,
     /// `ireeCompilerGetAPIVersion()`, `major.minor`.
     pub api_version: String,
-    /// A worker started ahead of its request ([`Iree::prestart`]), taken by the next request.
+    /// Workers started ahead of their requests ([`Iree::prestart`]), taken by the next ones.
     spare: Spare,
 }
 
-/// A worker child started ahead of its request, shared by the clones of one [`Iree`].
+/// Worker children started ahead of their requests, shared by the clones of one [`Iree`].
 #[derive(Clone, Debug, Default)]
-struct Spare(std::sync::Arc<std::sync::Mutex<Option<Child>>>);
+struct Spare(std::sync::Arc<std::sync::Mutex<Vec<Child>>>);
 
 impl Spare {
     fn take(&self) -> Option<Child> {
-        self.0.lock().map_or(None, |mut spare| spare.take())
+        self.0.lock().map_or(None, |mut spare| spare.pop())
     }
 }
 
@@ -291,11 +292,20 @@ impl Iree {
     /// does its own work, e.g. `link` parsing the specs whose result IREE will check. A spare
     /// nothing asks for ends when this process does (its request pipe closes).
     pub fn prestart(&self) {
+        self.prestart_n(1);
+    }
+
+    /// Starts workers until `count` are waiting (see [`Iree::prestart`]): one per part of a
+    /// split check ([`Iree::check_split`]).
+    pub fn prestart_n(&self, count: usize) {
         let Ok(mut spare) = self.spare.0.lock() else {
             return;
         };
-        if spare.is_none() {
-            *spare = self.spawn_worker().ok();
+        while spare.len() < count {
+            match self.spawn_worker() {
+                Ok(child) => spare.push(child),
+                Err(_) => return,
+            }
         }
     }
 

@@ -27,6 +27,7 @@ mod iree_ops;
 mod iree_read_back;
 mod iree_rules;
 mod iree_semantics;
+mod iree_split;
 mod iree_syntax;
 mod iree_verify;
 mod link;
