@@ -1,6 +1,6 @@
 //! The disk store: trust checks of the directory, crash-safe writes, lookups, counters,
 //! maintenance (temp sweep, eviction, folding the counters), `cache stats` and `cache clean`,
-//! and the fault-injection hook of the tests.
+//! and the crash a test injects ([`Settings::fault`]).
 
 use super::*;
 
@@ -26,16 +26,30 @@ pub(super) struct Disk {
     pub(super) writable: bool,
     /// The key of entry checksums ([`SECRET_FILE`]), read or created once.
     pub(super) secret: OnceLock<Option<[u8; 32]>>,
+    /// The crash a test injects while an entry is written (see [`Settings::fault`]).
+    pub(super) fault: Option<Fault>,
 }
 
 impl Disk {
-    pub(super) fn new(root: PathBuf, max_bytes: u64, writable: bool) -> Self {
+    pub(super) fn new(root: PathBuf, max_bytes: u64, writable: bool, fault: Option<Fault>) -> Self {
         Disk {
             entries: root.join("entries"),
             root,
             max_bytes,
             writable,
             secret: OnceLock::new(),
+            fault,
+        }
+    }
+
+    /// Kills the process (SIGKILL: no destructors, no cleanup) at `step` when a test armed it.
+    fn fault(&self, step: Fault) {
+        if self.fault == Some(step) {
+            let _ = rustix::process::kill_process(
+                rustix::process::getpid(),
+                rustix::process::Signal::KILL,
+            );
+            std::process::abort();
         }
     }
 
@@ -199,19 +213,19 @@ impl Disk {
             return Ok(false);
         }
         let (mut file, temp) = self.create_temp(key)?;
-        fault(Fault::AfterCreate);
+        self.fault(Fault::AfterCreate);
         let result = (|| {
-            if fault_armed(Fault::MidWrite) {
+            if self.fault == Some(Fault::MidWrite) {
                 file.write_all(&bytes[..bytes.len() / 2])?;
-                fault(Fault::MidWrite);
+                self.fault(Fault::MidWrite);
             }
             file.write_all(&bytes)?;
-            fault(Fault::AfterWrite);
+            self.fault(Fault::AfterWrite);
             file.sync_all()?;
             drop(file);
-            fault(Fault::BeforeRename);
+            self.fault(Fault::BeforeRename);
             fs::rename(&temp, self.entry_path(key))?;
-            fault(Fault::AfterRename);
+            self.fault(Fault::AfterRename);
             Ok(true)
         })();
         if result.is_err() {
@@ -659,43 +673,4 @@ pub(super) fn read_secret(path: &Path) -> io::Result<[u8; 32]> {
     let mut secret = [0u8; 32];
     file.read_exact(&mut secret)?;
     Ok(secret)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Fault injection (tests)
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Fault {
-    AfterCreate,
-    MidWrite,
-    AfterWrite,
-    BeforeRename,
-    AfterRename,
-}
-
-pub(super) fn armed_fault() -> Option<Fault> {
-    static ARMED: OnceLock<Option<Fault>> = OnceLock::new();
-    *ARMED.get_or_init(
-        || match std::env::var("TUNESPEC_CACHE_FAULT").ok()?.as_str() {
-            "after-create" => Some(Fault::AfterCreate),
-            "mid-write" => Some(Fault::MidWrite),
-            "after-write" => Some(Fault::AfterWrite),
-            "before-rename" => Some(Fault::BeforeRename),
-            "after-rename" => Some(Fault::AfterRename),
-            _ => None,
-        },
-    )
-}
-
-pub(super) fn fault_armed(step: Fault) -> bool {
-    armed_fault() == Some(step)
-}
-
-/// Kills the process (SIGKILL: no destructors, no cleanup) at `step` when the test hook is armed.
-pub(super) fn fault(step: Fault) {
-    if fault_armed(step) {
-        let _ =
-            rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::KILL);
-        std::process::abort();
-    }
 }

@@ -280,6 +280,7 @@ impl Cache {
                     dir.clone(),
                     settings.max_bytes,
                     mode != Mode::ReadOnly,
+                    settings.fault,
                 )),
                 Err(reason) => {
                     refused = Some(format!(
@@ -625,9 +626,12 @@ impl Cache {
         Some(DiskView {
             disk: match &self.disk {
                 Some(disk) => std::borrow::Cow::Borrowed(disk),
-                None => {
-                    std::borrow::Cow::Owned(Disk::new(dir.clone(), self.settings.max_bytes, true))
-                }
+                None => std::borrow::Cow::Owned(Disk::new(
+                    dir.clone(),
+                    self.settings.max_bytes,
+                    true,
+                    self.settings.fault,
+                )),
             },
         })
     }

@@ -40,6 +40,36 @@ impl Mode {
     }
 }
 
+/// A crash a test injects while the disk store writes an entry (`TUNESPEC_CACHE_FAULT`): the
+/// process is killed at that step, to show that no torn entry is ever read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// After the temporary file is created (`after-create`).
+    AfterCreate,
+    /// Half the entry written (`mid-write`).
+    MidWrite,
+    /// The entry written, not yet synced (`after-write`).
+    AfterWrite,
+    /// Synced, not yet renamed into place (`before-rename`).
+    BeforeRename,
+    /// Renamed into place (`after-rename`).
+    AfterRename,
+}
+
+impl Fault {
+    /// The step a `TUNESPEC_CACHE_FAULT` value names.
+    pub fn parse(value: &str) -> Option<Fault> {
+        Some(match value {
+            "after-create" => Fault::AfterCreate,
+            "mid-write" => Fault::MidWrite,
+            "after-write" => Fault::AfterWrite,
+            "before-rename" => Fault::BeforeRename,
+            "after-rename" => Fault::AfterRename,
+            _ => return None,
+        })
+    }
+}
+
 /// The cache configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
@@ -53,6 +83,8 @@ pub struct Settings {
     pub memory_entries: usize,
     /// How many bytes the in-process LRU keeps.
     pub memory_bytes: u64,
+    /// The crash injected while an entry is written (tests only; `None` for every user).
+    pub fault: Option<Fault>,
 }
 
 impl Settings {
@@ -108,6 +140,7 @@ impl Settings {
                 max_bytes,
                 memory_entries: DEFAULT_MEMORY_ENTRIES,
                 memory_bytes: DEFAULT_MEMORY_BYTES,
+                fault: text("TUNESPEC_CACHE_FAULT").and_then(|value| Fault::parse(&value)),
             },
             warnings,
         )

@@ -1191,6 +1191,7 @@ fn settings(dir: Option<&Path>) -> Settings {
         max_bytes: 1 << 30,
         memory_entries: 64,
         memory_bytes: 64 << 20,
+        fault: None,
     }
 }
 
