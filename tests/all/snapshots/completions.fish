@@ -79,7 +79,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s s -l spec -d 
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l emit -d 'Output form' -r -f -a "mlir/t'MLIR text'
 mlirbc/t'MLIR bytecode (emit version 6; 4 when matcher bodies hold payload ops)'"
-complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s j -l jobs -d 'Threads that parse and check the inputs (default: one per core for inputs of 1 MiB or more; the output is the same for any number)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s j -l jobs -d 'Threads that parse and check the inputs, and most IREE workers that check the result (default: one per core for inputs of 1 MiB or more; the output is the same for any number)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l format -d 'How diagnostics are printed (on stderr; stdout may carry the library)' -r -f -a "human/t'Reports with a snippet of the source'
 json/t'One JSON object per diagnostic per line (docs/schema/diagnostic.schema.json)'
 short/t'One line per diagnostic: `file:line:col: severity[code]: message`'
