@@ -125,11 +125,12 @@ pub fn split(text: &[u8], parts: usize) -> Option<Vec<Vec<u8>>> {
                 .any(|op| matches!(op.defines, Some((b"__kernel_config", _))))
         })
         .unwrap_or(groups.len() - 1);
-    let plain_header: &[u8] = if contains(layout.header, b"transform.with_named_sequence") {
-        b"module attributes {transform.with_named_sequence} {\n"
-    } else {
-        b"module {\n"
-    };
+    let plain_header: &[u8] =
+        if super::find(layout.header, b"transform.with_named_sequence").is_some() {
+            b"module attributes {transform.with_named_sequence} {\n"
+        } else {
+            b"module {\n"
+        };
     let mut out = Vec::with_capacity(groups.len());
     for (group, range) in groups.iter().enumerate() {
         let ops = &layout.ops[range.clone()];
@@ -318,12 +319,6 @@ fn references(op: &[u8]) -> impl Iterator<Item = &[u8]> {
         }
         symbol_name(&op[index + 1..])
     })
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack
-        .windows(needle.len())
-        .any(|window| window == needle)
 }
 
 #[cfg(test)]
