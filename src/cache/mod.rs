@@ -379,10 +379,11 @@ impl Cache {
         let key = parts.key();
         self.get_or_insert_with(&key, || {
             let linked = link::link(mlir(), inputs, options)?;
-            Ok(Artifact {
-                bytecode: linked.module.print_file_bytes(),
-                problems: linked.problems,
-            })
+            let bytecode =
+                tracing::info_span!("link.print").in_scope(|| linked.module.print_file_bytes());
+            let problems = linked.problems;
+            tracing::info_span!("link.drop").in_scope(|| drop(linked.module));
+            Ok(Artifact { bytecode, problems })
         })
     }
 

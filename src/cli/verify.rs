@@ -84,7 +84,21 @@ pub enum Input {
     Manifest(PathBuf),
 }
 
+/// The input size from which one file is verified with MLIR's threading on: below it, starting
+/// the thread pool costs more than the verifier's parallel share saves.
+const THREADED_MIN_BYTES: u64 = 1 << 20;
+
 impl Input {
+    /// The input's size in bytes (0 when it cannot be read now: reading it reports why).
+    fn size(&self) -> u64 {
+        match self {
+            Input::File(path) | Input::Manifest(path) => {
+                std::fs::metadata(path).map_or(0, |metadata| metadata.len())
+            }
+            Input::Embedded(spec) => spec.bytecode().len() as u64,
+        }
+    }
+
     pub fn name(&self) -> String {
         match self {
             Input::File(path) | Input::Manifest(path) => input_name(path),
@@ -310,9 +324,12 @@ pub fn verify_inputs(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<FileResult>>> = Mutex::new(vec![None; inputs.len()]);
     let progress = progress.then(|| progress_bar(inputs.len())).flatten();
-    // Fewer files than workers: let MLIR use the spare cores inside each file (its verifier
-    // checks named sequences concurrently); otherwise one single-threaded context per worker.
-    let threaded = inputs.len() < jobs;
+    // Fewer files than workers, and enough text to share: let MLIR use the spare cores inside
+    // each file (its verifier checks named sequences concurrently); otherwise one
+    // single-threaded context per worker. A small spec would only pay for the thread pool's
+    // start, a twentieth of its whole verify.
+    let threaded =
+        inputs.len() < jobs && inputs.iter().map(Input::size).sum::<u64>() >= THREADED_MIN_BYTES;
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(inputs.len()).max(1) {
             // MLIR recurses over nested IR (see `MLIR_STACK_BYTES`).
