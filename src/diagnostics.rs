@@ -17,7 +17,7 @@
 
 use std::fmt::Write as _;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic};
 use serde_json::json;
 
 use tunespec::problem::{Problem, Severity};
@@ -79,8 +79,18 @@ impl Style {
     }
 }
 
-/// Renders one problem with a snippet of `source` when the problem points into it.
+mod snippet;
+
+pub use snippet::Source;
+
+/// Renders one problem with a snippet of `source` when the problem points into it. For many
+/// problems of one text, [`render_source`] with one [`Source`] reads the text once.
 pub fn render(problem: &Problem, source: Option<&[u8]>, style: Style) -> String {
+    render_source(problem, source.map(Source::new).as_ref(), style)
+}
+
+/// [`render`] with the source prepared once (see [`Source`]).
+pub fn render_source(problem: &Problem, source: Option<&Source>, style: Style) -> String {
     let mut diagnostic = MietteDiagnostic::new(problem.message.clone())
         .with_code(problem.code)
         .with_severity(match problem.severity {
@@ -91,13 +101,11 @@ pub fn render(problem: &Problem, source: Option<&[u8]>, style: Style) -> String 
     if let Some(help) = &problem.help {
         diagnostic = diagnostic.with_help(help.clone());
     }
-    let text = source
-        .filter(|bytes| !bytes.is_empty())
-        .and_then(|bytes| std::str::from_utf8(bytes).ok());
+    let text = source.and_then(Source::text);
     let mut out = String::new();
     let mut labels = Vec::new();
-    if let (Some(loc), Some(text)) = (&problem.loc, text) {
-        if let Some(offset) = offset_of(text, loc.line, loc.col) {
+    if let (Some(loc), Some(source), Some(text)) = (&problem.loc, source, text) {
+        if let Some(offset) = source.offset_of(loc.line, loc.col) {
             labels.push(LabeledSpan::at(
                 offset..offset + token_len(text, offset),
                 "here",
@@ -105,7 +113,7 @@ pub fn render(problem: &Problem, source: Option<&[u8]>, style: Style) -> String 
         }
         for (related_loc, label) in &problem.related {
             if related_loc.file == loc.file {
-                if let Some(offset) = offset_of(text, related_loc.line, related_loc.col) {
+                if let Some(offset) = source.offset_of(related_loc.line, related_loc.col) {
                     labels.push(LabeledSpan::at(
                         offset..offset + token_len(text, offset),
                         label.clone(),
@@ -127,16 +135,14 @@ pub fn render(problem: &Problem, source: Option<&[u8]>, style: Style) -> String 
     if let Some(loc) = &problem.loc {
         let _ = writeln!(out, "{loc}:");
     }
-    let report: miette::Report = if has_snippet {
-        let name = problem
-            .loc
-            .as_ref()
-            .map(|l| l.file.clone())
-            .unwrap_or_default();
-        miette::Report::new(diagnostic)
-            .with_source_code(NamedSource::new(name, text.unwrap_or_default().to_string()))
-    } else {
-        miette::Report::new(diagnostic)
+    let name = problem
+        .loc
+        .as_ref()
+        .map(|l| l.file.clone())
+        .unwrap_or_default();
+    let report: miette::Report = match source.and_then(|source| source.snippet(name)) {
+        Some(snippet) if has_snippet => miette::Report::new(diagnostic).with_source_code(snippet),
+        _ => miette::Report::new(diagnostic),
     };
     let _ = handler.render_report(&mut out, report.as_ref());
     // Related locations in other files (or without a snippet) as plain lines.
@@ -168,22 +174,6 @@ pub fn to_json(problem: &Problem) -> serde_json::Value {
             "file": loc.file, "line": loc.line, "column": loc.col, "message": message,
         })).collect::<Vec<_>>(),
     })
-}
-
-/// Byte offset of a 1-based line and byte column, if it lies inside `text`.
-fn offset_of(text: &str, line: u32, col: u32) -> Option<usize> {
-    if line == 0 || col == 0 {
-        return None;
-    }
-    let mut start = 0usize;
-    for _ in 1..line {
-        start += text[start..].find('\n')? + 1;
-    }
-    let offset = start + col as usize - 1;
-    let line_end = text[start..]
-        .find('\n')
-        .map_or(text.len(), |end| start + end);
-    (offset <= line_end && text.is_char_boundary(offset)).then_some(offset)
 }
 
 /// Length of the identifier-like token at `offset` (at least 1 when not at the end).

@@ -11,7 +11,7 @@ use tunespec::mlir::{Mlir, OwnedOp};
 use tunespec::problem::Problem;
 use tunespec::{apply, registry};
 
-use crate::diagnostics::{self, Style};
+use crate::diagnostics::{self, Source, Style};
 
 /// Exit statuses, the same for every command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,8 +121,26 @@ pub fn diagnostic_format() -> DiagnosticFormat {
 /// Renders one problem in the run's format, with a snippet of `source` in `human`. In `sarif`
 /// the problem is kept for [`finish`] and nothing is returned.
 pub fn render(problem: &Problem, source: Option<&[u8]>, style: Style) -> String {
+    render_in(problem, Snippets::Bytes(source), style)
+}
+
+/// [`render`] for many problems of one text: the text is read once (see [`Source`]).
+pub fn render_source(problem: &Problem, source: Option<&Source>, style: Style) -> String {
+    render_in(problem, Snippets::Prepared(source), style)
+}
+
+/// A problem's source as a caller has it: only `human` reads it.
+enum Snippets<'a> {
+    Bytes(Option<&'a [u8]>),
+    Prepared(Option<&'a Source>),
+}
+
+fn render_in(problem: &Problem, source: Snippets<'_>, style: Style) -> String {
     match diagnostic_format() {
-        DiagnosticFormat::Human => diagnostics::render(problem, source, style),
+        DiagnosticFormat::Human => match source {
+            Snippets::Bytes(bytes) => diagnostics::render(problem, bytes, style),
+            Snippets::Prepared(source) => diagnostics::render_source(problem, source, style),
+        },
         DiagnosticFormat::Json => format!("{}\n", diagnostics::to_json(problem)),
         DiagnosticFormat::Short => diagnostics::to_short(problem),
         DiagnosticFormat::Github => diagnostics::to_github(problem),
@@ -431,6 +449,7 @@ impl LibraryArgs {
 /// payload) where they point into it.
 pub fn report(problems: &[Problem], source: Option<&[u8]>) {
     let style = Style::detect_stderr();
+    let prepared = std::cell::OnceCell::new();
     for problem in problems {
         // A problem in the library attached to a payload is located in `PAYLOAD[ATTR]`, bytes
         // that are not the payload's text: no snippet of the payload for it.
@@ -438,21 +457,24 @@ pub fn report(problems: &[Problem], source: Option<&[u8]>) {
             .loc
             .as_ref()
             .is_some_and(|loc| loc.file.ends_with(']'));
-        let source = source.filter(|_| !in_attached);
-        emit_stderr(&render(problem, source, style));
+        let source = source
+            .filter(|_| !in_attached)
+            .map(|bytes| prepared.get_or_init(|| Source::new(bytes)));
+        emit_stderr(&render_source(problem, source, style));
     }
 }
 
 /// Reports problems of a link to stderr, with a snippet of the input each points into.
 pub fn report_linked(problems: &[Problem], inputs: &[LinkInput], style: Style) {
+    // Each input's text prepared once, when a problem first points into it.
+    let prepared: Vec<std::cell::OnceCell<Source>> =
+        inputs.iter().map(|_| Default::default()).collect();
     for problem in problems {
         let source = problem.loc.as_ref().and_then(|loc| {
-            inputs
-                .iter()
-                .find(|input| input.name == loc.file)
-                .map(|input| input.bytes.as_slice())
+            let index = inputs.iter().position(|input| input.name == loc.file)?;
+            Some(prepared[index].get_or_init(|| Source::new(&inputs[index].bytes)))
         });
-        emit_stderr(&render(problem, source, style));
+        emit_stderr(&render_source(problem, source, style));
     }
 }
 

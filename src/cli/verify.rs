@@ -15,10 +15,10 @@ use tunespec::registry::{self, EmbeddedSpec};
 use tunespec::verify::{self, SpecFacts};
 
 use super::common::{
-    emit, emit_stderr, input_name, is_stdio, quiet, read_input, render, tool_error,
+    emit, emit_stderr, input_name, is_stdio, quiet, read_input, render, render_source, tool_error,
     DiagnosticFormat, ExitStatus,
 };
-use crate::diagnostics::Style;
+use crate::diagnostics::{Source, Style};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = super::help::VERIFY)]
@@ -207,6 +207,8 @@ impl Opts {
         let mut io_failure = false;
         let mut out = String::new();
         for result in results {
+            // Read once for every problem of this input (see `diagnostics::Source`).
+            let source = std::cell::OnceCell::new();
             for problem in &result.problems {
                 let mut problem = problem.clone();
                 if self.deny_warnings && problem.severity == Severity::Warning {
@@ -218,7 +220,8 @@ impl Opts {
                     Severity::Note => {}
                 }
                 io_failure |= problem.code == codes::IO;
-                out.push_str(&render(&problem, Some(&result.source), style));
+                let source = source.get_or_init(|| Source::new(&result.source));
+                out.push_str(&render_source(&problem, Some(source), style));
             }
         }
         // On stderr, in every format but SARIF (one log, on stdout): the note is about this
