@@ -121,26 +121,16 @@ pub fn diagnostic_format() -> DiagnosticFormat {
 /// Renders one problem in the run's format, with a snippet of `source` in `human`. In `sarif`
 /// the problem is kept for [`finish`] and nothing is returned.
 pub fn render(problem: &Problem, source: Option<&[u8]>, style: Style) -> String {
-    render_in(problem, Snippets::Bytes(source), style)
+    if diagnostic_format() == DiagnosticFormat::Human {
+        return diagnostics::render(problem, source, style);
+    }
+    render_source(problem, None, style)
 }
 
-/// [`render`] for many problems of one text: the text is read once (see [`Source`]).
+/// [`render`] for many problems of one text, prepared once by [`prepare`].
 pub fn render_source(problem: &Problem, source: Option<&Source>, style: Style) -> String {
-    render_in(problem, Snippets::Prepared(source), style)
-}
-
-/// A problem's source as a caller has it: only `human` reads it.
-enum Snippets<'a> {
-    Bytes(Option<&'a [u8]>),
-    Prepared(Option<&'a Source>),
-}
-
-fn render_in(problem: &Problem, source: Snippets<'_>, style: Style) -> String {
     match diagnostic_format() {
-        DiagnosticFormat::Human => match source {
-            Snippets::Bytes(bytes) => diagnostics::render(problem, bytes, style),
-            Snippets::Prepared(source) => diagnostics::render_source(problem, source, style),
-        },
+        DiagnosticFormat::Human => diagnostics::render_source(problem, source, style),
         DiagnosticFormat::Json => format!("{}\n", diagnostics::to_json(problem)),
         DiagnosticFormat::Short => diagnostics::to_short(problem),
         DiagnosticFormat::Github => diagnostics::to_github(problem),
@@ -155,6 +145,13 @@ fn render_in(problem: &Problem, source: Snippets<'_>, style: Style) -> String {
             String::new()
         }
     }
+}
+
+/// `bytes` prepared for the snippets of many reports, once (`cell` keeps it): only `human`
+/// reports show snippets, so in other formats nothing is read.
+pub fn prepare<'a>(cell: &'a std::cell::OnceCell<Source>, bytes: &[u8]) -> Option<&'a Source> {
+    (diagnostic_format() == DiagnosticFormat::Human)
+        .then(|| cell.get_or_init(|| Source::new(bytes)))
 }
 
 /// Ends the run: in `sarif`, writes the one log of every problem reported.
@@ -459,7 +456,7 @@ pub fn report(problems: &[Problem], source: Option<&[u8]>) {
             .is_some_and(|loc| loc.file.ends_with(']'));
         let source = source
             .filter(|_| !in_attached)
-            .map(|bytes| prepared.get_or_init(|| Source::new(bytes)));
+            .and_then(|bytes| prepare(&prepared, bytes));
         emit_stderr(&render_source(problem, source, style));
     }
 }
@@ -472,7 +469,7 @@ pub fn report_linked(problems: &[Problem], inputs: &[LinkInput], style: Style) {
     for problem in problems {
         let source = problem.loc.as_ref().and_then(|loc| {
             let index = inputs.iter().position(|input| input.name == loc.file)?;
-            Some(prepared[index].get_or_init(|| Source::new(&inputs[index].bytes)))
+            prepare(&prepared[index], &inputs[index].bytes)
         });
         emit_stderr(&render_source(problem, source, style));
     }

@@ -15,10 +15,10 @@ use tunespec::registry::{self, EmbeddedSpec};
 use tunespec::verify::{self, SpecFacts};
 
 use super::common::{
-    emit, emit_stderr, input_name, is_stdio, quiet, read_input, render, render_source, tool_error,
-    DiagnosticFormat, ExitStatus,
+    emit, emit_stderr, input_name, is_stdio, prepare, quiet, read_input, render, render_source,
+    tool_error, DiagnosticFormat, ExitStatus,
 };
-use crate::diagnostics::{Source, Style};
+use crate::diagnostics::Style;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = super::help::VERIFY)]
@@ -220,8 +220,8 @@ impl Opts {
                     Severity::Note => {}
                 }
                 io_failure |= problem.code == codes::IO;
-                let source = source.get_or_init(|| Source::new(&result.source));
-                out.push_str(&render_source(&problem, Some(source), style));
+                let source = prepare(&source, &result.source);
+                out.push_str(&render_source(&problem, source, style));
             }
         }
         // On stderr, in every format but SARIF (one log, on stdout): the note is about this

@@ -13,7 +13,6 @@ use std::sync::Arc;
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
 /// A text for snippets: valid UTF-8 (else there is no snippet), its `\n` line starts indexed.
-#[derive(Clone, Debug)]
 pub struct Source {
     text: Option<Arc<str>>,
     /// Byte offset of each line's start (line 1 at index 0).
