@@ -264,3 +264,35 @@ pub fn is_tuning_op(name: &str) -> bool {
 pub fn survives_dispatch_formation(name: &str) -> bool {
     !GENERALIZED_NAMED_OPS.contains(&name) && !REMOVED_NAMED_OPS.contains(&name)
 }
+
+/// The discardable attributes a tuning spec may set on the op its matcher matched: the ones
+/// IREE 3.13 reads as that op's config, which choose how it is compiled and never what it
+/// computes (`tunespec::verify::changes-semantics` refuses a write of any other name).
+///
+/// Where the list comes from (IREE 3.13.0, the venv `tools/iree-venv.sh` makes; each name is a
+/// string of `_mlir_libs/libIREECompiler.so`, which `tests/all/semantics_mutation.rs` checks):
+/// - `compilation_info`, `lowering_config`, `translation_info`: the names IREE's codegen reads
+///   an op's config under (`IREECodegenAttrs`: the compilation info is split into the other two
+///   by `materialize-user-configs`, which runs the tuning specs);
+/// - `decomposition_config`: the attention decomposition config `iree_linalg_ext.attention`
+///   reads, which IREE's own gfx942 default spec sets (`@apply_attn_op_config`);
+/// - `__tuning_spec_applied__`: the unit marker IREE's default spec sets beside the config so a
+///   compile shows the spec applied (read by nothing that changes code);
+/// - `iree_codegen.ukernel`: the microkernel descriptor IREE's ukernel selection reads on an op
+///   (a different implementation of the same op, chosen like a config).
+///
+/// Not listed, although IREE's ROCm ukernel spec writes it: `iree_codegen_external_symbols`, set
+/// on the matched op's function (another op) with code to splice in; such a spec opts in.
+pub const CONFIG_ATTRS: &[&str] = &[
+    "compilation_info",
+    "lowering_config",
+    "translation_info",
+    "decomposition_config",
+    "__tuning_spec_applied__",
+    "iree_codegen.ukernel",
+];
+
+/// Whether a tuning spec may set the attribute `name` on the op its matcher matched.
+pub fn is_config_attr(name: &str) -> bool {
+    CONFIG_ATTRS.contains(&name)
+}

@@ -156,6 +156,10 @@ pub mod codes {
     pub const ENTRY_EFFECT: &str = "tunespec::verify::entry-effect";
     /// An op a tuning spec must not run (it changes the payload beyond configs).
     pub const UNSAFE_OP: &str = "tunespec::verify::unsafe-op";
+    /// A reachable action, matcher or entry point that changes what the program computes:
+    /// an attribute other than a config, a write on another op than the matched one, or an op
+    /// that rewrites the payload (`verify::semantics`).
+    pub const CHANGES_SEMANTICS: &str = "tunespec::verify::changes-semantics";
     /// A matcher listed twice in one `foreach_match`.
     pub const DUPLICATE_MATCHER: &str = "tunespec::verify::duplicate-matcher";
     /// A directory or list that holds no specs.

@@ -128,6 +128,13 @@ pub fn check_module(module: &ir::Module) -> (SpecFacts, Vec<Problem>) {
         .flat_map(|entry| entry.op.body().iter().map(|op| op.id))
         .collect();
     check_ops(root, &symbols, &entry_ops, &mut facts, &mut problems);
+    // What the entry points reach must only set configs; an op the rule judged is not also
+    // warned about as `unsafe-op` (one finding per op, the stronger one).
+    let semantic = check_semantics(root, &entries);
+    problems.retain(|problem| {
+        problem.code != codes::UNSAFE_OP || !semantic.iter().any(|found| found.loc == problem.loc)
+    });
+    problems.extend(semantic);
     (facts, problems)
 }
 
