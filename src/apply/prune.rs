@@ -9,6 +9,14 @@
 //! before it that failed on it were never going to change anything. Only libraries of the form
 //! the native matcher decides are pruned (otherwise nothing is left out, and the report says
 //! why).
+//!
+//! Which view: IREE's GPU backends generalize named linalg ops before a tuning spec runs, its
+//! llvm-cpu backend keeps them named, so a pair can win an op on one backend and fail on it on
+//! another. Pruning is asked for a set of views: the one of the target's backend when it is
+//! known, every view otherwise; a pair is kept when it wins an op in any of them. Each op's
+//! winner in the view of the backend that compiles it is then kept, and every kept pair before
+//! it fails on that op there, so the pruned library gives each op exactly what the whole one
+//! gives on every backend.
 
 use std::collections::HashSet;
 
@@ -37,16 +45,19 @@ pub struct Pruned {
     pub dropped: usize,
     /// Named sequences left out (matchers and actions nothing uses any more).
     pub sequences: usize,
+    /// Of [`Pruned::sequences`], those that were a pair's matcher (the rest were actions or
+    /// helpers only the left-out pairs used).
+    pub matchers: usize,
 }
 
-/// The library cut down to the pairs that win on `payload` (parsed for `view`), or why it is
+/// The library cut down to the pairs that win on `payload` in any of `views`, or why it is
 /// kept whole (`Ok(Err(why))`). `Err` for a library or payload that does not parse.
 pub fn prune(
     mlir: &Mlir,
     library_bytecode: &[u8],
     payload_bytes: &[u8],
     payload_name: &str,
-    view: View,
+    views: &[View],
 ) -> Result<Result<Pruned, String>, Vec<Problem>> {
     // Trusted: the bytes of the link this process just made.
     let library = load_library(mlir, library_bytecode, "<library>", true)?;
@@ -66,34 +77,48 @@ pub fn prune(
             pairs.len()
         )));
     }
-    let payload = payload_for_view(mlir, payload_bytes, payload_name, view)?;
-    let Some(winners) = native.winners(&payload.op_features_of(native.features())) else {
-        return Ok(Err(
-            "an op of the payload the native matcher cannot decide (a dynamic size)".to_string(),
-        ));
-    };
+    if views.is_empty() {
+        return Ok(Err("no view of the payload to prune on".to_string()));
+    }
+    let mut winners = HashSet::new();
+    for &view in views {
+        let payload = payload_for_view(mlir, payload_bytes, payload_name, view)?;
+        let Some(found) = native.winners(&payload.op_features_of(native.features())) else {
+            return Ok(Err(
+                "an op of the payload the native matcher cannot decide (a dynamic size)"
+                    .to_string(),
+            ));
+        };
+        winners.extend(found);
+    }
     let keep: Vec<bool> = (0..pairs.len())
         .map(|index| winners.contains(&index))
         .collect();
+    let matcher_names: HashSet<&str> = pairs.iter().map(|(matcher, _)| matcher.as_str()).collect();
     let internal = |message: String| vec![Problem::error(codes::INTERPRETER, message, None)];
     let dropped = library
         .retain_foreach_pairs(names::KERNEL_CONFIG, &keep)
         .map_err(internal)?;
-    let sequences = erase_unreferenced(&library);
+    let erased = erase_unreferenced(&library);
+    let matchers = erased
+        .iter()
+        .filter(|name| matcher_names.contains(name.as_str()))
+        .count();
     let bytecode = library.to_bytecode().map_err(internal)?;
     Ok(Ok(Pruned {
         bytecode,
         kept: pairs.len() - dropped,
         dropped,
-        sequences,
+        sequences: erased.len(),
+        matchers,
     }))
 }
 
 /// Erases the top-level named sequences no symbol reference names (by their last component,
 /// so a reference from a nested module keeps its target too), until none is left to erase; the
-/// entry points stay. Returns how many went.
-fn erase_unreferenced(library: &OwnedOp<'_>) -> usize {
-    let mut erased = 0;
+/// entry points stay. Returns the names of those that went.
+fn erase_unreferenced(library: &OwnedOp<'_>) -> Vec<String> {
+    let mut erased = Vec::new();
     loop {
         let snapshot = library.snapshot();
         let mut referenced = HashSet::new();
@@ -112,10 +137,11 @@ fn erase_unreferenced(library: &OwnedOp<'_>) -> usize {
             .filter(|name| *name != names::KERNEL_CONFIG && !referenced.contains(*name))
             .map(str::to_string)
             .collect();
-        if unused.is_empty() {
+        if unused.is_empty() || library.erase_sequences(&unused) == 0 {
+            erased.sort();
             return erased;
         }
-        erased += library.erase_sequences(&unused);
+        erased.extend(unused);
     }
 }
 
@@ -148,13 +174,13 @@ pub fn prune_cached(
     library_bytecode: &[u8],
     payload_bytes: &[u8],
     payload_name: &str,
-    view: View,
+    views: &[View],
 ) -> Result<Result<Pruned, String>, Vec<Problem>> {
     let cache = crate::cache::Cache::global();
-    let key = prune_key(library_bytecode, payload_bytes, view);
+    let key = prune_key(library_bytecode, payload_bytes, views);
     let mut whole = None;
     let entry = cache.get_or_insert_with(&key, || {
-        match prune(mlir, library_bytecode, payload_bytes, payload_name, view)? {
+        match prune(mlir, library_bytecode, payload_bytes, payload_name, views)? {
             Ok(pruned) => Ok(crate::cache::Artifact {
                 bytecode: encode_pruned(&pruned),
                 problems: Vec::new(),
@@ -172,33 +198,34 @@ pub fn prune_cached(
             // A damaged entry: do the work again, without the cache.
             None => {
                 cache.invalidate(&key);
-                prune(mlir, library_bytecode, payload_bytes, payload_name, view)
+                prune(mlir, library_bytecode, payload_bytes, payload_name, views)
             }
         },
         (Err(problems), None) => Err(problems),
     }
 }
 
-/// The cache key of [`prune_cached`]: the payload's bytes and the view, and the library's
+/// The cache key of [`prune_cached`]: the payload's bytes and the views, and the library's
 /// hash, under a phase of its own.
-fn prune_key(library_bytecode: &[u8], payload_bytes: &[u8], view: View) -> crate::cache::Key {
-    let library = blake3::hash(library_bytecode).to_hex().to_string();
-    let view = match view {
-        View::Dispatch => "dispatch",
-        View::Written => "written",
-    };
-    crate::cache::answer_key(
-        payload_bytes,
-        "<payload>",
-        "",
-        &[library, view.to_string()],
-        "attach-prune",
-    )
+fn prune_key(library_bytecode: &[u8], payload_bytes: &[u8], views: &[View]) -> crate::cache::Key {
+    let mut parts = vec![blake3::hash(library_bytecode).to_hex().to_string()];
+    parts.extend(views.iter().map(|view| {
+        match view {
+            View::Dispatch => "dispatch",
+            View::Written => "written",
+        }
+        .to_string()
+    }));
+    crate::cache::answer_key(payload_bytes, "<payload>", "", &parts, "attach-prune-views")
 }
 
-/// A [`Pruned`] as one cache entry: a first line with the three counts, then the bytecode.
+/// A [`Pruned`] as one cache entry: a first line with the four counts, then the bytecode.
 fn encode_pruned(pruned: &Pruned) -> Vec<u8> {
-    let mut out = format!("{} {} {}\n", pruned.kept, pruned.dropped, pruned.sequences).into_bytes();
+    let mut out = format!(
+        "{} {} {} {}\n",
+        pruned.kept, pruned.dropped, pruned.sequences, pruned.matchers
+    )
+    .into_bytes();
     out.extend_from_slice(&pruned.bytecode);
     out
 }
@@ -207,7 +234,12 @@ fn decode_pruned(bytes: &[u8]) -> Option<Pruned> {
     let newline = bytes.iter().position(|&byte| byte == b'\n')?;
     let header = std::str::from_utf8(&bytes[..newline]).ok()?;
     let mut counts = header.split(' ').map(|count| count.parse::<usize>().ok());
-    let (kept, dropped, sequences) = (counts.next()??, counts.next()??, counts.next()??);
+    let (kept, dropped, sequences, matchers) = (
+        counts.next()??,
+        counts.next()??,
+        counts.next()??,
+        counts.next()??,
+    );
     let bytecode = bytes[newline + 1..].to_vec();
     bytecode
         .starts_with(crate::verify::BYTECODE_MAGIC)
@@ -216,5 +248,6 @@ fn decode_pruned(bytes: &[u8]) -> Option<Pruned> {
             kept,
             dropped,
             sequences,
+            matchers,
         })
 }

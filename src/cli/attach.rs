@@ -79,12 +79,8 @@ impl Opts {
             Ok(library) => library,
             Err(status) => return status,
         };
-        let view = if super::model::keeps_named_ops(&self.library) {
-            apply::View::Written
-        } else {
-            apply::View::Dispatch
-        };
-        let library = match self.pruned(&mlir, library, &payload_bytes, &name, view) {
+        let views = super::model::possible_views(&self.library);
+        let library = match self.pruned(&mlir, library, &payload_bytes, &name, views) {
             Ok(library) => library,
             Err(status) => return status,
         };
@@ -131,22 +127,16 @@ impl Opts {
         library: Vec<u8>,
         payload: &[u8],
         name: &str,
-        view: apply::View,
+        views: &[apply::View],
     ) -> Result<Vec<u8>, ExitStatus> {
         if self.keep_all {
             return Ok(library);
         }
         let _phase = tracing::info_span!("attach.prune").entered();
-        match apply::prune::prune_cached(mlir, &library, payload, name, view) {
+        match apply::prune::prune_cached(mlir, &library, payload, name, views) {
             Ok(Ok(pruned)) => {
                 if !super::common::quiet() {
-                    super::common::emit_stderr(&format!(
-                        "note: attached {} of {} pair(s) of the library: the other {} fire on no op of {name} ({} sequence(s) left out; --keep-all attaches every pair)\n",
-                        pruned.kept,
-                        pruned.kept + pruned.dropped,
-                        pruned.dropped,
-                        pruned.sequences
-                    ));
+                    super::common::emit_stderr(&prune_note(&pruned, name, views));
                 }
                 Ok(pruned.bytecode)
             }
@@ -157,6 +147,24 @@ impl Opts {
             Err(problems) => Err(fail(problems, payload)),
         }
     }
+}
+
+/// What pruning left out, in words: the pairs and the sequences they alone used (matchers and
+/// the rest, so the counts add up), and on which view of the payload the pairs fire on nothing.
+fn prune_note(pruned: &apply::prune::Pruned, name: &str, views: &[apply::View]) -> String {
+    let whose = match views {
+        [apply::View::Written] => "in the llvm-cpu backend's view (named ops kept)",
+        [apply::View::Dispatch] => "in the GPU backends' view (named ops generalized)",
+        _ => "in any backend's view (no --target: named ops kept, as on llvm-cpu, or generalized, as on GPUs)",
+    };
+    format!(
+        "note: attached {} of {} pair(s) of the library: the other {} fire on no op of {name} {whose}; left out with them: {} matcher(s) and {} other sequence(s) nothing calls any more (--keep-all attaches every pair)\n",
+        pruned.kept,
+        pruned.kept + pruned.dropped,
+        pruned.dropped,
+        pruned.matchers,
+        pruned.sequences - pruned.matchers,
+    )
 }
 
 /// The linked library (MLIR 22 bytecode) as `iree`'s bytecode: printed as text by tunespec,
@@ -263,11 +271,12 @@ impl Opts {
                 Err(status) => return status,
             };
             match dispatches {
-                Some(bytes) => match self.pruned(mlir, library, &bytes, name, apply::View::Written)
-                {
-                    Ok(library) => library,
-                    Err(status) => return status,
-                },
+                Some(bytes) => {
+                    match self.pruned(mlir, library, &bytes, name, &[apply::View::Written]) {
+                        Ok(library) => library,
+                        Err(status) => return status,
+                    }
+                }
                 None => library,
             }
         } else {

@@ -89,14 +89,31 @@ pub fn substitution_of(target: &str) -> Option<String> {
 /// (IREE's CPU backend does; its GPU backends generalize them): tunespec's prediction then
 /// matches the ops as written.
 pub fn keeps_named_ops(library: &LibraryArgs) -> bool {
-    let Some(target) = library.target.as_deref() else {
-        return false;
-    };
+    target_backend(library).is_some_and(|backend| backend == "llvm-cpu")
+}
+
+/// The IREE backend of `--target` (its own or inherited through its fallbacks), when a target
+/// is given and the registry names one.
+fn target_backend(library: &LibraryArgs) -> Option<String> {
+    let target = library.target.as_deref()?;
     tunespec::Registry::discover()
         .and_then(|registry| registry.with_command_line(&library.specs))
         .ok()
         .and_then(|registry| registry.backend(target).ok().flatten())
-        .is_some_and(|backend| backend == "llvm-cpu")
+}
+
+/// The views of a payload in which its ops can meet the library in IREE's compile: the view
+/// of the target's backend when it is known (llvm-cpu keeps named ops, the GPU backends
+/// generalize them), both when it is not (no `--target`, or a target without a backend), since
+/// the same file may then be compiled for either. `attach`'s pruning keeps every pair that wins
+/// an op in any of them.
+pub fn possible_views(library: &LibraryArgs) -> &'static [tunespec::apply::View] {
+    use tunespec::apply::View;
+    match target_backend(library).as_deref() {
+        Some("llvm-cpu") => &[View::Written],
+        Some(_) => &[View::Dispatch],
+        None => &[View::Written, View::Dispatch],
+    }
 }
 
 /// The loaded IREE, or a usage error saying why a command needs it.

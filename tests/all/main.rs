@@ -39,6 +39,7 @@ mod one_home;
 mod parallel;
 mod parser_safety;
 mod portable;
+mod prune_differential;
 mod reference;
 mod registry;
 mod rules;
