@@ -15,6 +15,21 @@ use std::path::{Path, PathBuf};
 /// Nothing larger is read as an input (the limit `tunespec verify` puts on specs and payloads).
 pub const MAX_INPUT_BYTES: u64 = 1 << 30;
 
+/// Nothing larger is read from a stream (a pipe, FIFO, character device or stdin).
+///
+/// Why lower than [`MAX_INPUT_BYTES`]: a regular file's size is known before a byte is read,
+/// a stream's only once it ends, so the limit is what an endless stream costs before it is
+/// refused (memory, and time: at a pipe's speed 256 MiB is a fraction of a second). A spec or
+/// a payload of IR is far below it; a model that large keeps its weights out of line, and a
+/// file of any size up to [`MAX_INPUT_BYTES`] can still be named as a path.
+pub const MAX_STREAM_BYTES: u64 = 256 << 20;
+
+/// How much of a stream's start is looked at for a NUL byte (see [`read_stream`]).
+const SNIFF_BYTES: usize = 64 << 10;
+
+/// How much is asked of a stream per read: large reads keep a fast stream's cost at a copy.
+const STREAM_CHUNK: usize = 1 << 20;
+
 /// Reads an input file whole: a regular file (its size checked from its metadata before
 /// reading), or a stream (FIFO, pipe, character device) through a reader bounded by
 /// [`MAX_INPUT_BYTES`]. A FIFO without a writer reads as empty instead of blocking; a directory
@@ -65,13 +80,64 @@ fn read_bounded(path: &Path, limit: u64, private: bool) -> io::Result<Vec<u8>> {
     // without a writer was opened without waiting and reads as empty.
     let flags = rustix::fs::fcntl_getfl(&file)?;
     rustix::fs::fcntl_setfl(&file, flags - rustix::fs::OFlags::NONBLOCK)?;
-    let capacity = if kind.is_file() { metadata.len() } else { 0 };
-    let mut bytes = Vec::with_capacity(capacity as usize);
+    if !kind.is_file() {
+        return read_stream(file, limit.min(MAX_STREAM_BYTES));
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
     file.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(too_large(limit));
     }
     Ok(bytes)
+}
+
+/// Reads a stream to its end in large reads, refusing it as soon as it passes `limit`, or as
+/// soon as its start shows it is not MLIR: a NUL byte in its first [`SNIFF_BYTES`] when it does
+/// not begin with MLIR's bytecode magic (MLIR text never holds one; `/dev/zero` is refused at
+/// its first read instead of after `limit` bytes).
+fn read_stream(mut reader: impl Read, limit: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; STREAM_CHUNK];
+    let mut sniffed = 0;
+    loop {
+        let read = match reader.read(&mut chunk) {
+            Ok(0) => return Ok(bytes),
+            Ok(read) => read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if (bytes.len() + read) as u64 > limit {
+            return Err(too_large_stream(limit));
+        }
+        bytes.extend_from_slice(&chunk[..read]);
+        if sniffed < SNIFF_BYTES {
+            let end = bytes.len().min(SNIFF_BYTES);
+            let bytecode = bytes.starts_with(&crate::verify::BYTECODE_MAGIC[..bytes.len().min(4)]);
+            if !bytecode {
+                if let Some(at) = bytes[sniffed..end].iter().position(|&byte| byte == 0) {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "is not MLIR: a NUL byte at offset {} of a stream that does not start as MLIR bytecode",
+                            sniffed + at
+                        ),
+                    ));
+                }
+            }
+            sniffed = end;
+        }
+    }
+}
+
+fn too_large_stream(limit: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!(
+            "is a stream larger than the {} MiB limit for streams (a regular file may be up to {} MiB)",
+            limit >> 20,
+            MAX_INPUT_BYTES >> 20
+        ),
+    )
 }
 
 fn too_large(limit: u64) -> io::Error {
@@ -202,14 +268,20 @@ pub fn read_stdin(reader: &str) -> io::Result<std::sync::Arc<Vec<u8>>> {
             )))
         };
     }
-    let mut bytes = Vec::new();
-    io::stdin()
-        .lock()
-        .take(MAX_INPUT_BYTES + 1)
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(too_large(MAX_INPUT_BYTES));
-    }
+    let stdin = io::stdin().lock();
+    // A regular file redirected to stdin has a known size: the file limit; anything else is a
+    // stream.
+    let bytes = match rustix::fs::fstat(&stdin) {
+        Ok(stat) if rustix::fs::FileType::from_raw_mode(stat.st_mode).is_file() => {
+            let mut bytes = Vec::new();
+            stdin.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+            if bytes.len() as u64 > MAX_INPUT_BYTES {
+                return Err(too_large(MAX_INPUT_BYTES));
+            }
+            bytes
+        }
+        _ => read_stream(stdin, MAX_STREAM_BYTES)?,
+    };
     let bytes = std::sync::Arc::new(bytes);
     *state = Some((reader.to_string(), bytes.clone()));
     Ok(bytes)
