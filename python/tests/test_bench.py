@@ -41,10 +41,21 @@ def test_bench_times_matchers_with_typed_results(schemas: Schemas, iree: Path) -
     assert tiny not in report.winners
 
 
-def test_a_wrong_output_is_reported_not_raised(iree: Path) -> None:
+def test_a_wrong_output_is_reported_not_raised(iree: Path, tmp_path: Path) -> None:
+    # The spec changes what the matmul computes: refused unless its action opts in.
+    header = "%one: !transform.any_param {transform.readonly}) {"
+    text = (FIXTURES / "bench" / "wrong_init.mlir").read_text()
+    assert header in text
+    opted = tmp_path / "wrong_init.mlir"
+    opted.write_text(
+        text.replace(
+            header,
+            header[:-1] + 'attributes {tunespec.rewrites = "bench must catch wrong outputs"} {',
+        )
+    )
     report = tunespec.bench(
         FIXTURES / "models" / "linalg_matmul_256_f32.mlir",
-        specs=[FIXTURES / "bench" / "wrong_init.mlir"],
+        specs=[opted],
         default=False,
         iree=iree,
         **QUICK,

@@ -112,7 +112,7 @@ module attributes {transform.with_named_sequence} {
     %c = transform.param.constant 2 : i64 -> !transform.any_param
     transform.yield %op, %c : !transform.any_op, !transform.any_param
   }
-  transform.named_sequence @act(%op: !transform.any_op {transform.readonly}, %c: !transform.any_param {transform.readonly}) {
+  transform.named_sequence @act(%op: !transform.any_op {transform.readonly}, %c: !transform.any_param {transform.readonly}) attributes {tunespec.rewrites = "a test marker"} {
     transform.annotate %op "x" = %c : !transform.any_op, !transform.any_param
     transform.yield
   }

@@ -8,7 +8,7 @@ use std::process::Output;
 
 use crate::cli_formats::assert_valid;
 use crate::iree_library::{venv, with_iree};
-use crate::reference::output_with_timeout;
+use crate::reference::{output_with_timeout, repo_root};
 
 const CPU_LIB: &str = "tests/fixtures/bench/cpu_lib";
 /// Short runs: the effects timed here are 20x and more. 15 samples a side: with fewer, a few
@@ -23,6 +23,10 @@ fn json(output: &Output) -> serde_json::Value {
     let text = String::from_utf8_lossy(&output.stdout);
     assert_valid("bench.schema.json", [text.as_ref()]);
     serde_json::from_str(&text).unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 fn stderr(output: &Output) -> String {
@@ -152,12 +156,47 @@ fn a_model_is_timed_whole_and_per_changed_dispatch_and_an_untouched_one_is_uncha
 #[test]
 fn a_config_that_changes_the_result_is_a_wrong_output_never_a_winner() {
     let Some(venv) = venv() else { return };
-    let output = bench(
+    // As written, the spec is refused before anything is compiled: its action changes the
+    // initializer (`tunespec::verify::changes-semantics`).
+    let refused = bench(
         &venv,
         &[
             "--no-default",
             "--spec",
             "tests/fixtures/bench/wrong_init.mlir",
+            "--format",
+            "json",
+            "tests/fixtures/models/linalg_matmul_256_f32.mlir",
+        ],
+    );
+    assert_ne!(refused.status.code(), Some(0), "{}", stderr(&refused));
+    let said = format!("{}{}", stdout(&refused), stderr(&refused));
+    assert!(
+        said.contains("tunespec::verify::changes-semantics") && said.contains("`value`"),
+        "{said}"
+    );
+    // Opted in (`tunespec.rewrites` on the action), bench runs it, and its outputs must be
+    // caught: the check that no wrong config ever wins does not rest on the verifier alone.
+    let dir = tempfile::tempdir().unwrap();
+    let opted = dir.path().join("wrong_init.mlir");
+    let text = std::fs::read_to_string(repo_root().join("tests/fixtures/bench/wrong_init.mlir"))
+        .unwrap();
+    let header = "%one: !transform.any_param {transform.readonly}) {";
+    assert!(text.contains(header), "fixture changed");
+    std::fs::write(
+        &opted,
+        text.replace(
+            header,
+            "%one: !transform.any_param {transform.readonly}) attributes {tunespec.rewrites = \"bench must catch wrong outputs\"} {",
+        ),
+    )
+    .unwrap();
+    let output = bench(
+        &venv,
+        &[
+            "--no-default",
+            "--spec",
+            opted.to_str().unwrap(),
             "--format",
             "json",
             "tests/fixtures/models/linalg_matmul_256_f32.mlir",

@@ -265,9 +265,11 @@ fn deny_warnings_turns_warnings_into_errors() {
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(repo_root().join(fixture("good/one_matcher.mlir")))
         .unwrap()
-        .replace(
-            "    transform.annotate %op",
-            "    transform.apply_patterns to %op {\n    } : !transform.any_op\n    transform.annotate %op",
+        // In a sequence nothing runs: a warning (reachable, it would be `changes-semantics`).
+        .replacen(
+            "  transform.named_sequence @apply_op_config(",
+            "  transform.named_sequence @unused(%op: !transform.any_op {transform.readonly}) {\n    transform.apply_patterns to %op {\n    } : !transform.any_op\n    transform.yield\n  }\n  transform.named_sequence @apply_op_config(",
+            1,
         );
     let path = dir.path().join("rewrites.mlir");
     std::fs::write(&path, text).unwrap();

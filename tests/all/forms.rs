@@ -473,7 +473,7 @@ fn a_legacy_entry_point_that_leaves_no_handle_is_refused_with_the_reason() {
     transform.yield %op : !transform.any_op
   }
   transform.named_sequence @tag(%op: !transform.any_op {transform.readonly}) {
-    transform.annotate %op "tag" : !transform.any_op
+    transform.annotate %op "__tuning_spec_applied__" : !transform.any_op
     transform.yield
   }
   transform.named_sequence @__kernel_config(%root: !transform.any_op {transform.consumed}) {

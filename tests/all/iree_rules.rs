@@ -218,11 +218,11 @@ fn iree_compile_keeps_matmul_named_on_llvm_cpu_only() {
     ]);
     assert!(
         cpu.lines()
-            .any(|line| line.contains("linalg.matmul") && line.contains("tunespec_tagged")),
+            .any(|line| line.contains("linalg.matmul") && line.contains("__tuning_spec_applied__")),
         "{cpu}"
     );
     let gpu = compile(&["--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"]);
-    assert!(!gpu.contains("tunespec_tagged"), "{gpu}");
+    assert!(!gpu.contains("__tuning_spec_applied__"), "{gpu}");
     assert!(!gpu.contains("linalg.matmul"), "{gpu}");
 }
 

@@ -481,7 +481,7 @@ fn consumed_entry_argument_never_consumed_warns() {
 }
 
 #[test]
-fn payload_rewriting_op_warns() {
+fn payload_rewriting_op_in_an_action_is_refused() {
     let action = ACTION.replace(
         "    transform.yield\n",
         "    %tiled, %loop = transform.structured.tile_using_for %op tile_sizes [8] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n    transform.yield\n",
@@ -490,9 +490,11 @@ fn payload_rewriting_op_warns() {
     let mlir = Mlir::new();
     let verified = verify_bytes(&mlir, text.as_bytes(), "case.mlir");
     assert!(
-        verified.problems.iter().any(|p| p.code == codes::UNSAFE_OP
-            && p.message
-                .contains("'transform.structured.tile_using_for' rewrites the payload")
+        verified.problems.iter().any(|p| p.code == codes::CHANGES_SEMANTICS
+            && p.is_error()
+            && p.message.contains(
+                "this action runs `transform.structured.tile_using_for`, which rewrites the payload IR"
+            )
             && p.loc.as_ref().is_some_and(|loc| loc.line == 4)),
         "{:#?}",
         verified.problems

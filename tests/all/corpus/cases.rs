@@ -92,7 +92,9 @@ fn text_cases(inputs: &Inputs) -> Vec<Case> {
         ("entry renamed", "@__kernel_config(", "@kernel_config(", "tunespec::verify::default-entrypoint"),
         ("restrict_root", "transform.foreach_match in", "transform.foreach_match restrict_root in", "tunespec::verify::default-entrypoint"),
         ("matcher yields too little", "    transform.yield %root, %cfg : !transform.any_op, !transform.any_param", "    transform.yield %root : !transform.any_op", "tunespec::"),
-        ("rewriting op (denied)", "    transform.annotate %op", "    transform.apply_patterns to %op {\n    } : !transform.any_op\n    transform.annotate %op", "tunespec::verify::unsafe-op"),
+        ("rewriting op", "    transform.annotate %op", "    transform.apply_patterns to %op {\n    } : !transform.any_op\n    transform.annotate %op", "tunespec::verify::changes-semantics"),
+        ("rewriting op, unreachable (denied)", "  transform.named_sequence @apply_op_config(", "  transform.named_sequence @unused(%op: !transform.any_op {transform.readonly}) {\n    transform.apply_patterns to %op {\n    } : !transform.any_op\n    transform.yield\n  }\n  transform.named_sequence @apply_op_config(", "tunespec::verify::unsafe-op"),
+        ("annotates another op", "    transform.annotate %op \"compilation_info\"", "    %producer = transform.get_producer_of_operand %op[0] : (!transform.any_op) -> !transform.any_op\n    transform.annotate %producer \"value\"", "tunespec::verify::changes-semantics"),
     ] {
         assert!(spec.contains(from), "{name}: fixture changed");
         let text = spec.replacen(from, to, 1);
