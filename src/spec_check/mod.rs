@@ -12,6 +12,7 @@
 //! Nothing here prints or writes files; the CLI (`src/cli/check.rs`) does, `--fix` included.
 
 mod compare;
+mod fields;
 pub mod payload;
 
 use std::path::{Path, PathBuf};

@@ -306,10 +306,25 @@ fn a_good_spec_passes_and_a_config_that_does_not_compile_fails_step_c() {
     assert_eq!(result(&document, BIG)["ok"], true, "{document}");
     let result = result(&document, SMALL);
     assert_eq!(result["effect"]["status"], "failed", "{result}");
-    assert!(result["effect"]["message"]
-        .as_str()
-        .unwrap()
-        .starts_with("the payload's dispatch did not get the matcher's config"));
+    let message = result["effect"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("the payload's dispatch did not get the matcher's config"),
+        "{message}"
+    );
+    // A real difference: both configs, expected above got, and the fields that differ.
+    assert!(
+        message.contains("lowering_config:\n      expected #iree_gpu.lowering_config<")
+            && message.contains("\n      got      #iree_gpu.lowering_config<"),
+        "{message}"
+    );
+    assert!(
+        message.contains("translation_info:\n      expected #iree_codegen.translation_info<"),
+        "{message}"
+    );
+    assert!(
+        message.contains("differs in: lowering_config `"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -574,5 +589,60 @@ fn a_convolution_matcher_takes_effect_on_an_nhwc_hwcf_payload() {
     assert_eq!(result["kind"], "convolution");
     for step in ["parse", "effect", "compile"] {
         assert_eq!(result[step]["status"], "ok", "{step}: {result}");
+    }
+}
+
+/// A SHARK-tuner-form spec of IREE 3.10 for an mmt 2048x1280x5120 f16 (VectorDistribute,
+/// `workgroup_size = [256, 2, 1]`, `gpu_pipeline_options`, `llvm_func_attrs`), migrated by
+/// `check --fix`, as written and as IREE prints it (its configs behind `#translation` and
+/// `#compilation` aliases): IREE applies it exactly, so every step passes (issue 39).
+#[test]
+fn a_migrated_3_10_vector_distribute_spec_is_judged_as_iree_applies_it() {
+    let Some(venv) = venv() else { return };
+    let Some(iree_opt) = iree_opt() else { return };
+    let dir = private_home();
+    let config = "#iree_codegen.compilation_info<lowering_config = #iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_F16>, promote_operands = [0, 1], reduction = [0, 0, 128], subgroup_basis = [[2, 2, 1], [0, 1, 2]], workgroup = [64, 64, 0]}>, translation_info = #iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size = [256, 2, 1] subgroup_size = 64, {gpu_pipeline_options = #iree_gpu.pipeline_options<prefetch_num_stages = 2>, llvm_func_attrs = {\"amdgpu-waves-per-eu\" = \"2\"}}>>";
+    let text = format!(
+        "module attributes {{iree_codegen.tuning_spec_with_default_entrypoint, transform.with_named_sequence}} {{
+  transform.named_sequence @apply_op_config(%arg0: !transform.any_op {{transform.readonly}}, %arg1: !transform.any_param {{transform.readonly}}) {{
+    transform.annotate %arg0 \"compilation_info\" = %arg1 : !transform.any_op, !transform.any_param
+    transform.yield
+  }}
+  transform.named_sequence @match_mmt_2048x1280x5120(%arg0: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param) {{
+    %batch, %m, %n, %k = transform.iree.match.contraction %arg0, lhs_type = f16, rhs_type = f16, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %batch, [] : !transform.param<i64>
+    transform.iree.match.dims_equal %m, [2048] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [1280] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [5120] : !transform.param<i64>
+    %0 = transform.param.constant {config} -> !transform.any_param
+    transform.yield %arg0, %0 : !transform.any_op, !transform.any_param
+  }}
+  transform.named_sequence @__kernel_config(%arg0: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{
+    %updated_root = transform.foreach_match in %arg0
+        @match_mmt_2048x1280x5120 -> @apply_op_config : (!transform.any_op) -> !transform.any_op
+    transform.yield %updated_root : !transform.any_op
+  }}
+}}
+"
+    );
+    let written = write(&dir, "tuner_3_10.mlir", &text);
+    let (code, document) = json(&venv, &["--target", "gfx942", "--fix"], &[&written]);
+    assert_eq!(code, 0, "{document}");
+    // The same spec as IREE prints it (aliases), then checked again.
+    let printed = Command::new(&iree_opt).arg(&written).output().unwrap();
+    assert!(printed.status.success(), "{printed:?}");
+    let printed_text = String::from_utf8(printed.stdout).unwrap();
+    assert!(printed_text.contains("#translation = "), "{printed_text}");
+    let aliased = write(&dir, "printed.mlir", &printed_text);
+    for (path, fixed) in [(&written, true), (&aliased, false)] {
+        let (code, document) = json(&venv, &["--target", "gfx942"], &[path]);
+        assert_eq!(code, 0, "{document}");
+        let result = result(&document, "match_mmt_2048x1280x5120");
+        for step in ["parse", "effect", "compile"] {
+            assert_eq!(
+                result[step]["status"], "ok",
+                "fixed {fixed}, {step}: {result}"
+            );
+        }
     }
 }
