@@ -278,7 +278,14 @@ pub const CODES: &[CodeInfo] = &[
         severity: Warning,
         severity_note: "error with `--deny-warnings`",
         section: Verify,
-        summary: "an op a tuning spec should not run: it rewrites the payload beyond configs",
+        summary: "an op that rewrites the payload, in a sequence no entry point reaches (where one reaches it, it is `changes-semantics`)",
+    },
+    CodeInfo {
+        code: core::CHANGES_SEMANTICS,
+        severity: Error,
+        severity_note: "note where the sequence opts in with `tunespec.rewrites = \"why\"`",
+        section: Verify,
+        summary: "what the entry points reach changes what the program computes: an attribute other than IREE's configs, a write on another op than the matched one, or a payload-rewriting op",
     },
     CodeInfo {
         code: core::DUPLICATE_MATCHER,
