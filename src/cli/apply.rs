@@ -41,8 +41,9 @@ pub struct Opts {
     #[arg(long, value_enum, default_value_t)]
     pub engine: apply::Engine,
     /// Materialize on the payload as iree-compile's config materialization sees it (named
-    /// linalg ops generalized, as IREE's dispatch formation does) and write that: tunespec's
-    /// prediction of the configs a real compile puts on each dispatch
+    /// linalg ops generalized, as IREE's dispatch formation does for GPU targets; kept named
+    /// for a target whose backend is llvm-cpu) and write that: tunespec's prediction of the
+    /// configs a real compile puts on each dispatch
     #[arg(long)]
     pub as_dispatch: bool,
     /// Who forms the dispatches matched: IREE for models and tunespec's prediction for linalg
@@ -169,8 +170,11 @@ impl Opts {
         library: &OwnedOp<'_>,
         payload_bytes: &[u8],
     ) -> Result<(), Vec<Problem>> {
-        // IREE formed a model's dispatches as its tuning specs see them: nothing to generalize.
-        let generalize = self.as_dispatch && !super::model::iree_formed();
+        // IREE formed a model's dispatches as its tuning specs see them, or the target's
+        // backend (llvm-cpu) keeps named ops in them: nothing to generalize.
+        let generalize = self.as_dispatch
+            && !super::model::iree_formed()
+            && !super::model::keeps_named_ops(&self.library);
         if generalize {
             payload.tag_ops();
             payload
@@ -212,7 +216,7 @@ impl Opts {
             library_bytes,
             &self.attr,
             self.engine,
-            if super::model::iree_formed() {
+            if super::model::iree_formed() || super::model::keeps_named_ops(&self.library) {
                 apply::View::Written
             } else {
                 apply::View::Dispatch

@@ -383,6 +383,77 @@ fn differential(backend: Backend) {
         );
     }
     explain_agrees(backend, dir.path(), &library);
+    if backend == Backend::Cpu {
+        let iree = dispatch_configs(&compile, backend, &dir.path().join("whole_t.mlir"));
+        apply_as_dispatch_agrees(dir.path(), &library, &iree);
+    }
+}
+
+/// The `distribution` tile sizes of a CPU lowering config in `line`.
+fn distribution(line: &str) -> Option<&str> {
+    let start = line.find("distribution = [")? + "distribution = ".len();
+    let end = start + line[start..].find(']')? + 1;
+    Some(&line[start..end])
+}
+
+/// `apply --as-dispatch` for the CPU target keeps `linalg.matmul` named, as IREE's llvm-cpu
+/// dispatches do, and gives each named matmul the config IREE's compile gives its dispatch
+/// (`iree`: the whole library's compile for the target), shape by shape.
+fn apply_as_dispatch_agrees(dir: &Path, library: &Path, iree: &BTreeMap<String, String>) {
+    let output = tunespec_command()
+        .args([
+            "apply",
+            "--as-dispatch",
+            "--no-default",
+            "--target",
+            "diff_cpu",
+            "--spec",
+        ])
+        .arg(library)
+        .arg(dir.join("payload.mlir"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let applied = String::from_utf8_lossy(&output.stdout);
+    let mut predicted = std::collections::BTreeSet::new();
+    for line in applied
+        .lines()
+        .filter(|line| line.contains("= linalg.matmul"))
+    {
+        // `outs(%acc : tensor<MxNxf32>)` and `ins(%a, %b : tensor<MxKxf32>, ...)`.
+        let types: Vec<&str> = line.split("tensor<").skip(1).collect();
+        let dims = |at: usize| types.get(at).and_then(|t| t.split("xf32").next());
+        let (Some(lhs), Some(out)) = (dims(0), dims(2)) else {
+            panic!("{line}");
+        };
+        let k = lhs.rsplit('x').next().unwrap();
+        if let Some(tiles) = distribution(line) {
+            predicted.insert((format!("{out}x{k}"), tiles.to_string()));
+        }
+    }
+    let mut compiled = std::collections::BTreeSet::new();
+    for lines in iree.values() {
+        // The dispatch function is named for its root: `..._matmul_MxNxK_f32` for a named
+        // matmul (`matmul_like_` for a generic one).
+        let Some(shape) = lines
+            .split("_matmul_")
+            .nth(1)
+            .and_then(|rest| rest.split("_f32(").next())
+        else {
+            continue;
+        };
+        let matmul = lines.lines().find(|line| line.contains("linalg.matmul"));
+        if let Some(tiles) = matmul.and_then(distribution) {
+            if lines.contains("vector_common_parallel = [4, 8, 0]") {
+                compiled.insert((shape.to_string(), tiles.to_string()));
+            }
+        }
+    }
+    assert!(!compiled.is_empty(), "{iree:#?}");
+    assert!(
+        compiled.is_subset(&predicted),
+        "IREE: {compiled:?}\napply --as-dispatch: {predicted:?}\n{applied}"
+    );
 }
 
 /// `explain --exact` on the same payload and library for the backend's target: tunespec's
