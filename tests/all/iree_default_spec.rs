@@ -16,7 +16,7 @@ fn tunespec(dir: &Path, iree_opt: &Path) -> Command {
 }
 
 /// Dumps IREE's built-in default spec for `arch` with iree-opt's own flags.
-fn dump_default_spec(iree_opt: &Path, arch: &str, dir: &Path) -> PathBuf {
+pub(crate) fn dump_default_spec(iree_opt: &Path, arch: &str, dir: &Path) -> PathBuf {
     let payload = dir.join(format!("target_{arch}.mlir"));
     std::fs::write(
         &payload,

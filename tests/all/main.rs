@@ -43,6 +43,7 @@ mod prune_differential;
 mod reference;
 mod registry;
 mod rules;
+mod semantics_mutation;
 mod show_verify_config;
 mod sm90;
 mod stdin_specs;
