@@ -179,8 +179,8 @@ fn a_config_that_changes_the_result_is_a_wrong_output_never_a_winner() {
     // caught: the check that no wrong config ever wins does not rest on the verifier alone.
     let dir = tempfile::tempdir().unwrap();
     let opted = dir.path().join("wrong_init.mlir");
-    let text = std::fs::read_to_string(repo_root().join("tests/fixtures/bench/wrong_init.mlir"))
-        .unwrap();
+    let text =
+        std::fs::read_to_string(repo_root().join("tests/fixtures/bench/wrong_init.mlir")).unwrap();
     let header = "%one: !transform.any_param {transform.readonly}) {";
     assert!(text.contains(header), "fixture changed");
     std::fs::write(

@@ -117,13 +117,16 @@ pub(super) fn check_semantics(root: &Op, entries: &[Sequence]) -> Vec<Problem> {
     analysis.found
 }
 
+/// A sequence analyzed once per (sequence id, arguments, role, opt-in reason).
+type MemoKey = (u32, Vec<Handle>, Role, Option<String>);
+
 struct Analysis<'a> {
     /// Each named sequence's enclosing module (where its symbol references resolve).
     module_of: HashMap<u32, &'a Op>,
     /// Symbol tables by module id.
     tables: HashMap<u32, SymbolTable<'a>>,
     /// Results of a sequence already analyzed with these arguments, role and opt-in.
-    memo: HashMap<(u32, Vec<Handle>, Role, Option<String>), Vec<Handle>>,
+    memo: HashMap<MemoKey, Vec<Handle>>,
     /// The sequences being analyzed (include cycles stop here).
     stack: Vec<u32>,
     found: Vec<Problem>,
