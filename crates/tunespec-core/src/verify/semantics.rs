@@ -17,7 +17,8 @@
 //! Precise, not paranoid: unreachable sequences are left to the `unsafe-op` warning, payload ops
 //! inside match regions are patterns (never run), and a spec that must do more opts in per
 //! sequence with [`REWRITES_ATTR`]: what it reaches is then reported as a note that names the
-//! reason (`link` writes that attribute for a spec library's `rewrites = "why"` entry).
+//! reason; the attribute travels with the sequence into linked libraries, so `attach` and
+//! `apply` read the same opt-in back.
 
 use std::collections::HashMap;
 
@@ -391,7 +392,7 @@ impl<'a> Analysis<'a> {
                 op.loc.clone(),
             ),
             None => Problem::error(codes::CHANGES_SEMANTICS, message, op.loc.clone()).with_help(format!(
-                "a tuning spec chooses how an op compiles, never what it computes: an action may set only {} on the op its matcher yields; a spec that must do more opts in (`rewrites = \"why\"` in its spec library's registry.toml, or `{REWRITES_ATTR} = \"why\"` on the sequence)",
+                "a tuning spec chooses how an op compiles, never what it computes: an action may set only {} on the op its matcher yields; a spec that must do more opts in with `{REWRITES_ATTR} = \"why\"` among the attributes of the sequence that does it",
                 iree_ops::CONFIG_ATTRS.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
             )),
         };
