@@ -384,7 +384,7 @@ def main():
         + "  transform.named_sequence @apply_op_config(%op: !transform.any_op {transform.readonly}, %config: !transform.any_param {transform.readonly}) {\n"
         + "    transform.annotate %op \"compilation_info\" = %config : !transform.any_op, !transform.any_param\n"
         + "    transform.yield\n  }\n"
-        + "  transform.named_sequence @apply_tagged(%op: !transform.any_op {transform.readonly}, %config: !transform.any_param {transform.readonly}, %extra: !transform.any_param {transform.readonly}) {\n"
+        + "  transform.named_sequence @apply_tagged(%op: !transform.any_op {transform.readonly}, %config: !transform.any_param {transform.readonly}, %extra: !transform.any_param {transform.readonly}) attributes {tunespec.rewrites = \"the semantics fuzzer sets a non-config attribute to compare every annotation with IREE\"} {\n"
         + "    transform.annotate %op \"compilation_info\" = %config : !transform.any_op, !transform.any_param\n"
         + "    transform.annotate %op \"tuning_extra\" = %extra : !transform.any_op, !transform.any_param\n"
         + "    transform.annotate %op \"__tuning_spec_applied__\" : !transform.any_op\n"

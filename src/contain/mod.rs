@@ -71,7 +71,7 @@ pub fn check(bytes: &[u8], name: &str) -> Result<(), Box<Problem>> {
     let bytecode = bytes.starts_with(BYTECODE_MAGIC);
     if !ENABLED.load(Ordering::Relaxed)
         || (!bytecode
-            && (!scan::has_forward_reference(bytes)
+            && (!(scan::has_forward_reference(bytes) || scan::has_generic_op(bytes))
                 // Refused before MLIR sees it (NUL bytes, invalid UTF-8, too large or deep):
                 // reported as such, not parsed.
                 || !crate::verify::byte_checks(bytes, name).1))
@@ -79,9 +79,9 @@ pub fn check(bytes: &[u8], name: &str) -> Result<(), Box<Problem>> {
         return Ok(());
     }
     let what = if bytecode {
-        "bytecode reader"
+        "bytecode reader or verifier"
     } else {
-        "parser"
+        "parser or verifier"
     };
     let failure = |message: String| {
         let (code, help) = if bytecode {
@@ -236,6 +236,12 @@ pub fn run_probe() -> std::process::ExitCode {
             let mut stdout = std::io::stdout().lock();
             let _ = stdout.write_all(report.as_bytes());
             let _ = stdout.flush();
+            // MLIR's verifier too: the parent runs it last, and an op the generic form left
+            // incomplete can crash it; here a crash is a diagnostic. Its findings are the
+            // parent's to report.
+            if let Some(module) = &parsed.module {
+                let _ = mlir.verify(module);
+            }
             parsed.module.is_some()
         });
     let parsed = matches!(parse.map(std::thread::JoinHandle::join), Ok(Ok(true)));

@@ -166,3 +166,37 @@ pub fn has_forward_reference(text: &[u8]) -> bool {
     }
     false
 }
+
+/// Whether `text` writes a transform op in MLIR's generic form (`"transform.x"(...)`). Why: the
+/// generic form lets an op leave out what its kind requires (a region, a result), and some
+/// transform ops' verifiers in MLIR 22 then read past what is there and crash
+/// (`"transform.sequence"() : () -> ()`); such text is parsed and verified in a child first.
+/// Payload ops in generic form inside matcher regions (IREE's DAG patterns) are common and do
+/// not trigger it. Lexical: a quoted dotted name followed by `(` occurs nowhere else in MLIR's
+/// syntax.
+pub fn has_generic_op(text: &[u8]) -> bool {
+    let mut at = 0;
+    while at < text.len() {
+        if text[at] != b'"' {
+            at += 1;
+            continue;
+        }
+        let start = at + 1;
+        let mut end = start;
+        while end < text.len() && text[end] != b'"' {
+            end += if text[end] == b'\\' { 2 } else { 1 };
+        }
+        let Some(name) = text.get(start..end) else {
+            return false;
+        };
+        let is_op_name = name.starts_with(b"transform.")
+            && name
+                .iter()
+                .all(|&byte| byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'$'));
+        if is_op_name && text.get(end + 1) == Some(&b'(') {
+            return true;
+        }
+        at = end + 1;
+    }
+    false
+}
