@@ -71,7 +71,7 @@ pub fn check(bytes: &[u8], name: &str) -> Result<(), Box<Problem>> {
     let bytecode = bytes.starts_with(BYTECODE_MAGIC);
     if !ENABLED.load(Ordering::Relaxed)
         || (!bytecode
-            && (!(scan::has_forward_reference(bytes) || scan::has_generic_op(bytes))
+            && (!(scan::has_forward_reference(bytes) || scan::has_generic_transform_op(bytes))
                 // Refused before MLIR sees it (NUL bytes, invalid UTF-8, too large or deep):
                 // reported as such, not parsed.
                 || !crate::verify::byte_checks(bytes, name).1))

@@ -174,7 +174,7 @@ pub fn has_forward_reference(text: &[u8]) -> bool {
 /// Payload ops in generic form inside matcher regions (IREE's DAG patterns) are common and do
 /// not trigger it. Lexical: a quoted dotted name followed by `(` occurs nowhere else in MLIR's
 /// syntax.
-pub fn has_generic_op(text: &[u8]) -> bool {
+pub fn has_generic_transform_op(text: &[u8]) -> bool {
     let mut at = 0;
     while at < text.len() {
         if text[at] != b'"' {

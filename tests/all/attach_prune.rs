@@ -5,7 +5,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::reference::{iree_compile, output_with_timeout, repo_root};
+use crate::prune_differential::{dispatch_configs, Backend};
+use crate::reference::{iree_compile, repo_root};
 use crate::support::tunespec_command;
 
 /// A tuner-form library of `matchers` matchers and `ops` matmul functions (80% of a matcher's
@@ -54,28 +55,6 @@ fn attach(dir: &Path, extra: &[&str], out: &str) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-fn configs(compile: &Path, payload: &Path) -> Vec<String> {
-    let output = output_with_timeout(
-        Command::new(compile)
-            .args(["--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"])
-            .args(["--compile-to=executable-configurations", "-o", "-"])
-            .arg(payload),
-    );
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let text = String::from_utf8_lossy(&output.stdout);
-    let mut found: Vec<String> = text
-        .lines()
-        .filter(|line| line.contains("lowering_config") || line.contains("translation_info"))
-        .map(|line| line.trim().to_string())
-        .collect();
-    found.sort();
-    found
-}
-
 #[test]
 fn a_pruned_library_gives_every_dispatch_the_configs_of_the_whole_one() {
     let dir = tempfile::tempdir().unwrap();
@@ -121,8 +100,8 @@ fn a_pruned_library_gives_every_dispatch_the_configs_of_the_whole_one() {
         return;
     };
     let (with_pruned, with_whole) = (
-        configs(&compile, &dir.path().join("pruned.mlir")),
-        configs(&compile, &dir.path().join("whole.mlir")),
+        dispatch_configs(&compile, Backend::Hip, &dir.path().join("pruned.mlir")),
+        dispatch_configs(&compile, Backend::Hip, &dir.path().join("whole.mlir")),
     );
     assert!(!with_whole.is_empty());
     assert_eq!(with_pruned, with_whole);

@@ -47,6 +47,7 @@ mod semantics_mutation;
 mod show_verify_config;
 mod sm90;
 mod stdin_specs;
+mod streams;
 mod support;
 mod swaps;
 mod tuner_runs;

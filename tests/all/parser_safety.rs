@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use tunespec::contain::scan::{has_forward_reference, has_generic_op};
+use tunespec::contain::scan::{has_forward_reference, has_generic_transform_op};
 
 use crate::reference::repo_root;
 use crate::support::tunespec_command;
@@ -31,13 +31,26 @@ fn block_defined_twice_after_a_forward_reference_is_an_error_not_an_abort() {
     let dir = tempfile::tempdir().unwrap();
     let spec = dir.path().join("bb0_twice.mlir");
     std::fs::write(&spec, BLOCK_DEFINED_TWICE).unwrap();
+    for (command, all) in verify_and_link(&spec) {
+        assert!(
+            all.contains("bb0_twice.mlir:7:5") && all.contains("redefinition of block '^bb0'"),
+            "{command}: {all}"
+        );
+        assert!(!all.contains("tcache"), "{command}: {all}");
+    }
+}
+
+/// `verify` and `link` of `spec`, each expected to refuse it with exit 1: the command and its
+/// stdout and stderr together.
+fn verify_and_link(spec: &std::path::Path) -> Vec<(String, String)> {
+    let mut runs = Vec::new();
     for command in [
         vec!["verify", "--no-iree-check", "--format", "short"],
         vec!["link", "--no-default", "-o", "-", "--spec"],
     ] {
         let output = tunespec_command()
             .args(&command)
-            .arg(&spec)
+            .arg(spec)
             .output()
             .unwrap();
         let all = format!(
@@ -46,12 +59,9 @@ fn block_defined_twice_after_a_forward_reference_is_an_error_not_an_abort() {
             String::from_utf8_lossy(&output.stderr)
         );
         assert_eq!(output.status.code(), Some(1), "{command:?}: {all}");
-        assert!(
-            all.contains("bb0_twice.mlir:7:5") && all.contains("redefinition of block '^bb0'"),
-            "{command:?}: {all}"
-        );
-        assert!(!all.contains("tcache"), "{command:?}: {all}");
+        runs.push((command.join(" "), all));
     }
+    runs
 }
 
 #[test]
@@ -111,7 +121,7 @@ fn valid_specs_are_not_probed() {
         .iter()
         .filter(|path| {
             let text = std::fs::read(path).unwrap();
-            has_forward_reference(&text) || has_generic_op(&text)
+            has_forward_reference(&text) || has_generic_transform_op(&text)
         })
         .collect();
     assert!(probed.is_empty(), "probed: {probed:?}");
@@ -130,36 +140,22 @@ fn a_generic_op_without_its_region_is_an_error_not_a_crash() {
   }
 }
 ";
-    assert!(has_generic_op(text.as_bytes()));
-    assert!(!has_generic_op(
+    assert!(has_generic_transform_op(text.as_bytes()));
+    assert!(!has_generic_transform_op(
         b"transform.match.operation_name %op [\"linalg.matmul\"] : !transform.any_op"
     ));
     // A payload op in generic form (a DAG matcher's pattern) is not probed.
-    assert!(!has_generic_op(
+    assert!(!has_generic_transform_op(
         b"%0 = \"some.op\"(%x, %y) : (f32, f32) -> f32"
     ));
     let dir = tempfile::tempdir().unwrap();
     let spec = dir.path().join("no_region.mlir");
     std::fs::write(&spec, text).unwrap();
-    for command in [
-        vec!["verify", "--no-iree-check", "--format", "short"],
-        vec!["link", "--no-default", "-o", "-", "--spec"],
-    ] {
-        let output = tunespec_command()
-            .args(&command)
-            .arg(&spec)
-            .output()
-            .unwrap();
-        let all = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        assert_eq!(output.status.code(), Some(1), "{command:?}: {all}");
+    for (command, all) in verify_and_link(&spec) {
         assert!(
             all.contains("no_region.mlir")
                 && all.contains("MLIR's parser or verifier crashed on this input"),
-            "{command:?}: {all}"
+            "{command}: {all}"
         );
     }
 }

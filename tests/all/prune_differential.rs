@@ -50,7 +50,8 @@ enum Form {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum Backend {
+/// The IREE backend a payload is compiled for.
+pub(crate) enum Backend {
     Cpu,
     Hip,
 }
@@ -246,7 +247,11 @@ fn attach(dir: &Path, library: &[String], extra: &[&str], out: &str) -> String {
 
 /// The configs IREE put on each dispatch: executable name -> its config lines (printed in
 /// local scope, so no alias numbering differs between two compiles).
-fn dispatch_configs(compile: &Path, backend: Backend, payload: &Path) -> BTreeMap<String, String> {
+pub(crate) fn dispatch_configs(
+    compile: &Path,
+    backend: Backend,
+    payload: &Path,
+) -> BTreeMap<String, String> {
     let flags: &[&str] = match backend {
         Backend::Cpu => &[
             "--iree-hal-target-device=local",
