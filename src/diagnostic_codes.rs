@@ -358,6 +358,13 @@ pub const CODES: &[CodeInfo] = &[
         summary: "a command needs IREE and found none or a broken one, or a target IREE does not compile for",
     },
     CodeInfo {
+        code: "tunespec::bench::rounds",
+        severity: Warning,
+        severity_note: "",
+        section: Reports,
+        summary: "`bench`: the rounds can never call a difference at `--alpha`, the machine is loaded, or a comparison's rounds spread widely",
+    },
+    CodeInfo {
         code: "tunespec::iree::runtime",
         severity: Error,
         severity_note: "some cases a warning",

@@ -367,8 +367,10 @@ def bench(
     default: bool = True,
     derived: Optional[bool] = None,
     device: str = "local-task",
-    rounds: int = 3,
-    repetitions: int = 5,
+    rounds: int = 10,
+    max_rounds: int = 40,
+    budget: Optional[float] = None,
+    repetitions: int = 3,
     min_time: float = 0.2,
     jobs: Optional[int] = None,
     dispatches: bool = False,
@@ -379,13 +381,17 @@ def bench(
     """Time the library's configs against IREE's own on `device` with the installed IREE's
     compiler and runtime, as `tunespec bench --format json` does: each payload (or, with none,
     each matcher of the library on its own payload) compiled both ways, outputs compared, runs
-    interleaved; `write` merges the winners into a measured library. Failed or wrong-output rows
+    interleaved in paired rounds (`rounds` before the first look, up to `max_rounds` or `budget`
+    seconds while unsettled); `write` merges the winners into a measured library. Failed or wrong-output rows
     are in the report (the call still returns); no IREE runtime, an unknown device or bad
     options raise `UsageError`. `iree` names IREE's compiler (a venv, or its library), as
     `--iree` does."""
     with _Staging() as staging:
         args: List[str] = ["bench", "--format=json", f"--device={device}"]
-        args += [f"--rounds={rounds}", f"--repetitions={repetitions}", f"--min-time={min_time}"]
+        args += [f"--rounds={rounds}", f"--max-rounds={max_rounds}"]
+        args += [f"--repetitions={repetitions}", f"--min-time={min_time}"]
+        if budget is not None:
+            args.append(f"--budget={budget}")
         args += _library_args(staging, target, specs, default, derived)
         if jobs is not None:
             args.append(f"--jobs={jobs}")

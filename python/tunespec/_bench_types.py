@@ -59,22 +59,40 @@ class Summary:
 
 @dataclass(frozen=True)
 class Timing:
-    """IREE's config (`baseline`) against the library's (`tuned`): `ratio` is tuned / baseline
-    medians (below 1 is faster), `p_value` the Mann-Whitney test's, `verdict` the rule's."""
+    """IREE's config (`baseline`) against the library's (`tuned`) over paired rounds: `ratio`
+    is the median of the rounds' tuned / baseline medians (below 1 is faster), `ci_low` and
+    `ci_high` its interval at `confidence` (None: unbounded, too few rounds), `p_value` the
+    sign test's, `rounds` how many were judged, `settled` whether more rounds could change the
+    verdict, `spread` the rounds' ratios' quartile ratio, `verdict` the rule's."""
 
     baseline: Summary
     tuned: Summary
     ratio: float
+    ci_low: Optional[float]
+    ci_high: Optional[float]
+    confidence: float
     p_value: float
+    rounds: int
+    settled: bool
+    spread: float
     verdict: Verdict
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "Timing":
+        def bound(value: Any) -> Optional[float]:
+            return None if value is None else float(value)
+
         return cls(
             Summary.from_json(obj["baseline"]),
             Summary.from_json(obj["tuned"]),
             float(obj["ratio"]),
+            bound(obj["ci_low"]),
+            bound(obj["ci_high"]),
+            float(obj["confidence"]),
             float(obj["p_value"]),
+            int(obj["rounds"]),
+            bool(obj["settled"]),
+            float(obj["spread"]),
             cast(Verdict, obj["verdict"]),
         )
 
@@ -83,7 +101,13 @@ class Timing:
             "baseline": self.baseline.to_json(),
             "tuned": self.tuned.to_json(),
             "ratio": self.ratio,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "confidence": self.confidence,
             "p_value": self.p_value,
+            "rounds": self.rounds,
+            "settled": self.settled,
+            "spread": self.spread,
             "verdict": self.verdict,
         }
 
@@ -214,6 +238,7 @@ class BenchReport:
     alpha: float
     min_effect: float
     rounds: int
+    max_rounds: int
     repetitions: int
     rows: Tuple[BenchRow, ...]
     written: Optional[Tuple[str, ...]]
@@ -235,6 +260,7 @@ class BenchReport:
             float(obj["rule"]["alpha"]),
             float(obj["rule"]["min_effect"]),
             obj["rounds"],
+            obj["max_rounds"],
             obj["repetitions"],
             tuple(BenchRow.from_json(row) for row in obj["rows"]),
             None if written is None else tuple(written),
@@ -249,6 +275,7 @@ class BenchReport:
             "flags": list(self.flags),
             "rule": {"alpha": self.alpha, "min_effect": self.min_effect},
             "rounds": self.rounds,
+            "max_rounds": self.max_rounds,
             "repetitions": self.repetitions,
             "rows": [row.to_json() for row in self.rows],
             "written": None if self.written is None else list(self.written),

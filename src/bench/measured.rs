@@ -142,6 +142,17 @@ pub fn entries(
     (winners, losers)
 }
 
+/// A comparison's interval in words: `0.712-0.748 (99%)`, or `unbounded` with too few rounds.
+pub fn interval_words(timing: &super::stats::Comparison) -> String {
+    match (timing.ci_low, timing.ci_high) {
+        (Some(low), Some(high)) => format!(
+            "{low:.3}-{high:.3} ({}%)",
+            super::stats::percent(timing.confidence)
+        ),
+        _ => "unbounded".to_string(),
+    }
+}
+
 /// The measurement dictionary with what a bench knows beyond a tuner's CSV: how it was
 /// measured (tool, flags, IREE revision, samples, spread, p-value).
 fn extend_record(text: &str, row: &Row, context: &Context<'_>) -> String {
@@ -149,7 +160,7 @@ fn extend_record(text: &str, row: &Row, context: &Context<'_>) -> String {
         return text.to_string();
     };
     let extra = format!(
-        ", method = \"tunespec bench\", iree_revision = {rev:?}, samples = \"{n_base}/{n_tuned}\", baseline_iqr_us = \"{bq1:.3}-{bq3:.3}\", tuned_iqr_us = \"{tq1:.3}-{tq3:.3}\", p_value = \"{p:.2e}\"",
+        ", method = \"tunespec bench\", iree_revision = {rev:?}, samples = \"{n_base}/{n_tuned}\", baseline_iqr_us = \"{bq1:.3}-{bq3:.3}\", tuned_iqr_us = \"{tq1:.3}-{tq3:.3}\", rounds = \"{rounds}\", ratio_interval = \"{interval}\", p_value = \"{p:.2e}\"",
         rev = context.iree,
         n_base = timing.baseline.samples,
         n_tuned = timing.tuned.samples,
@@ -158,6 +169,8 @@ fn extend_record(text: &str, row: &Row, context: &Context<'_>) -> String {
         tq1 = timing.tuned.q1_us,
         tq3 = timing.tuned.q3_us,
         p = timing.p_value,
+        rounds = timing.rounds,
+        interval = interval_words(timing),
     );
     // The record is the dictionary that ends with `candidate = "0"}`.
     let marker = "candidate = \"0\"}";
@@ -196,9 +209,14 @@ mod tests {
 
     /// A faster row for `matcher` (tuned samples scaled by `factor`).
     fn faster(matcher: &str, factor: f64) -> Row {
-        let base: Vec<f64> = (0..8).map(|i| 100.0 + f64::from(i)).collect();
-        let tuned: Vec<f64> = base.iter().map(|v| v * factor).collect();
-        let timing = stats::compare(&base, &tuned, Rule::default());
+        let rounds: Vec<stats::Round> = (0..8)
+            .map(|i| {
+                let base = vec![100.0 + f64::from(i)];
+                let tuned = base.iter().map(|v| v * factor).collect();
+                (base, tuned)
+            })
+            .collect();
+        let timing = stats::compare_rounds(&rounds, Rule::default(), 0.01);
         assert_eq!(timing.verdict, stats::Verdict::Faster);
         Row {
             case: format!("two_matmuls.mlir: @{matcher}"),
@@ -209,7 +227,10 @@ mod tests {
             message: None,
             timing: Some(timing),
             outputs: None,
-            samples_us: Some((base, tuned)),
+            samples_us: Some((
+                rounds.iter().flat_map(|round| round.0.clone()).collect(),
+                rounds.iter().flat_map(|round| round.1.clone()).collect(),
+            )),
         }
     }
 

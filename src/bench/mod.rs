@@ -11,9 +11,11 @@
 //!    `unchanged` (nothing to time);
 //! 3. run both once on the same pseudo-random inputs and compare the outputs (a config that is
 //!    faster but wrong never wins);
-//! 4. time both, one at a time, interleaved (A B, then B A, ...) over `rounds`, each run
-//!    `repetitions` repetitions after a warm-up, and judge by [`stats::compare`]; with
-//!    `dispatches`, each dispatch whose config changed is timed alone the same way.
+//! 4. time both, one at a time, interleaved (A B, then B A, ...): `rounds` rounds, each run
+//!    `repetitions` repetitions after a warm-up, judged by [`stats::compare_rounds`] on the
+//!    paired rounds; unsettled, more rounds (doubling, up to `max_rounds`, within `budget`),
+//!    each look at `alpha` over the number of looks; with `dispatches`, each dispatch whose
+//!    config changed is timed alone the same way.
 //!
 //! Nothing here prints; progress goes through a callback, results are values.
 
@@ -72,8 +74,12 @@ pub struct Options {
     pub flags: Vec<String>,
     /// Compiles at once.
     pub jobs: usize,
-    /// Interleaved rounds.
+    /// Interleaved rounds before the first look.
     pub rounds: u32,
+    /// The most rounds a comparison may take to settle.
+    pub max_rounds: u32,
+    /// The most time one comparison's timing may take before it stops adding rounds.
+    pub budget: Option<Duration>,
     /// Repetitions per run.
     pub repetitions: u32,
     /// Seconds of warm-up and the least time of each repetition.
@@ -84,6 +90,9 @@ pub struct Options {
     pub tolerance: Option<Tolerance>,
     /// Also time each changed dispatch alone.
     pub dispatches: bool,
+    /// Time a case whose configs the library leaves unchanged too: IREE's config against
+    /// itself, the A/A check of the decision rule (`tools/bench-calibrate`).
+    pub time_unchanged: bool,
     /// Where to keep the artifacts (vmfbs, inputs, dumps); `None`: a temporary directory.
     pub keep: Option<PathBuf>,
     /// Time limit of one compile.
@@ -390,7 +399,7 @@ fn time_case(
     progress: Progress<'_>,
 ) -> Vec<Row> {
     let mut row = Row::new(case, "function", function_label(case));
-    if built.changed.is_empty() {
+    if built.changed.is_empty() && !options.time_unchanged {
         row.status = Status::Unchanged;
         row.message = Some(format!(
             "the library gives none of its {} dispatch(es) another config than IREE's own",
@@ -552,47 +561,92 @@ fn check_outputs(
 
 type Variant = (PathBuf, Option<String>, Vec<String>);
 
-/// Times two variants interleaved (A B, B A, ...) and judges them.
+/// Times two variants interleaved (A B, B A, ...) and judges them on the paired rounds, adding
+/// rounds at the planned looks until the comparison settles, the rounds run out or the budget
+/// is spent.
 fn timed(tools: &Tools, options: &Options, (base, tuned): (Variant, Variant), mut row: Row) -> Row {
-    let mut samples = (Vec::new(), Vec::new());
-    for round in 0..options.rounds {
-        let order = if round % 2 == 0 {
-            [false, true]
-        } else {
-            [true, false]
+    let plan = stats::looks(options.rounds, options.max_rounds);
+    let alpha_look = options.rule.alpha / plan.len() as f64;
+    let started = std::time::Instant::now();
+    let mut rounds: Vec<stats::Round> = Vec::new();
+    let mut comparison = None;
+    for (look, &until) in plan.iter().enumerate() {
+        while rounds.len() < until as usize {
+            match time_round(tools, options, (&base, &tuned), rounds.len()) {
+                Ok(round) => rounds.push(round),
+                Err(message) => return row.failed(message),
+            }
+        }
+        let judged = stats::compare_rounds(&rounds, options.rule, alpha_look);
+        let out_of_time = options
+            .budget
+            .is_some_and(|budget| started.elapsed() >= budget);
+        let done = judged.settled || out_of_time || look + 1 == plan.len();
+        comparison = Some(judged);
+        if done {
+            break;
+        }
+    }
+    let comparison = comparison.expect("at least one look");
+    row.status = Status::of(comparison.verdict);
+    row.timing = Some(comparison);
+    row.samples_us = Some((
+        rounds
+            .iter()
+            .flat_map(|round| round.0.iter().copied())
+            .collect(),
+        rounds
+            .iter()
+            .flat_map(|round| round.1.iter().copied())
+            .collect(),
+    ));
+    row
+}
+
+/// One round: each variant timed in one runtime process, the order reversed every other
+/// round.
+fn time_round(
+    tools: &Tools,
+    options: &Options,
+    (base, tuned): (&Variant, &Variant),
+    index: usize,
+) -> Result<stats::Round, String> {
+    let order = if index % 2 == 0 {
+        [false, true]
+    } else {
+        [true, false]
+    };
+    let mut round: stats::Round = (Vec::new(), Vec::new());
+    for is_tuned in order {
+        let (module, function, inputs) = if is_tuned { tuned } else { base };
+        let call = Call {
+            module,
+            device: &options.device,
+            function: function.as_deref(),
+            inputs,
         };
-        for is_tuned in order {
-            let (module, function, inputs) = if is_tuned { &tuned } else { &base };
-            let call = Call {
-                module,
-                device: &options.device,
-                function: function.as_deref(),
-                inputs,
-            };
-            match tools.benchmark(
+        let times = tools
+            .benchmark(
                 &call,
                 options.repetitions,
                 options.min_time,
                 options.run_timeout,
-            ) {
-                Ok(times) if is_tuned => samples.1.extend(times),
-                Ok(times) => samples.0.extend(times),
-                Err(error) => {
-                    let which = if is_tuned {
-                        "the library's config"
-                    } else {
-                        "IREE's own config"
-                    };
-                    return row.failed(format!("timing {which} failed: {error}"));
-                }
-            }
+            )
+            .map_err(|error| {
+                let which = if is_tuned {
+                    "the library's config"
+                } else {
+                    "IREE's own config"
+                };
+                format!("timing {which} failed: {error}")
+            })?;
+        if is_tuned {
+            round.1 = times;
+        } else {
+            round.0 = times;
         }
     }
-    let comparison = stats::compare(&samples.0, &samples.1, options.rule);
-    row.status = Status::of(comparison.verdict);
-    row.timing = Some(comparison);
-    row.samples_us = Some(samples);
-    row
+    Ok(round)
 }
 
 /// The share of `cases` shard `index` of `count` (1-based) takes: those whose identity hashes

@@ -15,6 +15,9 @@ use super::common::{
 
 /// The runtime is missing or cannot run the device.
 pub const RUNTIME: &str = "tunespec::iree::runtime";
+/// Warnings about the timing itself: rounds that cannot reach the level, a loaded machine,
+/// widely spread rounds.
+pub const BENCH_ROUNDS: &str = "tunespec::bench::rounds";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = super::help::BENCH)]
@@ -40,6 +43,10 @@ pub struct Opts {
     /// Also time each dispatch whose config changed, alone (models with several dispatches)
     #[arg(long)]
     pub dispatches: bool,
+    /// Time payloads whose configs the library leaves unchanged too: IREE's config against
+    /// itself, to see how often the rule calls a difference where there is none (A/A)
+    #[arg(long, conflicts_with = "write")]
+    pub time_unchanged: bool,
     /// The function to time (default: the module's one exported function)
     #[arg(long)]
     pub function: Option<String>,
@@ -67,16 +74,24 @@ pub struct TimingArgs {
     /// The runtime's device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)
     #[arg(long, short, default_value = "local-task")]
     pub device: String,
-    /// Interleaved rounds (IREE's config and the library's, order reversed every round)
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..1000))]
+    /// Rounds before the first look: in each, IREE's config and the library's are timed by one
+    /// runtime process each, order reversed every round; the rounds are what is judged
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..1000))]
     pub rounds: u32,
-    /// Repetitions per run
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..1000))]
+    /// The most rounds: an unsettled comparison doubles its rounds up to this, each look at
+    /// --alpha over the number of looks
+    #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..10000))]
+    pub max_rounds: u32,
+    /// The most seconds one comparison spends adding rounds (none: until --max-rounds)
+    #[arg(long, value_name = "SECONDS")]
+    pub budget: Option<f64>,
+    /// Repetitions per run (their median is the run's time)
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..1000))]
     pub repetitions: u32,
     /// Seconds of warm-up before, and the least time of each repetition
     #[arg(long, default_value_t = 0.2, value_name = "SECONDS")]
     pub min_time: f64,
-    /// Significance level of the rank test that calls a difference
+    /// The chance of calling a config faster or slower when it is not, over all looks
     #[arg(long, default_value_t = 0.01)]
     pub alpha: f64,
     /// The smallest relative difference of medians called faster or slower
@@ -126,6 +141,13 @@ impl Opts {
             Err(status) => return status,
         };
         let mlir = Mlir::new_threaded();
+        // The destination is checked before any work: a directory `--write` cannot merge into
+        // is refused now, not after the timing.
+        if let Some(output) = &self.write {
+            if let Err(message) = tunespec::measured_library::existing_entries(&mlir, output) {
+                return usage(message);
+            }
+        }
         let cases = match self.cases(&mlir) {
             Ok(cases) => cases,
             Err(status) => return status,
@@ -145,6 +167,7 @@ impl Opts {
             Ok(rows) => rows,
             Err(message) => return usage(message),
         };
+        spread_warnings(&rows);
         let written = match &self.write {
             Some(output) => {
                 match self.write_library(&mlir, &cases, &rows, &options, iree, output) {
@@ -176,6 +199,7 @@ impl Opts {
             .zip(self.rtol)
             .map(|(atol, rtol)| bench::data::Tolerance { atol, rtol });
         options.dispatches = self.dispatches;
+        options.time_unchanged = self.time_unchanged;
         options.keep.clone_from(&self.keep);
         options
     }
@@ -195,6 +219,52 @@ impl Opts {
     }
 }
 
+/// A warning when the machine is already loaded before timing starts: a 1-minute load average
+/// at or above the number of CPUs (`/proc/loadavg`) means other work competes with every
+/// round, which widens the intervals (the paired rounds keep the verdicts honest, not tight).
+fn load_warning() {
+    let Ok(text) = tunespec::files::read_input_text("/proc/loadavg") else {
+        return;
+    };
+    let Some(load) = text
+        .split_whitespace()
+        .next()
+        .and_then(|first| first.parse::<f64>().ok())
+    else {
+        return;
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    if load >= cpus as f64 {
+        super::common::warning(
+            BENCH_ROUNDS,
+            format!(
+                "the machine is loaded (1-minute load average {load:.2} on {cpus} CPU(s)): timings will be noisy and intervals wide"
+            ),
+        );
+    }
+}
+
+/// The most the rounds' ratios of one comparison may spread (third over first quartile)
+/// before a row is warned about: beyond it the rounds disagree by more than a quarter, a sign
+/// of a disturbed machine (the interval already accounts for it).
+const WIDE_SPREAD: f64 = 1.25;
+
+/// A warning for each timed row whose rounds spread widely.
+pub fn spread_warnings(rows: &[Row]) {
+    for row in rows {
+        let Some(timing) = &row.timing else { continue };
+        if timing.spread > WIDE_SPREAD {
+            super::common::warning(
+                BENCH_ROUNDS,
+                format!(
+                    "{} ({}): the rounds' ratios spread widely (their quartiles {:.2}x apart): the machine may be busy; the interval accounts for it, more rounds or a quieter machine narrow it",
+                    row.case, row.name, timing.spread
+                ),
+            );
+        }
+    }
+}
+
 impl TimingArgs {
     /// Usage errors in the timing options.
     pub fn validate(&self) -> Result<(), ExitStatus> {
@@ -205,6 +275,28 @@ impl TimingArgs {
             return Err(usage(
                 "--alpha must be in (0, 1) and --min-effect in [0, 1)",
             ));
+        }
+        if self
+            .budget
+            .is_some_and(|budget| !(budget > 0.0 && budget < 1e7))
+        {
+            return Err(usage("--budget must be a positive number of seconds"));
+        }
+        load_warning();
+        // Rounds that can never reach the level: said, not a silent "no difference".
+        let plan = tunespec::bench::stats::looks(self.rounds, self.max_rounds);
+        let alpha_look = self.alpha / plan.len() as f64;
+        let needed = tunespec::bench::stats::min_rounds(alpha_look);
+        let most = *plan.last().unwrap_or(&self.rounds) as usize;
+        if most < needed {
+            super::common::warning(
+                BENCH_ROUNDS,
+                format!(
+                    "{most} round(s) can never call a difference at --alpha {}: with {} look(s), at least {needed} rounds are needed; every row will say \"no difference\"",
+                    self.alpha,
+                    plan.len()
+                ),
+            );
         }
         Ok(())
     }
@@ -244,6 +336,8 @@ impl TimingArgs {
             flags,
             jobs,
             rounds: self.rounds,
+            max_rounds: self.max_rounds.max(self.rounds),
+            budget: self.budget.map(std::time::Duration::from_secs_f64),
             repetitions: self.repetitions,
             min_time: self.min_time,
             rule: Rule {
@@ -252,6 +346,7 @@ impl TimingArgs {
             },
             tolerance: None,
             dispatches: false,
+            time_unchanged: false,
             keep: None,
             compile_timeout: tunespec::iree::timeout(),
             run_timeout: tunespec::iree::timeout(),
@@ -453,6 +548,7 @@ impl Opts {
                 "flags": options.flags,
                 "rule": options.rule,
                 "rounds": options.rounds,
+                "max_rounds": options.max_rounds,
                 "repetitions": options.repetitions,
                 "rows": rows,
                 "written": written,

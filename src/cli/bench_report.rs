@@ -75,8 +75,9 @@ pub fn table(rows: &[Row], options: &Options) -> String {
         ("kind", Align::Left),
         ("IREE ms", Align::Right),
         ("library ms", Align::Right),
-        ("ratio", Align::Right),
-        ("spread (IQR) ms", Align::Left),
+        ("ratio [interval]", Align::Left),
+        ("p", Align::Right),
+        ("rounds", Align::Right),
         ("outputs", Align::Left),
         ("verdict", Align::Left),
     ];
@@ -88,18 +89,16 @@ pub fn table(rows: &[Row], options: &Options) -> String {
             } else {
                 row.case.clone()
             };
-            let (base, tuned, ratio, spread) = match &row.timing {
+            let (base, tuned, ratio, p, rounds) = match &row.timing {
                 Some(t) => (
                     ms(t.baseline.median_us),
                     ms(t.tuned.median_us),
-                    format!("{:.3}", t.ratio),
-                    format!(
-                        "{}-{} / {}-{}",
-                        ms(t.baseline.q1_us),
-                        ms(t.baseline.q3_us),
-                        ms(t.tuned.q1_us),
-                        ms(t.tuned.q3_us)
-                    ),
+                    match (t.ci_low, t.ci_high) {
+                        (Some(low), Some(high)) => format!("{:.3} [{low:.3}, {high:.3}]", t.ratio),
+                        _ => format!("{:.3} [unbounded]", t.ratio),
+                    },
+                    format!("{:.1e}", t.p_value),
+                    format!("{}{}", t.rounds, if t.settled { "" } else { "*" }),
                 ),
                 None => Default::default(),
             };
@@ -120,21 +119,33 @@ pub fn table(rows: &[Row], options: &Options) -> String {
                 base,
                 tuned,
                 ratio,
-                spread,
+                p,
+                rounds,
                 outputs,
                 verdict,
             ]
         })
         .collect();
     let mut text = table::render(&headers, &cells, table::stdout_width());
+    let looks = tunespec::bench::stats::looks(options.rounds, options.max_rounds).len();
     text.push_str(&format!(
-        "\n{} on {}: medians of {} round(s) x {} repetition(s); faster/slower: Mann-Whitney p < {} and medians {:.0}% apart; else no difference\n",
+        "\n{} on {}: {} to {} paired round(s) of {} repetition(s); ratio: the median of the rounds' ratios, interval at {}% (sign test, --alpha {} over {looks} look(s)); faster/slower: the interval excludes 1 and the ratio is {:.0}% from 1; else no difference{}\n",
         rows.len(),
         options.device,
         options.rounds,
+        options.max_rounds,
         options.repetitions,
+        tunespec::bench::stats::percent(1.0 - options.rule.alpha / looks as f64),
         options.rule.alpha,
-        options.rule.min_effect * 100.0
+        options.rule.min_effect * 100.0,
+        if rows
+            .iter()
+            .any(|row| row.timing.as_ref().is_some_and(|t| !t.settled))
+        {
+            "; * unsettled: more rounds (--max-rounds, --budget) could decide it"
+        } else {
+            ""
+        }
     ));
     text
 }

@@ -73,6 +73,7 @@ pub fn run(
             super::common::tool_error(message);
             ExitStatus::Usage
         })?;
+        super::bench::spread_warnings(&rows);
         for row in rows.iter().filter(|row| row.kind == "function") {
             let Some(position) = cases.iter().position(|case| case.name == row.case) else {
                 continue;

@@ -13,7 +13,8 @@ use crate::reference::{output_with_timeout, repo_root};
 const CPU_LIB: &str = "tests/fixtures/bench/cpu_lib";
 /// Short runs: the effects timed here are 20x and more. 15 samples a side: with fewer, a few
 /// samples disturbed by a loaded machine (tests run in parallel) keep the rank test above 0.01.
-const QUICK: &[&str] = &["--rounds", "3", "--repetitions", "5", "--min-time", "0.02"];
+/// Short runs, with the default rounds and looks (10, doubled up to 40 while unsettled).
+const QUICK: &[&str] = &["--repetitions", "2", "--min-time", "0.02"];
 
 fn bench(venv: &Path, args: &[&str]) -> Output {
     output_with_timeout(with_iree(venv).arg("bench").args(QUICK).args(args))
@@ -70,8 +71,16 @@ fn a_tiny_tiled_matcher_is_measured_slower_and_left_out_of_the_written_library()
     assert_eq!(tiny["status"], "slower", "{tiny:#}");
     assert_eq!(tiny["outputs"]["ok"], true);
     assert!(tiny["timing"]["ratio"].as_f64().unwrap() > 3.0, "{tiny:#}");
+    // Settled at a look (10, 20 or 40 rounds), its interval above 1, every round's samples kept.
+    let rounds = tiny["timing"]["rounds"].as_u64().unwrap();
+    assert!([10, 20, 40].contains(&rounds), "{tiny:#}");
+    assert_eq!(tiny["timing"]["settled"], true);
     assert!(tiny["timing"]["p_value"].as_f64().unwrap() < 0.01);
-    assert_eq!(tiny["samples_us"][0].as_array().unwrap().len(), 15);
+    assert!(tiny["timing"]["ci_low"].as_f64().unwrap() > 1.0, "{tiny:#}");
+    assert_eq!(
+        tiny["samples_us"][0].as_array().unwrap().len() as u64,
+        2 * rounds
+    );
     let note = row(&document, "matcher", "match_mm_96_note");
     assert_eq!(note["outputs"]["ok"], true, "{note:#}");
     assert!(note["timing"].is_object(), "{note:#}");
@@ -309,6 +318,40 @@ fn walk_for(dir: &Path, name: &str) -> Option<PathBuf> {
     None
 }
 
+/// Rounds that can never reach `--alpha` are said at the start, and every row stays unsettled
+/// with an unbounded interval: "no difference" is then not a finding (issue 40).
+#[test]
+fn rounds_that_cannot_reach_alpha_are_a_warning_not_a_silent_no_difference() {
+    let Some(venv) = venv() else { return };
+    let output = bench(
+        &venv,
+        &[
+            "--spec",
+            CPU_LIB,
+            "-t",
+            "bench_cpu",
+            "--rounds",
+            "3",
+            "--max-rounds",
+            "3",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("3 round(s) can never call a difference at --alpha 0.01: with 1 look(s), at least 8 rounds are needed"),
+        "{}",
+        stderr(&output)
+    );
+    let document = json(&output);
+    let tiny = row(&document, "matcher", "match_mm_128_tiny_tiles");
+    assert_eq!(tiny["status"], "no-difference", "{tiny:#}");
+    assert_eq!(tiny["timing"]["settled"], false, "{tiny:#}");
+    assert!(tiny["timing"]["ci_low"].is_null() && tiny["timing"]["ci_high"].is_null());
+    assert_eq!(tiny["timing"]["rounds"], 3);
+}
+
 #[test]
 fn bad_options_are_usage_errors() {
     let Some(venv) = venv() else { return };
@@ -333,6 +376,48 @@ fn bad_options_are_usage_errors() {
             stderr(&output)
         );
     }
+    // A destination `--write` cannot merge into is refused before anything is compiled or
+    // timed, and left as it was.
+    let foreign = tempfile::tempdir().unwrap();
+    std::fs::write(foreign.path().join("notes.txt"), "mine").unwrap();
+    let output = bench(
+        &venv,
+        &[
+            "--spec",
+            CPU_LIB,
+            "-t",
+            "bench_cpu",
+            "--write",
+            foreign.path().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("is not empty and was not written by"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let left: Vec<_> = std::fs::read_dir(foreign.path()).unwrap().collect();
+    assert_eq!(left.len(), 1);
+    // --time-unchanged never writes: an A/A difference is noise, not a winner.
+    let output = bench(
+        &venv,
+        &[
+            "--spec",
+            CPU_LIB,
+            "-t",
+            "bench_cpu",
+            "--time-unchanged",
+            "--write",
+            "x",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
 }
 
 #[test]

@@ -330,10 +330,12 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -s h -l 
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s t -l target -d 'The architecture to compile for (e.g. gfx942); default: each spec/'s library target' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s j -l jobs -d 'IREE compiles at once (default: the number of CPUs)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s d -l device -d 'The runtime/'s device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l rounds -d 'Interleaved rounds (IREE/'s config and the library/'s, order reversed every round)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l repetitions -d 'Repetitions per run' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l rounds -d 'Rounds before the first look: in each, IREE/'s config and the library/'s are timed by one runtime process each, order reversed every round; the rounds are what is judged' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l max-rounds -d 'The most rounds: an unsettled comparison doubles its rounds up to this, each look at --alpha over the number of looks' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l budget -d 'The most seconds one comparison spends adding rounds (none: until --max-rounds)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l repetitions -d 'Repetitions per run (their median is the run/'s time)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l min-time -d 'Seconds of warm-up before, and the least time of each repetition' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l alpha -d 'Significance level of the rank test that calls a difference' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l alpha -d 'The chance of calling a config faster or slower when it is not, over all looks' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l min-effect -d 'The smallest relative difference of medians called faster or slower' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l format -d 'Output format' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
 json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
@@ -353,10 +355,12 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s h -l help -d
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s d -l device -d 'The runtime/'s device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l rounds -d 'Interleaved rounds (IREE/'s config and the library/'s, order reversed every round)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l repetitions -d 'Repetitions per run' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l rounds -d 'Rounds before the first look: in each, IREE/'s config and the library/'s are timed by one runtime process each, order reversed every round; the rounds are what is judged' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l max-rounds -d 'The most rounds: an unsettled comparison doubles its rounds up to this, each look at --alpha over the number of looks' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l budget -d 'The most seconds one comparison spends adding rounds (none: until --max-rounds)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l repetitions -d 'Repetitions per run (their median is the run/'s time)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l min-time -d 'Seconds of warm-up before, and the least time of each repetition' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l alpha -d 'Significance level of the rank test that calls a difference' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l alpha -d 'The chance of calling a config faster or slower when it is not, over all looks' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l min-effect -d 'The smallest relative difference of medians called faster or slower' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s j -l jobs -d 'Compiles at once (default: the number of CPUs); timing runs one at a time' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l atol -d 'Absolute output tolerance (default: by element type; f32 1e-2)' -r
