@@ -383,6 +383,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l no-default -
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l derived -d 'Also link tunespec/'s derived default specs (derived by rule, never measured; default: off, or `derived` in tunespec.toml / the user config, or TUNESPEC_DERIVED)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l no-derived -d 'Link only measured entries and the user/'s own specs, whatever configs and TUNESPEC_DERIVED say'
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l dispatches -d 'Also time each dispatch whose config changed, alone (models with several dispatches)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l time-unchanged -d 'Time payloads whose configs the library leaves unchanged too: IREE/'s config against itself, to see how often the rule calls a difference where there is none (A/A)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s h -l help -d 'Print help (see more with /'--help/')'
