@@ -522,6 +522,14 @@ impl Opts {
         let target = self.library.target.clone().unwrap_or_default();
         let (winners, mut notes) = bench::measured::entries(mlir, &matched, &target, &context);
         let count = winners.len();
+        // Nothing won: nothing to write (no empty library left behind, an existing one as it was).
+        if count == 0 {
+            notes.push(format!(
+                "no matcher won: nothing written to {}",
+                output.display()
+            ));
+            return Ok(notes);
+        }
         notes.extend(bench::measured::write(mlir, output, winners)?);
         notes.push(format!(
             "wrote {count} measured entr{} to {}",

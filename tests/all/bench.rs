@@ -323,6 +323,8 @@ fn walk_for(dir: &Path, name: &str) -> Option<PathBuf> {
 #[test]
 fn rounds_that_cannot_reach_alpha_are_a_warning_not_a_silent_no_difference() {
     let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let library = dir.path().join("measured");
     let output = bench(
         &venv,
         &[
@@ -336,6 +338,8 @@ fn rounds_that_cannot_reach_alpha_are_a_warning_not_a_silent_no_difference() {
             "3",
             "--format",
             "json",
+            "--write",
+            library.to_str().unwrap(),
         ],
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
@@ -350,6 +354,14 @@ fn rounds_that_cannot_reach_alpha_are_a_warning_not_a_silent_no_difference() {
     assert_eq!(tiny["timing"]["settled"], false, "{tiny:#}");
     assert!(tiny["timing"]["ci_low"].is_null() && tiny["timing"]["ci_high"].is_null());
     assert_eq!(tiny["timing"]["rounds"], 3);
+    // Nothing won, so nothing is written: no empty library is left behind.
+    assert!(!library.exists());
+    assert!(
+        document["written"]
+            .to_string()
+            .contains("no matcher won: nothing written"),
+        "{document:#}"
+    );
 }
 
 #[test]
