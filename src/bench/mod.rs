@@ -217,6 +217,51 @@ struct Built {
     dispatch_count: usize,
 }
 
+/// The name every work directory of process `pid` starts with (in the system's temporary
+/// directory): the pid lets an interrupted run's directories be found by the process's own
+/// signal handler ([`remove_work_dirs_of`]) and, after a kill nothing could catch, by the next
+/// run ([`sweep_orphaned_work_dirs`]).
+pub fn work_dir_prefix(pid: u32) -> String {
+    format!("tunespec-bench-{pid}-")
+}
+
+/// Removes the work directories of process `pid` under `temp` (what an interrupted run leaves).
+pub fn remove_work_dirs_of(temp: &Path, pid: u32) {
+    let prefix = work_dir_prefix(pid);
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Removes this user's work directories under `temp` whose process no longer runs (killed
+/// before it could clean up).
+fn sweep_orphaned_work_dirs(temp: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("tunespec-bench-")
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let mine = std::fs::symlink_metadata(entry.path())
+            .is_ok_and(|meta| meta.is_dir() && meta.uid() == crate::files::euid());
+        if mine && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// Benches every case: compiles in parallel, runs one at a time. One row per case's function,
 /// and with `dispatches` one per changed dispatch; a failure is a failed row, never an abort.
 pub fn run(
@@ -226,8 +271,9 @@ pub fn run(
     options: &Options,
     progress: Progress<'_>,
 ) -> Result<Vec<Row>, String> {
+    sweep_orphaned_work_dirs(&std::env::temp_dir());
     let temporary = tempfile::Builder::new()
-        .prefix("tunespec-bench-")
+        .prefix(&work_dir_prefix(std::process::id()))
         .tempdir()
         .map_err(|error| format!("cannot create a work directory: {error}"))?;
     let root = match &options.keep {

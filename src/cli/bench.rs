@@ -163,6 +163,7 @@ impl Opts {
                 emit_stderr(&format!("bench: {line}\n"));
             }
         };
+        clean_up_on_interrupt();
         let rows = match bench::run(iree, &tools, &cases, &options, &progress) {
             Ok(rows) => rows,
             Err(message) => return usage(message),
@@ -217,6 +218,20 @@ impl Opts {
         flags.extend(self.iree_flags.iter().cloned());
         Ok(flags)
     }
+}
+
+/// On Ctrl-C or SIGTERM, the work directories of this run are removed before the process ends
+/// (exit 130): an interrupted `bench` leaves nothing in the temporary directory (and nothing
+/// half-written: `--write` stages its directory and renames it whole). Once per process.
+pub fn clean_up_on_interrupt() {
+    let pid = std::process::id();
+    let _ = ctrlc::set_handler(move || {
+        bench::remove_work_dirs_of(&std::env::temp_dir(), pid);
+        // SAFETY: `_exit` ends the process at once without running exit-time destructors,
+        // which is sound from any thread; LLVM's and MLIR's static destructors must not run
+        // while other threads still use them (the same exit as `main`'s).
+        unsafe { libc::_exit(130) };
+    });
 }
 
 /// A warning when the machine is already loaded before timing starts: a 1-minute load average

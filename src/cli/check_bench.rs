@@ -69,6 +69,7 @@ pub fn run(
     for (flags, cases) in groups {
         let options = timing.options(flags, jobs_at_once);
         let (indexes, cases): (Vec<usize>, Vec<Case>) = cases.into_iter().unzip();
+        super::bench::clean_up_on_interrupt();
         let rows = bench::run(iree, &tools, &cases, &options, &|_| {}).map_err(|message| {
             super::common::tool_error(message);
             ExitStatus::Usage

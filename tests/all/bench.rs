@@ -463,6 +463,56 @@ fn check_bench_warns_of_a_measured_entry_that_no_longer_wins_and_deny_slower_fai
     assert_eq!(check(&["--deny-slower"]).status.code(), Some(1));
 }
 
+/// Ctrl-C (SIGINT) during a bench: exit 130, and no work directory left in the temporary
+/// directory; a work directory whose process was killed outright is swept by the next run.
+#[test]
+fn ctrl_c_leaves_no_work_directory_behind() {
+    let Some(venv) = venv() else { return };
+    let temp = tempfile::tempdir().unwrap();
+    let work_dirs = || -> Vec<String> {
+        std::fs::read_dir(temp.path())
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with("tunespec-bench-"))
+            .collect()
+    };
+    // A work directory of a process that no longer runs (pid beyond pid_max).
+    std::fs::create_dir(temp.path().join("tunespec-bench-999999999-orphan")).unwrap();
+    let mut child = with_iree(&venv)
+        .env("TMPDIR", temp.path())
+        .args(["bench", "-t", "bench_cpu", "--spec", CPU_LIB])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mine = format!("tunespec-bench-{pid}-");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !work_dirs().iter().any(|name| name.starts_with(&mine)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no work directory appeared"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "bench ended early");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        !work_dirs().iter().any(|name| name.contains("orphan")),
+        "the orphan was swept: {:?}",
+        work_dirs()
+    );
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pid as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    assert!(work_dirs().is_empty(), "left behind: {:?}", work_dirs());
+}
+
 #[test]
 fn an_interrupted_bench_leaves_no_library() {
     let Some(venv) = venv() else { return };
