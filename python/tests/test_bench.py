@@ -14,7 +14,7 @@ from conftest import FIXTURES, REPO, Schemas
 
 VENV = REPO / "target" / "iree-venv"
 CPU_LIB = FIXTURES / "bench" / "cpu_lib"
-QUICK = {"repetitions": 2, "min_time": 0.02}
+QUICK = {"repetitions": 2, "min_time": 0.02, "max_rounds": 80}
 
 
 @pytest.fixture()
@@ -35,7 +35,7 @@ def test_bench_times_matchers_with_typed_results(schemas: Schemas, iree: Path) -
     tiny = next(row for row in report.rows if row.matcher == "match_mm_128_tiny_tiles")
     assert tiny.status == "slower"
     assert tiny.timing is not None and tiny.ratio is not None
-    assert tiny.timing.rounds in (10, 20, 40) and tiny.timing.settled
+    assert tiny.timing.rounds in (10, 20, 40, 80) and tiny.timing.settled
     assert tiny.timing.ci_low is not None and tiny.timing.ci_low > 1.0
     # Numbers are numbers: arithmetic on them is arithmetic.
     assert tiny.timing.tuned.median_us > 2 * tiny.timing.baseline.median_us

@@ -96,7 +96,7 @@ impl Verdict {
 /// The decision rule's thresholds.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Rule {
-    /// The significance level of the rank test.
+    /// The chance of a false call over all looks (each look gets `alpha` / looks).
     pub alpha: f64,
     /// The smallest relative difference of medians called a difference.
     pub min_effect: f64,

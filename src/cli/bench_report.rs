@@ -129,11 +129,14 @@ pub fn table(rows: &[Row], options: &Options) -> String {
     let mut text = table::render(&headers, &cells, table::stdout_width());
     let looks = tunespec::bench::stats::looks(options.rounds, options.max_rounds).len();
     text.push_str(&format!(
-        "\n{} on {}: {} to {} paired round(s) of {} repetition(s); ratio: the median of the rounds' ratios, interval at {}% (sign test, --alpha {} over {looks} look(s)); faster/slower: the interval excludes 1 and the ratio is {:.0}% from 1; else no difference{}\n",
+        "\n{} on {}: {} paired round(s) of {} repetition(s); ratio: the median of the rounds' ratios, interval at {}% (sign test, --alpha {} over {looks} look(s)); faster/slower: the interval excludes 1 and the ratio is {:.0}% from 1; else no difference{}\n",
         rows.len(),
         options.device,
-        options.rounds,
-        options.max_rounds,
+        if options.max_rounds > options.rounds {
+            format!("{} to {}", options.rounds, options.max_rounds)
+        } else {
+            options.rounds.to_string()
+        },
         options.repetitions,
         tunespec::bench::stats::percent(1.0 - options.rule.alpha / looks as f64),
         options.rule.alpha,

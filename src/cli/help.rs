@@ -210,19 +210,23 @@ Both variants run once on the same pseudo-random inputs (fixed seed; floats in [
 their outputs are compared: |library - IREE| <= atol + rtol * |IREE| per element (defaults by
 element type: f32 1e-2/1e-3, f16 5e-2/1e-2, bf16 1e-1/2e-2, integers exact). A config whose
 outputs differ is `wrong output`: never timed, never a winner. Then both are timed with
-iree-benchmark-module, one run at a time, interleaved (IREE's, the library's; reversed each
-round), --repetitions per run after --min-time of warm-up. A config is called faster or slower
-only when a two-sided Mann-Whitney U test over all samples gives p < --alpha AND the medians are
-more than --min-effect apart; otherwise `no difference` (not worth shipping). --dispatches also
-times each changed dispatch alone (its benchmark module).
+iree-benchmark-module in paired rounds: one process for IREE's config and one for the
+library's per round (reversed each round), --repetitions per run after --min-time of warm-up.
+Each round gives one ratio; the ratio reported is their median, with a sign-test interval. A
+config is called faster or slower only when the interval excludes 1 AND the ratio is more than
+--min-effect from 1; otherwise `no difference` (not worth shipping). Unsettled comparisons
+double their rounds from --rounds up to --max-rounds (or --budget seconds), each look at
+--alpha over the number of looks. --dispatches also times each changed dispatch alone (its
+benchmark module).
 
-Compiles run in parallel (--jobs); timing runs one at a time. Each row: medians, spread (IQR),
-ratio (library / IREE), outputs, verdict. --write LIB writes the matchers that won (faster,
-outputs equal) as measured entries (device, IREE version and revision, flags, medians, samples,
-spread, p-value, date), merged by matcher key into LIB (faster wins); losers are listed and left
-out. LIB is written whole or not at all. --shard K/N takes a deterministic share of the cases
-(by a hash of each matcher's key), so shards of a Slurm array or a CI matrix are disjoint, and
-writing their winners into one library in any order gives the same library.
+Compiles run in parallel (--jobs); timing runs one at a time. Each row: medians, the ratio
+(library / IREE) with its interval, p, rounds (* unsettled), outputs, verdict. --write LIB
+writes the matchers that won (faster, outputs equal) as measured entries (device, IREE version
+and revision, flags, medians, samples, spread, rounds, interval, p-value, date), merged by
+matcher key into LIB (faster wins); losers are listed and left out. LIB is written whole or not
+at all. --shard K/N takes a deterministic share of the cases (by a hash of each matcher's key),
+so shards of a Slurm array or a CI matrix are disjoint, and writing their winners into one
+library in any order gives the same library.
 
 Flags: the target's (as explain --exact and check use; sm_90 and newer compile as IREE 3.13's
 sm_89 PTX), the host CPU for local-task/local-sync, then --iree-flag values.

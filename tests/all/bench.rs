@@ -13,8 +13,17 @@ use crate::reference::{output_with_timeout, repo_root};
 const CPU_LIB: &str = "tests/fixtures/bench/cpu_lib";
 /// Short runs: the effects timed here are 20x and more. 15 samples a side: with fewer, a few
 /// samples disturbed by a loaded machine (tests run in parallel) keep the rank test above 0.01.
-/// Short runs, with the default rounds and looks (10, doubled up to 40 while unsettled).
-const QUICK: &[&str] = &["--repetitions", "2", "--min-time", "0.02"];
+/// Short runs, with the default first look (10 rounds), doubled up to 80 rounds while unsettled:
+/// the suite runs tests side by side on a loaded machine, where a grossly slower config can
+/// still lose a round now and then.
+const QUICK: &[&str] = &[
+    "--repetitions",
+    "2",
+    "--min-time",
+    "0.02",
+    "--max-rounds",
+    "80",
+];
 
 fn bench(venv: &Path, args: &[&str]) -> Output {
     output_with_timeout(with_iree(venv).arg("bench").args(QUICK).args(args))
@@ -73,7 +82,7 @@ fn a_tiny_tiled_matcher_is_measured_slower_and_left_out_of_the_written_library()
     assert!(tiny["timing"]["ratio"].as_f64().unwrap() > 3.0, "{tiny:#}");
     // Settled at a look (10, 20 or 40 rounds), its interval above 1, every round's samples kept.
     let rounds = tiny["timing"]["rounds"].as_u64().unwrap();
-    assert!([10, 20, 40].contains(&rounds), "{tiny:#}");
+    assert!([10, 20, 40, 80].contains(&rounds), "{tiny:#}");
     assert_eq!(tiny["timing"]["settled"], true);
     assert!(tiny["timing"]["p_value"].as_f64().unwrap() < 0.01);
     assert!(tiny["timing"]["ci_low"].as_f64().unwrap() > 1.0, "{tiny:#}");
@@ -97,6 +106,16 @@ fn a_tiny_tiled_matcher_is_measured_slower_and_left_out_of_the_written_library()
             .any(|line| line.contains("@match_mm_128_tiny_tiles: slower (left out)")),
         "{written:?}"
     );
+    // The other matcher's config may or may not win on this machine: a winner is written, and
+    // without one nothing is.
+    if note["status"] != "faster" {
+        assert!(!library.exists(), "{written:?}");
+        assert!(
+            written.iter().any(|line| line.contains("no matcher won")),
+            "{written:?}"
+        );
+        return;
+    }
     let manifest = std::fs::read_to_string(library.join("registry.toml")).unwrap();
     assert!(!manifest.contains("tiny"), "{manifest}");
     let specs: Vec<PathBuf> = walk(&library);
@@ -325,22 +344,24 @@ fn rounds_that_cannot_reach_alpha_are_a_warning_not_a_silent_no_difference() {
     let Some(venv) = venv() else { return };
     let dir = tempfile::tempdir().unwrap();
     let library = dir.path().join("measured");
-    let output = bench(
-        &venv,
-        &[
-            "--spec",
-            CPU_LIB,
-            "-t",
-            "bench_cpu",
-            "--rounds",
-            "3",
-            "--max-rounds",
-            "3",
-            "--format",
-            "json",
-            "--write",
-            library.to_str().unwrap(),
-        ],
+    // Not `bench()`: its --max-rounds would be given twice.
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .args(["bench", "--repetitions", "2", "--min-time", "0.02"])
+            .args([
+                "--spec",
+                CPU_LIB,
+                "-t",
+                "bench_cpu",
+                "--rounds",
+                "3",
+                "--max-rounds",
+                "3",
+                "--format",
+                "json",
+                "--write",
+                library.to_str().unwrap(),
+            ]),
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(
@@ -371,19 +392,27 @@ fn bad_options_are_usage_errors() {
         &["--shard", "0/2"][..],
         &["--shard", "3/2"],
         &["--min-time", "0"],
+        &["--budget", "0"],
         &[
             "--write",
             "x",
             "tests/fixtures/models/linalg_matmul_256_f32.mlir",
         ],
     ] {
-        let output = bench(
-            &venv,
-            &[&["--spec", CPU_LIB, "-t", "bench_cpu"], args].concat(),
+        // Without `bench()`'s options: an option given twice would be refused for that alone.
+        let output = output_with_timeout(
+            with_iree(&venv)
+                .args(["bench", "--spec", CPU_LIB, "-t", "bench_cpu"])
+                .args(args),
         );
         assert_eq!(
             output.status.code(),
             Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            !stderr(&output).contains("cannot be used multiple times"),
             "{args:?}: {}",
             stderr(&output)
         );

@@ -567,7 +567,7 @@ fn io_and_fuzz_cases(inputs: &Inputs) -> Vec<Case> {
             "segv.mlirbc",
             segv.clone(),
             1,
-            "reader crashed on this input (signal 11)",
+            "reader or verifier crashed on this input (signal 11)",
         ));
     }
     cases
