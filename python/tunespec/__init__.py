@@ -66,6 +66,7 @@ from ._literals import (
 )
 from ._measurement import Measurement
 from ._bench_types import (
+    BenchOp,
     BenchReport,
     BenchRow,
     BenchStatus,
@@ -122,6 +123,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = [
     "AsWritten",
+    "BenchOp",
     "BenchReport",
     "BenchRow",
     "BenchStatus",

@@ -174,6 +174,43 @@ class OutputCheck:
 
 
 @dataclass(frozen=True)
+class BenchOp:
+    """One op a row measured, as `explain` finds it in IREE's dispatches: the op, its loop ranges
+    (None: not a linalg op; -1: dynamic), its operands' element types, where it is in the payload
+    (None for a payload bench built), and the matcher that configured it with the spec file:line
+    it is written at (None: none matched)."""
+
+    op: str
+    loops: Optional[Tuple[int, ...]]
+    element_types: Tuple[str, ...]
+    location: Optional[str]
+    matcher: Optional[str]
+    matcher_location: Optional[str]
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "BenchOp":
+        loops = obj["loops"]
+        return cls(
+            obj["op"],
+            None if loops is None else tuple(int(v) for v in loops),
+            tuple(obj["element_types"]),
+            obj["location"],
+            obj["matcher"],
+            obj["matcher_location"],
+        )
+
+    def to_json(self) -> Json:
+        return {
+            "op": self.op,
+            "loops": None if self.loops is None else list(self.loops),
+            "element_types": list(self.element_types),
+            "location": self.location,
+            "matcher": self.matcher,
+            "matcher_location": self.matcher_location,
+        }
+
+
+@dataclass(frozen=True)
 class BenchRow:
     """One payload function or dispatch timed with IREE's config and with the library's."""
 
@@ -186,6 +223,9 @@ class BenchRow:
     timing: Optional[Timing]
     outputs: Optional[OutputCheck]
     samples_us: Optional[Tuple[Tuple[float, ...], Tuple[float, ...]]]
+    ops: Tuple[BenchOp, ...] = ()
+    """What the row measured: the ops the library configured in it (a dispatch row: its
+    dispatch's; a function row: every dispatch's)."""
 
     @property
     def ratio(self) -> Optional[float]:
@@ -207,6 +247,7 @@ class BenchRow:
             None
             if samples is None
             else (tuple(float(v) for v in samples[0]), tuple(float(v) for v in samples[1])),
+            tuple(BenchOp.from_json(op) for op in obj["ops"]),
         )
 
     def to_json(self) -> Json:
@@ -222,6 +263,7 @@ class BenchRow:
             "samples_us": None
             if self.samples_us is None
             else [list(self.samples_us[0]), list(self.samples_us[1])],
+            "ops": [op.to_json() for op in self.ops],
         }
 
 

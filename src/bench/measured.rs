@@ -254,11 +254,13 @@ mod tests {
         let name = DeviceName {
             name: Some("CPU test".to_string()),
             driver: None,
+            threads: Some(4),
         };
         let context = Context {
             device: "local-task",
             name: &name,
             iree: "3.13.0 @ abc",
+            runtime: Some("iree-base-runtime 3.13.0"),
             flags: &["--iree-hal-target-device=local".to_string()],
             date: "2026-11-26",
         };

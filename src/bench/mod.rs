@@ -21,6 +21,7 @@
 
 pub mod data;
 pub mod measured;
+pub mod ops;
 pub mod standalone;
 pub mod stats;
 
@@ -50,6 +51,11 @@ pub struct Case {
     pub function: Option<String>,
     /// The matcher this case was built for, if any.
     pub matcher: Option<MatcherCase>,
+    /// The library as linked for this process (bytecode), its locations naming the user's spec
+    /// files: what finds the matcher (file:line) of each row's ops ([`ops`]). `None`: a
+    /// matcher case's ops are found with `library` and located by [`MatcherCase::location`];
+    /// other cases' are not described.
+    pub located_library: Option<Vec<u8>>,
 }
 
 /// A case built from one matcher of a library.
@@ -63,6 +69,8 @@ pub struct MatcherCase {
     pub key: crate::link::MatcherKey,
     /// The target it is measured for.
     pub target: String,
+    /// Where it is written (`file:line:col`), when known.
+    pub location: Option<String>,
 }
 
 /// How to bench.
@@ -175,6 +183,11 @@ pub struct Row {
     pub outputs: Option<OutputCheck>,
     /// Every sample, microseconds: IREE's config's, then the library's.
     pub samples_us: Option<(Vec<f64>, Vec<f64>)>,
+    /// What the row measured: the ops the library configured in it (a dispatch row: its
+    /// dispatch's; a function row: those of all its dispatches), each with its loops, element
+    /// types and the matcher (spec file:line) that configured it, as `explain` finds them in
+    /// IREE's dispatches. Empty when the library configured nothing or they could not be read.
+    pub ops: Vec<ops::RowOp>,
 }
 
 impl Row {
@@ -189,6 +202,7 @@ impl Row {
             timing: None,
             outputs: None,
             samples_us: None,
+            ops: Vec::new(),
         }
     }
 
@@ -215,6 +229,8 @@ struct Built {
     changed: Vec<Changed>,
     /// How many dispatches the payload has.
     dispatch_count: usize,
+    /// Each changed dispatch's exported functions, as its dump names them ([`ops::exports`]).
+    exports: Vec<(String, Vec<String>)>,
 }
 
 /// The name every work directory of process `pid` starts with (in the system's temporary
@@ -298,17 +314,112 @@ pub fn run(
         progress(&format!("compiled {n}/{} ({})", cases.len(), case.name));
         result
     });
+    let comparisons = built
+        .iter()
+        .map(|built| match built {
+            Ok(built) if !built.changed.is_empty() || options.time_unchanged => {
+                1 + if options.dispatches && built.dispatch_count > 1 {
+                    built.changed.len()
+                } else {
+                    0
+                }
+            }
+            _ => 0,
+        })
+        .sum();
+    let tracker = Tracker::new(progress, comparisons, options.rounds);
+    let mlir = crate::mlir::Mlir::new();
     let mut rows = Vec::new();
     for (case, built) in cases.iter().zip(built) {
         match built {
             Err(message) => {
                 rows.push(Row::new(case, "function", function_label(case)).failed(message))
             }
-            Ok(built) => rows.extend(time_case(tools, case, &built, options, progress)),
+            Ok(built) => {
+                let mut timed = time_case(tools, case, &built, options, &tracker);
+                if timed.iter().any(|row| row.status != Status::Unchanged) {
+                    ops::describe(
+                        &mlir,
+                        iree,
+                        case,
+                        (&options.flags, &built.exports),
+                        &mut timed,
+                    );
+                }
+                rows.extend(timed);
+            }
         }
     }
+    // The progress line is done with (a terminal's line is cleared).
+    progress("");
     drop(temporary);
     Ok(rows)
+}
+
+/// The timing's progress: a line per round with an estimate of the time left (the mean time
+/// of a round so far, times the rounds left to this comparison's next look and the first look
+/// of each comparison still to come: an estimate that assumes every comparison settles at its
+/// first look, the common case).
+struct Tracker<'a> {
+    progress: Progress<'a>,
+    /// Comparisons to time in all (function rows of a module with several functions add to it).
+    comparisons: std::cell::Cell<usize>,
+    /// Comparisons finished.
+    done: std::cell::Cell<usize>,
+    /// Rounds timed so far, and the time they took.
+    rounds: std::cell::Cell<(u32, Duration)>,
+    first_look: u32,
+}
+
+impl<'a> Tracker<'a> {
+    fn new(progress: Progress<'a>, comparisons: usize, first_look: u32) -> Tracker<'a> {
+        Tracker {
+            progress,
+            comparisons: std::cell::Cell::new(comparisons),
+            done: std::cell::Cell::new(0),
+            rounds: std::cell::Cell::new((0, Duration::ZERO)),
+            first_look,
+        }
+    }
+
+    /// `more` comparisons than counted at the start.
+    fn add(&self, more: usize) {
+        self.comparisons.set(self.comparisons.get() + more);
+    }
+
+    /// One round of `row`'s comparison took `took`; `round` of `until` (its next look) done.
+    fn round(&self, row: &Row, (round, until): (usize, u32), took: Duration) {
+        let (count, total) = self.rounds.get();
+        let (count, total) = (count + 1, total + took);
+        self.rounds.set((count, total));
+        let comparison = self.done.get() + 1;
+        let later = self.comparisons.get().saturating_sub(comparison);
+        let left = (until as usize).saturating_sub(round) + later * self.first_look as usize;
+        let eta = total.as_secs_f64() / f64::from(count) * left as f64;
+        (self.progress)(&format!(
+            "timing {}/{} {} ({}): round {round}/{until}, ETA {}",
+            comparison,
+            self.comparisons.get().max(comparison),
+            row.case,
+            row.name,
+            eta_text(eta)
+        ));
+    }
+
+    /// A comparison is finished.
+    fn finished(&self) {
+        self.done.set(self.done.get() + 1);
+    }
+}
+
+/// Seconds as a short duration: `45s`, `3m05s`, `1h02m`.
+fn eta_text(seconds: f64) -> String {
+    let seconds = seconds.max(0.0).round() as u64;
+    match seconds {
+        0..=59 => format!("{seconds}s"),
+        60..=3599 => format!("{}m{:02}s", seconds / 60, seconds % 60),
+        _ => format!("{}h{:02}m", seconds / 3600, seconds / 60 % 60),
+    }
 }
 
 fn function_label(case: &Case) -> String {
@@ -369,12 +480,20 @@ fn build(
         )
         .map_err(|error| format!("compiling with the library failed: {error}"))?;
     let (changed, dispatch_count) = changed_dispatches(&base_dumps, &tuned_dumps)?;
+    let exports = changed
+        .iter()
+        .map(|(name, _, tuned)| {
+            let dump = std::fs::read_to_string(tuned).unwrap_or_default();
+            (name.clone(), ops::exports(&dump))
+        })
+        .collect();
     let mut built = Built {
         dir: dir.to_path_buf(),
         base,
         tuned,
         changed,
         dispatch_count,
+        exports,
     };
     if options.dispatches && dispatch_count > 1 {
         compile_dispatches(tools, &mut built, options)?;
@@ -436,13 +555,14 @@ fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or(text).trim().to_string()
 }
 
-/// Stages 3 and 4 for one case: its function row and its dispatch rows.
+/// Stages 3 and 4 for one case: its function rows (the one asked for, else every exported
+/// function: a module of several is timed whole, function by function) and its dispatch rows.
 fn time_case(
     tools: &Tools,
     case: &Case,
     built: &Built,
     options: &Options,
-    progress: Progress<'_>,
+    progress: &Tracker<'_>,
 ) -> Vec<Row> {
     let mut row = Row::new(case, "function", function_label(case));
     if built.changed.is_empty() && !options.time_unchanged {
@@ -453,14 +573,42 @@ fn time_case(
         ));
         return vec![row];
     }
-    progress(&format!("timing {}", case.name));
-    let mut rows = vec![time_function(tools, case, built, options, row)];
+    let functions = match functions(tools, &built.base, case.function.as_deref()) {
+        Ok(functions) => functions,
+        Err(message) => return vec![row.failed(message)],
+    };
+    progress.add(functions.len().saturating_sub(1));
+    let mut rows = Vec::new();
+    for (index, (function, signature)) in functions.into_iter().enumerate() {
+        let row = Row::new(case, "function", function.clone());
+        rows.push(match signature {
+            Err(message) => row.failed(message),
+            Ok(signature) => {
+                let called = Called {
+                    function,
+                    signature,
+                    prefix: if index == 0 {
+                        String::new()
+                    } else {
+                        format!("f{index}-")
+                    },
+                };
+                time_function(tools, built, options, &called, row, progress)
+            }
+        });
+    }
     if options.dispatches && built.dispatch_count > 1 {
-        let wrong = rows[0].status == Status::WrongOutput;
+        let wrong = rows.iter().any(|row| row.status == Status::WrongOutput);
         for (name, base, tuned) in &built.changed {
             let mut dispatch = Row::new(case, "dispatch", name.clone());
             let call = |module: &Path| (module.to_path_buf(), None::<String>, Vec::new());
-            dispatch = timed(tools, options, (call(base), call(tuned)), dispatch);
+            dispatch = timed(
+                tools,
+                options,
+                (call(base), call(tuned)),
+                dispatch,
+                progress,
+            );
             if wrong && dispatch.status != Status::Failed {
                 dispatch.status = Status::WrongOutput;
                 dispatch.message = Some("the payload's outputs differ with the library".into());
@@ -471,28 +619,38 @@ fn time_case(
     rows
 }
 
-/// The function row: outputs compared, then timed.
+/// One exported function to time: its name, signature, and the prefix of its input and output
+/// files in the case's directory (functions after the first get their own).
+struct Called {
+    function: String,
+    signature: Signature,
+    prefix: String,
+}
+
+/// A function row: outputs compared, then timed.
 fn time_function(
     tools: &Tools,
-    case: &Case,
     built: &Built,
     options: &Options,
-    mut row: Row,
+    called: &Called,
+    row: Row,
+    progress: &Tracker<'_>,
 ) -> Row {
-    let (function, signature) = match signature(tools, &built.base, case.function.as_deref()) {
-        Ok(found) => found,
-        Err(message) => return row.failed(message),
-    };
-    row.name.clone_from(&function);
+    let Called {
+        function,
+        signature,
+        prefix,
+    } = called;
     let mut inputs = Vec::new();
     for (index, ty) in signature.inputs.iter().enumerate() {
-        let path = built.dir.join(format!("input{index}.bin"));
+        let path = built.dir.join(format!("{prefix}input{index}.bin"));
         if let Err(message) = data::write_input(ty, index, &path) {
             return row.failed(message);
         }
         inputs.push(format!("{}=@{}", ty.runtime_form(), path.display()));
     }
-    match check_outputs(tools, built, &function, &inputs, &signature, options) {
+    let mut row = row;
+    match check_outputs(tools, built, called, &inputs, options) {
         Err(message) => return row.failed(message),
         Ok(check) => {
             let ok = check.ok;
@@ -505,18 +663,28 @@ fn time_function(
         }
     }
     let call = |module: &Path| (module.to_path_buf(), Some(function.clone()), inputs.clone());
-    timed(tools, options, (call(&built.base), call(&built.tuned)), row)
+    timed(
+        tools,
+        options,
+        (call(&built.base), call(&built.tuned)),
+        row,
+        progress,
+    )
 }
 
-/// The function to time and its signature, from the vmfb's ABI declarations.
-fn signature(
+/// An exported function: its name, and its signature or why it cannot be read.
+type Exported = (String, Result<Signature, String>);
+
+/// The functions to time, from the vmfb's ABI declarations: the one `wanted`, else every
+/// exported one (in the module's order), each with its signature or why it cannot be read.
+fn functions(
     tools: &Tools,
     module: &Path,
     wanted: Option<&str>,
-) -> Result<(String, Signature), String> {
+) -> Result<Vec<Exported>, String> {
     let declarations = tools.declarations(module)?;
-    let chosen = match wanted {
-        Some(name) => declarations
+    let chosen: Vec<&(String, String)> = match wanted {
+        Some(name) => vec![declarations
             .iter()
             .find(|(found, _)| found == name)
             .ok_or_else(|| {
@@ -525,36 +693,35 @@ fn signature(
                     "the module has no function {name} (it has: {})",
                     names.join(", ")
                 )
-            })?,
-        None => match declarations.as_slice() {
-            [one] => one,
-            [] => return Err("the module exports no function with an ABI declaration".into()),
-            many => {
-                let names: Vec<&str> = many.iter().map(|(n, _)| n.as_str()).collect();
-                return Err(format!(
-                    "the module exports {} functions ({}): choose one with --function",
-                    many.len(),
-                    names.join(", ")
-                ));
-            }
-        },
+            })?],
+        None if declarations.is_empty() => {
+            return Err("the module exports no function with an ABI declaration".into())
+        }
+        None => declarations.iter().collect(),
     };
-    Ok((chosen.0.clone(), data::parse_signature(&chosen.1)?))
+    Ok(chosen
+        .into_iter()
+        .map(|(name, declaration)| (name.clone(), data::parse_signature(declaration)))
+        .collect())
 }
 
 /// Runs both variants once and compares their outputs.
 fn check_outputs(
     tools: &Tools,
     built: &Built,
-    function: &str,
+    called: &Called,
     inputs: &[String],
-    signature: &Signature,
     options: &Options,
 ) -> Result<OutputCheck, String> {
+    let Called {
+        function,
+        signature,
+        prefix,
+    } = called;
     let mut outputs = Vec::new();
     for (label, module) in [("iree", &built.base), ("tuned", &built.tuned)] {
         let paths: Vec<PathBuf> = (0..signature.outputs.len())
-            .map(|index| built.dir.join(format!("{label}-output{index}.bin")))
+            .map(|index| built.dir.join(format!("{prefix}{label}-output{index}.bin")))
             .collect();
         let call = Call {
             module,
@@ -610,7 +777,25 @@ type Variant = (PathBuf, Option<String>, Vec<String>);
 /// Times two variants interleaved (A B, B A, ...) and judges them on the paired rounds, adding
 /// rounds at the planned looks until the comparison settles, the rounds run out or the budget
 /// is spent.
-fn timed(tools: &Tools, options: &Options, (base, tuned): (Variant, Variant), mut row: Row) -> Row {
+fn timed(
+    tools: &Tools,
+    options: &Options,
+    (base, tuned): (Variant, Variant),
+    row: Row,
+    progress: &Tracker<'_>,
+) -> Row {
+    let row = timed_rounds(tools, options, (base, tuned), row, progress);
+    progress.finished();
+    row
+}
+
+fn timed_rounds(
+    tools: &Tools,
+    options: &Options,
+    (base, tuned): (Variant, Variant),
+    mut row: Row,
+    progress: &Tracker<'_>,
+) -> Row {
     let plan = stats::looks(options.rounds, options.max_rounds);
     let alpha_look = options.rule.alpha / plan.len() as f64;
     let started = std::time::Instant::now();
@@ -618,10 +803,12 @@ fn timed(tools: &Tools, options: &Options, (base, tuned): (Variant, Variant), mu
     let mut comparison = None;
     for (look, &until) in plan.iter().enumerate() {
         while rounds.len() < until as usize {
+            let round_started = std::time::Instant::now();
             match time_round(tools, options, (&base, &tuned), rounds.len()) {
                 Ok(round) => rounds.push(round),
                 Err(message) => return row.failed(message),
             }
+            progress.round(&row, (rounds.len(), until), round_started.elapsed());
         }
         let judged = stats::compare_rounds(&rounds, options.rule, alpha_look);
         let out_of_time = options
@@ -721,6 +908,7 @@ mod tests {
             library: String::new(),
             function: None,
             matcher: None,
+            located_library: None,
         }
     }
 

@@ -157,10 +157,16 @@ impl Opts {
             None => cases,
         };
         let options = self.options(flags);
+        // On a terminal only: one line, rewritten in place at each step (an empty line clears
+        // it when the run is done).
         let progress = |line: &str| {
             use std::io::IsTerminal;
             if !quiet() && std::io::stderr().is_terminal() {
-                emit_stderr(&format!("bench: {line}\n"));
+                if line.is_empty() {
+                    emit_stderr("\r\x1b[2K");
+                } else {
+                    emit_stderr(&format!("\r\x1b[2Kbench: {line}"));
+                }
             }
         };
         clean_up_on_interrupt();
@@ -445,8 +451,10 @@ impl Opts {
         if self.payloads.is_empty() {
             return self.matcher_cases(mlir);
         }
-        let library = self.library.link_portable(mlir)?;
-        let library = super::attach::library_text(mlir, &library)?;
+        // Linked with locations naming the user's files: its text (printed without locations)
+        // is what is attached, its bytecode what names each row's matcher by file and line.
+        let located = self.library.link(mlir)?;
+        let library = super::attach::library_text(mlir, &located)?;
         let mut cases = Vec::new();
         for path in &self.payloads {
             let payload = super::common::read(path)?;
@@ -458,6 +466,7 @@ impl Opts {
                 library: library.clone(),
                 function: self.function.clone(),
                 matcher: None,
+                located_library: Some(located.clone()),
             });
         }
         Ok(cases)
@@ -495,7 +504,9 @@ impl Opts {
                         name: keyed.name.clone(),
                         key: keyed.key.clone(),
                         target: target.clone(),
+                        location: info.loc.as_ref().map(ToString::to_string),
                     }),
+                    located_library: None,
                 });
             }
         }
@@ -582,7 +593,14 @@ impl Opts {
             ));
             return;
         }
-        emit(&super::bench_report::table(rows, options));
+        match self.format {
+            Format::Short => emit(&super::bench_report::short(rows)),
+            _ => emit(&super::bench_report::table(
+                rows,
+                options,
+                super::table::stdout_width(),
+            )),
+        }
         for note in written.unwrap_or_default() {
             emit_stderr(&format!("note: {note}\n"));
         }

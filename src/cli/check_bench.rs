@@ -105,6 +105,7 @@ fn case(mlir: &Mlir, job: &Job<'_>, target: &str) -> Result<Case, String> {
         library: spec,
         function: Some(function),
         matcher: None,
+        located_library: None,
     })
 }
 

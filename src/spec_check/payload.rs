@@ -277,7 +277,12 @@ fn contraction_sizes<'a>(
     .collect();
     let mut size = HashMap::new();
     for (index, (group, name)) in groups.iter().zip(["batch", "m", "n", "k"]).enumerate() {
-        let values = sized(info, index, name)?;
+        // A group the maps give no loop needs no size: a matcher that pins m, n and k but not
+        // the batch dims matches the batch-free op (its maps have no batch loop), built as is.
+        let values = match sized(info, index, name) {
+            Err(_) if group.is_empty() => Vec::new(),
+            sized => sized?,
+        };
         if values.len() != group.len() {
             return Err(format!(
                 "dims_equal on {name} has {} value(s) for {} loop(s)",
@@ -413,5 +418,40 @@ mod tests {
             "{payload}"
         );
         assert!(payload.contains("iterator_types = [\"parallel\", \"parallel\", \"reduction\"]"));
+    }
+
+    #[test]
+    fn a_contraction_matcher_without_batch_dims_builds_the_batch_free_op() {
+        let text = "module attributes {transform.with_named_sequence} {
+  transform.named_sequence @m(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    %batch, %m, %n, %k = transform.iree.match.contraction %op, lhs_type = f32, rhs_type = f32, output_type = f32, indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] : !transform.any_op -> !transform.param<i64>
+    transform.iree.match.dims_equal %m, [32] : !transform.param<i64>
+    transform.iree.match.dims_equal %n, [16] : !transform.param<i64>
+    transform.iree.match.dims_equal %k, [8] : !transform.param<i64>
+    transform.yield %op : !transform.any_op
+  }
+}
+";
+        let mlir = crate::mlir::Mlir::new();
+        let verified = crate::verify::verify_bytes(&mlir, text.as_bytes(), "m.mlir");
+        let module = verified.snapshot.unwrap();
+        let info = matcher_info(&module, text, "m").unwrap();
+        assert_eq!(info.dims[0], None);
+        let built = payload(&info, "f").unwrap();
+        assert!(
+            built.contains("%a: tensor<32x8xf32>, %b: tensor<8x16xf32>) -> tensor<32x16xf32>"),
+            "{built}"
+        );
+        // With a batch loop in its maps, an unpinned batch is still no fixed shape.
+        let batched = MatcherInfo {
+            maps: vec![
+                "affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>".to_string(),
+                "affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>".to_string(),
+                "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>".to_string(),
+            ],
+            ..info
+        };
+        let refused = payload(&batched, "f").unwrap_err();
+        assert!(refused.contains("batch"), "{refused}");
     }
 }
