@@ -107,6 +107,15 @@ fn runtime_line(iree: &Result<tunespec::iree::Iree, String>) -> String {
     }
 }
 
+/// How the `python3` step of the search answered: whether a Python interpreter was started
+/// (the start-up cost every command would otherwise pay), or why none was needed.
+fn python_lookup() -> String {
+    match tunespec::iree::find::python_lookup() {
+        Some(lookup) => lookup.to_string(),
+        None => "not needed (a setting or an earlier step of the search answered)".to_string(),
+    }
+}
+
 impl Opts {
     pub fn run(self) -> ExitStatus {
         let iree = tunespec::iree::shared();
@@ -129,6 +138,7 @@ impl Opts {
                     "version": 1,
                     "tunespec": super::VERSION,
                     "iree": iree_json,
+                    "python_lookup": python_lookup(),
                     "runtime": runtime_json(iree),
                     "iree_opt": iree_opt.as_ref().ok(),
                     "mlir_opt": mlir_opt.is_file().then_some(mlir_opt),
@@ -160,6 +170,7 @@ impl Opts {
                         text.push_str(&format!("IREE compiler: not found\n  {message}\n"))
                     }
                 }
+                text.push_str(&format!("  python3 lookup: {}\n", python_lookup()));
                 text.push_str(&runtime_line(iree));
                 match &iree_opt {
                     Ok(path) => text.push_str(&format!("iree-opt: {}\n", path.display())),

@@ -6,7 +6,8 @@
 //! 2. `TUNESPEC_IREE_LIB` (the library);
 //! 3. `TUNESPEC_IREE_VENV` (a venv with `iree-base-compiler`);
 //! 4. `iree-compile` on `PATH`: the venv or install it belongs to;
-//! 5. `python3` on `PATH`: where its `iree` package is;
+//! 5. `python3` on `PATH`: where its `iree` package is, read from a venv's layout or remembered
+//!    in the cache, the interpreter started only when neither knows ([`super::probe`]);
 //! 6. for a debug build from a checkout, the checkout's `target/iree-venv` (`tools/iree-venv.sh`);
 //!    release builds (the wheel) carry no build-machine path.
 //!
@@ -18,8 +19,8 @@
 //! that a second search happened to find first.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Duration;
+
+pub use super::probe::Lookup;
 
 /// The library's file name in every `iree-base-compiler` wheel.
 pub const LIBRARY: &str = "libIREECompiler.so";
@@ -121,14 +122,23 @@ pub fn library_under(path: &Path) -> Option<PathBuf> {
     None
 }
 
+/// How this process's last `python3` step answered ([`find_with`]).
+static LOOKUP: std::sync::Mutex<Option<Lookup>> = std::sync::Mutex::new(None);
+
+/// How this process's `python3` step of the search answered (`doctor` says it): `None` when
+/// none ran, because a setting named IREE or an earlier step found it.
+pub fn python_lookup() -> Option<Lookup> {
+    LOOKUP.lock().ok().and_then(|last| last.clone())
+}
+
 /// Finds the library; `Err` says what was tried or which setting names nothing.
 pub fn find(explicit: Option<&Path>) -> Result<Found, String> {
     find_with(explicit, true)
 }
 
-/// [`find`], asking python3 only when `python` (it costs a Python start, up to half a second
-/// behind a version manager's shim: paid by commands that need IREE, not by those for which it
-/// is a check on top).
+/// [`find`], looking at python3 only when `python` (where neither a venv's layout nor the
+/// cache knows, it costs a Python start, up to half a second behind a version manager's shim:
+/// paid by commands that need IREE, not by those for which it is a check on top).
 pub fn find_with(explicit: Option<&Path>, python: bool) -> Result<Found, String> {
     let install_hint = "install IREE's compiler (`pip install iree-base-compiler`, or tools/iree-venv.sh) and activate its venv, or pass --iree PATH";
     if let Some(path) = explicit {
@@ -184,11 +194,19 @@ pub fn find_with(explicit: Option<&Path>, python: bool) -> Result<Found, String>
             }
         }
     }
-    if let Some(library) = python.then(from_python).flatten() {
-        return Ok(Found {
-            library,
-            origin: Origin::Python,
-        });
+    if python {
+        let (dirs, lookup) =
+            super::probe::iree_dirs(std::env::var_os("PATH").as_deref(), super::store());
+        tracing::debug!(lookup = %lookup, "iree.python");
+        if let Ok(mut last) = LOOKUP.lock() {
+            *last = Some(lookup);
+        }
+        if let Some(library) = dirs.iter().find_map(|dir| library_under(dir)) {
+            return Ok(Found {
+                library,
+                origin: Origin::Python,
+            });
+        }
     }
     // A debug build from a checkout: the venv the project's tools made there. Release builds
     // (the wheel's binary among them) carry no path of the machine that built them.
@@ -209,33 +227,6 @@ fn on_path(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&paths)
         .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())
-}
-
-/// Asks `python3` where `iree.compiler._mlir_libs` is, under a time limit.
-fn from_python() -> Option<PathBuf> {
-    let python = on_path("python3")?;
-    let mut child = Command::new(python)
-        .args([
-            "-I",
-            "-c",
-            // `iree` is a namespace package: finding it imports nothing of IREE's.
-            "import importlib.util as u; s = u.find_spec('iree'); print('\\n'.join(s.submodule_search_locations or []) if s else '')",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let status = tunespec_core::child::wait_or_kill(&mut child, Duration::from_secs(10)).ok()??;
-    if !status.success() {
-        return None;
-    }
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
-    out.lines()
-        .map(str::trim)
-        .filter(|dir| !dir.is_empty())
-        .find_map(|dir| library_under(Path::new(dir)))
 }
 
 /// One of IREE's tools, found beside the library.

@@ -24,6 +24,7 @@ pub mod dispatches;
 mod ffi;
 pub mod find;
 pub mod import;
+pub mod probe;
 pub mod protocol;
 pub mod runtime;
 pub mod split;

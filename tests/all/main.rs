@@ -46,6 +46,7 @@ mod rules;
 mod semantics_mutation;
 mod show_verify_config;
 mod sm90;
+mod startup;
 mod stdin_specs;
 mod streams;
 mod support;
