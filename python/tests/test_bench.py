@@ -41,6 +41,10 @@ def test_bench_times_matchers_with_typed_results(schemas: Schemas, iree: Path) -
     assert tiny.timing.tuned.median_us > 2 * tiny.timing.baseline.median_us
     assert tiny.outputs is not None and tiny.outputs.ok
     assert tiny not in report.winners
+    # The row names the op it measured and where its matcher is written.
+    assert tiny.ops and tiny.ops[0].loops == (128, 128, 128)
+    assert tiny.ops[0].matcher_location is not None
+    assert tiny.ops[0].matcher_location.endswith("cpu_lib/specs/two_matmuls.mlir:5:3")
 
 
 def test_a_wrong_output_is_reported_not_raised(iree: Path, tmp_path: Path) -> None:

@@ -677,11 +677,7 @@ type Exported = (String, Result<Signature, String>);
 
 /// The functions to time, from the vmfb's ABI declarations: the one `wanted`, else every
 /// exported one (in the module's order), each with its signature or why it cannot be read.
-fn functions(
-    tools: &Tools,
-    module: &Path,
-    wanted: Option<&str>,
-) -> Result<Vec<Exported>, String> {
+fn functions(tools: &Tools, module: &Path, wanted: Option<&str>) -> Result<Vec<Exported>, String> {
     let declarations = tools.declarations(module)?;
     let chosen: Vec<&(String, String)> = match wanted {
         Some(name) => vec![declarations
@@ -910,6 +906,29 @@ mod tests {
             matcher: None,
             located_library: None,
         }
+    }
+
+    #[test]
+    fn the_progress_line_estimates_the_time_left_from_the_rounds_so_far() {
+        let lines = std::sync::Mutex::new(Vec::new());
+        let progress = |line: &str| lines.lock().unwrap().push(line.to_string());
+        let tracker = Tracker::new(&progress, 2, 10);
+        let mut row = Row::new(&case("m.mlir"), "function", "main".into());
+        row.case = "m.mlir".into();
+        tracker.round(&row, (1, 10), Duration::from_secs(2));
+        tracker.round(&row, (2, 10), Duration::from_secs(4));
+        tracker.finished();
+        tracker.add(1);
+        tracker.round(&row, (1, 10), Duration::from_secs(3));
+        let lines = lines.into_inner().unwrap();
+        // 2 s a round: 9 rounds of this comparison and 10 of the next left.
+        assert_eq!(lines[0], "timing 1/2 m.mlir (main): round 1/10, ETA 38s");
+        // 3 s a round: 8 + 10.
+        assert_eq!(lines[1], "timing 1/2 m.mlir (main): round 2/10, ETA 54s");
+        // The second of three (one added): 3 s a round, 9 + 10.
+        assert_eq!(lines[2], "timing 2/3 m.mlir (main): round 1/10, ETA 57s");
+        assert_eq!(eta_text(3725.0), "1h02m");
+        assert_eq!(eta_text(125.0), "2m05s");
     }
 
     #[test]

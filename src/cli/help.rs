@@ -219,8 +219,12 @@ double their rounds from --rounds up to --max-rounds (or --budget seconds), each
 --alpha over the number of looks. --dispatches also times each changed dispatch alone (its
 benchmark module).
 
-Compiles run in parallel (--jobs); timing runs one at a time. Each row: medians, the ratio
-(library / IREE) with its interval, p, rounds (* unsettled), outputs, verdict. --write LIB
+Compiles run in parallel (--jobs); timing runs one at a time (on a terminal, a progress line
+with an estimate of the time left). Each row: medians, the ratio (library / IREE) with its
+interval, p, rounds (* unsettled), outputs, verdict, and what it measured: the ops the library
+configured in it, their loops and element types, and the matcher (spec file:line) of each, as
+explain finds them in IREE's dispatches. Without --function every exported function is timed,
+a row each. --format short: one line per row. --write LIB
 writes the matchers that won (faster, outputs equal) as measured entries (device, IREE version
 and revision, flags, medians, samples, spread, rounds, interval, p-value, date), merged by
 matcher key into LIB (faster wins); losers are listed and left out. LIB is written whole or not
@@ -232,7 +236,7 @@ Flags: the target's (as explain --exact and check use; sm_90 and newer compile a
 sm_89 PTX), the host CPU for local-task/local-sync, then --iree-flag values.
 
 Examples:
-  tunespec bench -t test_cpu --spec my-cpu-lib model.mlir
+  tunespec bench --spec my_cpu_spec.mlir model.mlir      IREE's CPU backend on local-task
   tunespec bench -t sm_90 --derived --device cuda --write team-specs
   tunespec bench -t gfx942 --spec team-specs --device hip --shard 3/16 --format json
 

@@ -39,13 +39,20 @@ pub fn flags_for(library: &LibraryArgs, why: &str) -> Result<Vec<String>, ExitSt
     };
     let (canonical, flags) = target_flags(target, &library.specs);
     flags.ok_or_else(|| {
-        tool_error_with(
-            NEEDED,
+        // A name no registry knows is not a family: say so, and where the known ones are.
+        let known = tunespec::Registry::discover()
+            .and_then(|registry| registry.with_command_line(&library.specs))
+            .is_ok_and(|registry| registry.find(target).is_some());
+        let message = if known {
             format!(
                 "{why}: target '{target}' ({canonical}) is a family, not an architecture IREE compiles for; give one such as gfx942 or sm_80"
-            ),
-            None,
-        );
+            )
+        } else {
+            format!(
+                "{why}: target '{target}' is unknown: `tunespec targets` lists the known ones (a spec library may define its own, [targets.NAME] in its registry.toml)"
+            )
+        };
+        tool_error_with(NEEDED, message, None);
         ExitStatus::Usage
     })
 }

@@ -90,6 +90,14 @@ fn a_tiny_tiled_matcher_is_measured_slower_and_left_out_of_the_written_library()
         tiny["samples_us"][0].as_array().unwrap().len() as u64,
         2 * rounds
     );
+    // The op of the payload built for it, and where the matcher is written.
+    assert_eq!(tiny["ops"][0]["loops"], serde_json::json!([128, 128, 128]));
+    assert!(
+        tiny["ops"][0]["matcher_location"]
+            .as_str()
+            .is_some_and(|at| at.ends_with("cpu_lib/specs/two_matmuls.mlir:5:3")),
+        "{tiny:#}"
+    );
     let note = row(&document, "matcher", "match_mm_96_note");
     assert_eq!(note["outputs"]["ok"], true, "{note:#}");
     assert!(note["timing"].is_object(), "{note:#}");
@@ -176,6 +184,33 @@ fn a_model_is_timed_whole_and_per_changed_dispatch_and_an_untouched_one_is_uncha
     assert_eq!(model[0]["outputs"]["ok"], true);
     assert_eq!(model[1]["kind"], "dispatch");
     assert_eq!(model[1]["status"], "slower", "{:#}", model[1]);
+    // Both name what they measured: the 128x128x128 matmul, where the model holds it, and the
+    // matcher that configured it, where its spec holds it.
+    for row in &model {
+        let ops = row["ops"].as_array().unwrap();
+        assert_eq!(ops.len(), 1, "{row:#}");
+        assert_eq!(ops[0]["op"], "linalg.matmul", "{row:#}");
+        assert_eq!(ops[0]["loops"], serde_json::json!([128, 128, 128]));
+        assert_eq!(
+            ops[0]["element_types"],
+            serde_json::json!(["f32", "f32", "f32"])
+        );
+        assert_eq!(
+            ops[0]["location"],
+            "tests/fixtures/bench/two_matmuls_model.mlir:8:11"
+        );
+        assert!(
+            ops[0]["matcher"]
+                .as_str()
+                .unwrap()
+                .ends_with("match_mm_128_tiny_tiles"),
+            "{row:#}"
+        );
+        assert_eq!(
+            ops[0]["matcher_location"],
+            "tests/fixtures/bench/cpu_lib/specs/two_matmuls.mlir:5:3"
+        );
+    }
     let untouched = row(&document, "case", "linalg_matmul_256_f32.mlir");
     assert_eq!(untouched["status"], "unchanged", "{untouched:#}");
     assert!(untouched["timing"].is_null());
