@@ -8,7 +8,8 @@
 #                                 target/iree-venv; tests and benchmarks find it there
 #   tools/iree-venv.sh 3.12.0     another release, in target/iree-venv-3.12.0; without arguments
 #                                 the script also makes the releases in $IREE_OTHER_VERSIONS
-#                                 (default 3.12.0), which the tests judge tunespec against too
+#                                 (default 3.12.0), which the tests judge tunespec against too,
+#                                 and pre-commit's venv (tools/pre-commit-venv.sh)
 #
 # Why a venv under target/: it is per checkout, removed by `cargo clean`, and never touches the
 # system Python.
@@ -25,6 +26,9 @@ if [ "$#" -eq 0 ]; then
   for other in ${IREE_OTHER_VERSIONS-3.12.0}; do
     "$0" "$other" >/dev/null
   done
+  # The test command's other tool from PyPI: pre-commit, for the hooks' tests (and PyYAML in
+  # its venv, for the CI templates' tests).
+  "$here/tools/pre-commit-venv.sh" >/dev/null
 fi
 
 if [ -x "$venv/bin/iree-opt" ] && [ -f "$venv/.tunespec-iree-$version" ] \

@@ -494,8 +494,12 @@ fn without_iree_check_exits_2_with_the_install_hint_and_writes_nothing() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not an architecture"));
     // A file in no library, without --target: not a usage error (step a needs no target);
-    // here IREE is what is missing.
-    let output = tunespec_command().arg("check").arg(&old).output().unwrap();
+    // here IREE is what is missing (required: without --require-iree, see ci_templates.rs).
+    let output = tunespec_command()
+        .args(["check", "--require-iree"])
+        .arg(&old)
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("which needs IREE's compiler"));
 }

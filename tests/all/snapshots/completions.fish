@@ -349,6 +349,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l iree -d 'IRE
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l fix -d 'Migrate known syntax changes in place (atomic), reporting each edit'
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l bench -d 'Re-measure each measured entry with the installed IREE on --device (against IREE/'s own config, as `bench` does); one that no longer wins is a warning'
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l deny-slower -d 'With --bench: an entry that no longer beats IREE/'s own config fails the check (exit 1)'
+complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l require-iree -d 'Fail (exit 2) when IREE/'s compiler is not found, instead of reading the specs with tunespec/'s own parser and saying what was not checked: for a CI job that means to check against IREE'
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s h -l help -d 'Print help (see more with /'--help/')'
