@@ -396,13 +396,14 @@ impl<'a> Tracker<'a> {
         let later = self.comparisons.get().saturating_sub(comparison);
         let left = (until as usize).saturating_sub(round) + later * self.first_look as usize;
         let eta = total.as_secs_f64() / f64::from(count) * left as f64;
+        // The estimate first: a terminal's line is cut at its width, names last.
         (self.progress)(&format!(
-            "timing {}/{} {} ({}): round {round}/{until}, ETA {}",
+            "timing {}/{}, ETA {}: round {round}/{until} of {} ({})",
             comparison,
             self.comparisons.get().max(comparison),
+            eta_text(eta),
             row.case,
             row.name,
-            eta_text(eta)
         ));
     }
 
@@ -922,11 +923,11 @@ mod tests {
         tracker.round(&row, (1, 10), Duration::from_secs(3));
         let lines = lines.into_inner().unwrap();
         // 2 s a round: 9 rounds of this comparison and 10 of the next left.
-        assert_eq!(lines[0], "timing 1/2 m.mlir (main): round 1/10, ETA 38s");
+        assert_eq!(lines[0], "timing 1/2, ETA 38s: round 1/10 of m.mlir (main)");
         // 3 s a round: 8 + 10.
-        assert_eq!(lines[1], "timing 1/2 m.mlir (main): round 2/10, ETA 54s");
+        assert_eq!(lines[1], "timing 1/2, ETA 54s: round 2/10 of m.mlir (main)");
         // The second of three (one added): 3 s a round, 9 + 10.
-        assert_eq!(lines[2], "timing 2/3 m.mlir (main): round 1/10, ETA 57s");
+        assert_eq!(lines[2], "timing 2/3, ETA 57s: round 1/10 of m.mlir (main)");
         assert_eq!(eta_text(3725.0), "1h02m");
         assert_eq!(eta_text(125.0), "2m05s");
     }

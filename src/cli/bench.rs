@@ -158,14 +158,17 @@ impl Opts {
         };
         let options = self.options(flags);
         // On a terminal only: one line, rewritten in place at each step (an empty line clears
-        // it when the run is done).
+        // it when the run is done), cut to the terminal's width: a line that wrapped could not
+        // be rewritten.
         let progress = |line: &str| {
             use std::io::IsTerminal;
             if !quiet() && std::io::stderr().is_terminal() {
-                if line.is_empty() {
+                let width = super::table::stderr_width().unwrap_or(80).max(20);
+                let line: String = format!("bench: {line}").chars().take(width - 1).collect();
+                if line == "bench: " {
                     emit_stderr("\r\x1b[2K");
                 } else {
-                    emit_stderr(&format!("\r\x1b[2Kbench: {line}"));
+                    emit_stderr(&format!("\r\x1b[2K{line}"));
                 }
             }
         };
