@@ -275,6 +275,12 @@ fn the_action_is_valid_and_its_steps_run() {
         let log: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         assert_eq!(log["version"], "2.1.0", "{}", path.display());
     }
+    // Code scanning shows what check did not check without IREE.
+    let check = std::fs::read_to_string(runner.work.join("tunespec-sarif/check.sarif")).unwrap();
+    assert!(
+        check.contains("IREE not found: checked that 2 file(s) parse"),
+        "{check}"
+    );
 }
 
 #[test]
