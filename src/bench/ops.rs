@@ -35,28 +35,31 @@ pub struct RowOp {
     pub matcher_location: Option<String>,
 }
 
-/// Fills the `ops` of `rows`, all of `case`: each dispatch row's from its dispatch (`exports`:
-/// each dumped dispatch's name with the names of its exported functions), each function row's
-/// from every dispatch (the configured ops only). A case that cannot be described (IREE does
-/// not form its dispatches, the library does not run) keeps empty `ops`: the timing stands
-/// without it.
-pub fn describe(
-    mlir: &Mlir,
-    iree: &Iree,
-    case: &Case,
-    (flags, exports): (&[String], &[(String, Vec<String>)]),
-    rows: &mut [Row],
-) {
+/// Each dispatch function of a case (in IREE's order) with its ops.
+pub type Found = Vec<(String, Vec<RowOp>)>;
+
+/// The ops of `case`'s dispatches, compiled with `flags` (in a context of its own: cases are
+/// described in parallel, beside their compiles). `None` for a case that is not described (see
+/// [`Case::located_library`]) or cannot be (IREE does not form its dispatches, the library does
+/// not run): its rows keep empty `ops`, the timing stands without them.
+pub fn find(iree: &Iree, case: &Case, flags: &[String]) -> Option<Found> {
     if case.located_library.is_none() && case.matcher.is_none() {
-        return;
+        return None;
     }
-    let found = match find(mlir, iree, case, flags) {
-        Ok(found) => found,
+    let mlir = Mlir::new();
+    match find_in(&mlir, iree, case, flags) {
+        Ok(found) => Some(found),
         Err(message) => {
             tracing::info!(case = %case.name, "bench: the ops measured are not known: {message}");
-            return;
+            None
         }
-    };
+    }
+}
+
+/// Fills the `ops` of `rows`, all of one case: each dispatch row's from its dispatch
+/// (`exports`: each dumped dispatch's name with the names of its exported functions), each
+/// function row's from every dispatch (the configured ops only).
+pub fn assign(found: &Found, exports: &[(String, Vec<String>)], rows: &mut [Row]) {
     for row in rows {
         row.ops = if row.kind == "dispatch" {
             let names = exports
@@ -95,12 +98,7 @@ pub fn exports(dump: &str) -> Vec<String> {
 
 /// Each dispatch function (in IREE's order) with its ops: those a matcher
 /// configured, or, where none did, its linalg ops.
-fn find(
-    mlir: &Mlir,
-    iree: &Iree,
-    case: &Case,
-    flags: &[String],
-) -> Result<Vec<(String, Vec<RowOp>)>, String> {
+fn find_in(mlir: &Mlir, iree: &Iree, case: &Case, flags: &[String]) -> Result<Found, String> {
     let store = crate::iree::store();
     let sources = dispatches::sources(iree, store, &case.payload, &case.name, flags)
         .map_err(|failure| failure.summary())?;
