@@ -58,9 +58,18 @@ pub fn find(iree: &Iree, case: &Case, flags: &[String]) -> Option<Found> {
 
 /// Fills the `ops` of `rows`, all of one case: each dispatch row's from its dispatch
 /// (`exports`: each dumped dispatch's name with the names of its exported functions), each
-/// function row's from every dispatch (the configured ops only).
+/// function row's from its function's dispatches (the configured ops only): IREE names a
+/// dispatch after the function it comes from (`first_dispatch_0_...`); where none is named
+/// so (a function IREE inlined elsewhere), from every dispatch.
 pub fn assign(found: &Found, exports: &[(String, Vec<String>)], rows: &mut [Row]) {
     for row in rows {
+        let prefix = format!("{}_dispatch_", row.name);
+        let own: Found = found
+            .iter()
+            .filter(|(function, _)| function.starts_with(&prefix))
+            .cloned()
+            .collect();
+        let found = if own.is_empty() { found } else { &own };
         row.ops = if row.kind == "dispatch" {
             let names = exports
                 .iter()

@@ -62,17 +62,24 @@ fn a_module_of_two_functions_is_timed_function_by_function() {
         .map(|row| row["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["first", "second"], "{document:#}");
-    for row in rows {
+    // Each names the op the library configured in it (its own: one), where the model holds
+    // it, and the matcher.
+    for (row, (loops, line, matcher)) in rows.iter().zip([(96, 9, 14), (128, 16, 5)]) {
         assert_eq!(row["kind"], "function");
         assert_eq!(row["outputs"]["ok"], true, "{row:#}");
         assert!(row["timing"].is_object(), "{row:#}");
-        // Each names the op the library configured in it, and the matcher.
-        let op = &row["ops"][0];
-        assert_eq!(op["loops"], serde_json::json!([96, 96, 96]), "{row:#}");
+        let ops = row["ops"].as_array().unwrap();
+        assert_eq!(ops.len(), 1, "{row:#}");
+        assert_eq!(ops[0]["loops"], serde_json::json!([loops, loops, loops]));
+        assert_eq!(
+            ops[0]["location"],
+            format!("tests/fixtures/bench/two_functions_model.mlir:{line}:10"),
+            "{row:#}"
+        );
         assert!(
-            op["matcher_location"]
-                .as_str()
-                .is_some_and(|at| at.ends_with("cpu_lib/specs/two_matmuls.mlir:14:3")),
+            ops[0]["matcher_location"].as_str().is_some_and(
+                |at| at.ends_with(&format!("cpu_lib/specs/two_matmuls.mlir:{matcher}:3"))
+            ),
             "{row:#}"
         );
     }
