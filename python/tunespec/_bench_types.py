@@ -225,7 +225,7 @@ class BenchRow:
     samples_us: Optional[Tuple[Tuple[float, ...], Tuple[float, ...]]]
     ops: Tuple[BenchOp, ...] = ()
     """What the row measured: the ops the library configured in it (a dispatch row: its
-    dispatch's; a function row: every dispatch's)."""
+    dispatch's; a function row: its function's dispatches')."""
 
     @property
     def ratio(self) -> Optional[float]:

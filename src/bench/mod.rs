@@ -186,7 +186,7 @@ pub struct Row {
     /// Every sample, microseconds: IREE's config's, then the library's.
     pub samples_us: Option<(Vec<f64>, Vec<f64>)>,
     /// What the row measured: the ops the library configured in it (a dispatch row: its
-    /// dispatch's; a function row: those of all its dispatches), each with its loops, element
+    /// dispatch's; a function row: its function's dispatches'), each with its loops, element
     /// types and the matcher (spec file:line) that configured it, as `explain` finds them in
     /// IREE's dispatches. Empty when the library configured nothing or they could not be read.
     pub ops: Vec<ops::RowOp>,
