@@ -421,6 +421,13 @@ pub const CODES: &[CodeInfo] = &[
         summary: "a measured matcher placed before a derived one that matches the same ops",
     },
     CodeInfo {
+        code: link::codes::OTHER_DEVICE,
+        severity: Note,
+        severity_note: "",
+        section: Link,
+        summary: "a measurement of an op on another device, left behind the one the link takes",
+    },
+    CodeInfo {
         code: apply::codes::PAYLOAD,
         severity: Error,
         severity_note: "",

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::link::MatcherKey;
+use crate::manifest::Definition;
 use crate::mlir::Mlir;
 use crate::tuner_import::{self, Measurement};
 use crate::verify;
@@ -30,13 +31,59 @@ pub struct Entry {
     pub origin: String,
 }
 
-/// Puts `entry` in: a new key is added; for a known key and target the faster measurement
-/// stays, and the choice is noted. Returns whether `entry` went in.
+/// The tools that write measured libraries (each merges into a library the other wrote).
+pub const WRITERS: [&str; 2] = [tuner_import::TOOL, BENCH_TOOL];
+
+/// The tool name `bench --write` writes in a library's first line.
+pub const BENCH_TOOL: &str = "tunespec bench";
+
+/// A measured library: its entries, and the targets it defines itself (copies of targets a
+/// user's library defines, so that it works alone as well as beside that library).
+#[derive(Clone, Debug, Default)]
+pub struct Library {
+    /// The measured entries.
+    pub entries: Vec<Entry>,
+    /// The targets defined in its manifest (their specs are the entries for them).
+    pub targets: Vec<Definition>,
+}
+
+impl Library {
+    /// Adds target definitions the library needs (the user-defined target its entries are for,
+    /// and that target's user-defined fallbacks); one already there is kept as it is.
+    pub fn define(&mut self, definitions: Vec<Definition>) {
+        for definition in definitions {
+            if !self
+                .targets
+                .iter()
+                .any(|known| known.name == definition.name)
+            {
+                self.targets.push(definition);
+            }
+        }
+        self.targets.sort();
+    }
+}
+
+/// Puts `entry` in: a new key is added; for a known key, target and device
+/// ([`crate::provenance::Measurement::same_device`]) the faster measurement stays, and the choice
+/// is noted. An entry measured on another device never replaces one: both are kept (linking
+/// picks by device, `--measured-on`). Returns whether `entry` went in.
 pub fn merge(entries: &mut Vec<Entry>, entry: Entry, notes: &mut Vec<String>) -> bool {
+    let identity = entry.measurement.identity();
+    let same_key = |old: &Entry| old.target == entry.target && old.key == entry.key;
     let Some(index) = entries
         .iter()
-        .position(|old| old.target == entry.target && old.key == entry.key)
+        .position(|old| same_key(old) && old.measurement.same_device(&entry.measurement))
     else {
+        if let Some(other) = entries.iter().find(|old| same_key(old)) {
+            notes.push(format!(
+                "{} (measured on {identity}) kept beside {} (measured on {}): same op on {}, another device",
+                entry.origin,
+                other.origin,
+                other.measurement.identity(),
+                entry.target
+            ));
+        }
         entries.push(entry);
         return true;
     };
@@ -46,7 +93,7 @@ pub fn merge(entries: &mut Vec<Entry>, entry: Entry, notes: &mut Vec<String>) ->
         || (entry.measurement.tuned_us == old.measurement.tuned_us && entry.text < old.text);
     if faster {
         notes.push(format!(
-            "{} ({} us) replaces {} ({} us): same op on {}, faster",
+            "{} ({} us) replaces {} ({} us): same op on {}, faster on {identity}",
             entry.origin,
             entry.measurement.tuned_us,
             old.origin,
@@ -57,7 +104,7 @@ pub fn merge(entries: &mut Vec<Entry>, entry: Entry, notes: &mut Vec<String>) ->
         true
     } else {
         notes.push(format!(
-            "{} ({} us) not imported: {} ({} us) matches the same op on {} and is as fast or faster",
+            "{} ({} us) not imported: {} ({} us) matches the same op on {} and is as fast or faster on {identity}",
             entry.origin,
             entry.measurement.tuned_us,
             old.origin,
@@ -68,9 +115,11 @@ pub fn merge(entries: &mut Vec<Entry>, entry: Entry, notes: &mut Vec<String>) ->
     }
 }
 
-/// The library's files: each entry's spec (kept at its place, or `TARGET/<dispatch>.mlir`) and
-/// the manifest.
-pub fn library_files(entries: &mut [Entry]) -> Vec<(String, String)> {
+/// The library's files, written by `tool` (one of [`WRITERS`]): each entry's spec (kept at its
+/// place, or `TARGET/<subject>.mlir`) and the manifest, which lists each entry under its
+/// target's own `[targets.NAME]` where the library defines it, else under `[extend.NAME]`.
+pub fn library_files(library: &mut Library, tool: &str) -> Vec<(String, String)> {
+    let entries = &mut library.entries;
     let mut taken: Vec<String> = entries.iter().filter_map(|e| e.file.clone()).collect();
     // New entries are named in a canonical order (target, key, text), not in the order they
     // came: shards merged in any order get the same file names.
@@ -82,7 +131,7 @@ pub fn library_files(entries: &mut [Entry]) -> Vec<(String, String)> {
         (&a.target, a.key.to_string(), &a.text).cmp(&(&b.target, b.key.to_string(), &b.text))
     });
     for entry in new {
-        let stem = tuner_import::file_stem(&entry.measurement.dispatch);
+        let stem = tuner_import::file_stem(entry.measurement.subject.name());
         let mut file = format!("{}/{stem}.mlir", entry.target);
         let mut n = 2;
         while taken.contains(&file) {
@@ -111,16 +160,16 @@ pub fn library_files(entries: &mut [Entry]) -> Vec<(String, String)> {
     targets.sort();
     files.push((
         "registry.toml".to_string(),
-        tuner_import::manifest_text(&targets),
+        tuner_import::manifest_text(tool, &targets, &library.targets),
     ));
     files
 }
 
-/// The entries of a library this command wrote (none if `output` does not exist or is an
-/// empty directory). Anything else at `output` is refused.
-pub fn existing_entries(mlir: &Mlir, output: &Path) -> Result<Vec<Entry>, String> {
+/// The library at `output` a measured-library writer wrote (empty if `output` does not exist or
+/// is an empty directory). Anything else at `output` is refused.
+pub fn existing(mlir: &Mlir, output: &Path) -> Result<Library, String> {
     let Ok(metadata) = std::fs::symlink_metadata(output) else {
-        return Ok(Vec::new());
+        return Ok(Library::default());
     };
     if !metadata.is_dir() {
         return Err(format!(
@@ -140,58 +189,74 @@ pub fn existing_entries(mlir: &Mlir, output: &Path) -> Result<Vec<Entry>, String
             ))
         }
     };
-    if tunespec_core::manifest::written_by(&manifest) != Some(tuner_import::TOOL) {
+    let writer = tunespec_core::manifest::written_by(&manifest);
+    if !writer.is_some_and(|writer| WRITERS.contains(&writer)) {
         let empty = std::fs::read_dir(output)
             .map_err(|error| format!("cannot read {}: {error}", output.display()))?
             .next()
             .is_none();
         if empty {
-            return Ok(Vec::new());
+            return Ok(Library::default());
         }
         return Err(format!(
-            "{} is not empty and was not written by `tunespec import-tuner`; choose another directory",
+            "{} is not empty and was not written by `tunespec import-tuner` or `tunespec bench`; choose another directory",
             output.display()
         ));
     }
     let parsed = crate::manifest::parse(&manifest, &manifest_path.display().to_string())
         .map_err(|problems| crate::manifest::one_line(&problems))?;
-    let mut entries = Vec::new();
-    let extended = parsed
-        .listed_specs()
-        .filter(|(table, _, _)| *table == crate::manifest::Table::Extend);
-    for (_, target, spec) in extended {
-        let (target, file) = (target.to_string(), spec.path.as_str());
-        let path = output.join(file);
-        let text = crate::files::read_input_text(&path).map_err(|error| {
-            format!(
-                "cannot read {}: {}",
-                path.display(),
-                crate::problem::io_message(&error)
-            )
-        })?;
-        let name = path.display().to_string();
-        let verified = verify::verify_bytes(mlir, text.as_bytes(), &name);
-        let keyed = verified.snapshot.as_ref().and_then(|module| {
-            let matchers = tuner_import::keyed_matchers(module);
-            let matcher = matchers.into_iter().next()?;
-            let measurement = tuner_import::recorded_measurement(module, &matcher.name)?;
-            Some((matcher, measurement))
-        });
-        let Some((matcher, measurement)) = keyed else {
-            return Err(format!(
-                "{name}: no measured matcher (tunespec.measurement); was the library edited?"
-            ));
-        };
-        entries.push(Entry {
-            target: target.clone(),
-            key: matcher.key.for_target(target.clone()),
-            file: Some(file.to_string()),
-            text,
-            measurement,
-            origin: format!("{name} ({})", matcher.name),
-        });
+    let mut library = Library {
+        targets: parsed
+            .targets
+            .iter()
+            .map(|(name, entry)| Definition::read(name.get_ref(), entry))
+            .collect(),
+        entries: Vec::new(),
+    };
+    for (_, target, spec) in parsed.listed_specs() {
+        library
+            .entries
+            .push(read_entry(mlir, output, target, &spec.path)?);
     }
-    Ok(entries)
+    Ok(library)
+}
+
+/// The entries of a library a measured-library writer wrote; see [`existing`].
+pub fn existing_entries(mlir: &Mlir, output: &Path) -> Result<Vec<Entry>, String> {
+    existing(mlir, output).map(|library| library.entries)
+}
+
+/// One listed spec of a measured library, read back as its entry.
+fn read_entry(mlir: &Mlir, output: &Path, target: &str, file: &str) -> Result<Entry, String> {
+    let path = output.join(file);
+    let text = crate::files::read_input_text(&path).map_err(|error| {
+        format!(
+            "cannot read {}: {}",
+            path.display(),
+            crate::problem::io_message(&error)
+        )
+    })?;
+    let name = path.display().to_string();
+    let verified = verify::verify_bytes(mlir, text.as_bytes(), &name);
+    let keyed = verified.snapshot.as_ref().and_then(|module| {
+        let matchers = tuner_import::keyed_matchers(module);
+        let matcher = matchers.into_iter().next()?;
+        let measurement = tuner_import::recorded_measurement(module, &matcher.name)?;
+        Some((matcher, measurement))
+    });
+    let Some((matcher, measurement)) = keyed else {
+        return Err(format!(
+            "{name}: no measured matcher (tunespec.measurement); was the library edited?"
+        ));
+    };
+    Ok(Entry {
+        target: target.to_string(),
+        key: matcher.key.for_target(target.to_string()),
+        file: Some(file.to_string()),
+        text,
+        measurement,
+        origin: format!("{name} ({})", matcher.name),
+    })
 }
 
 /// Writes `files` (relative path, text) as the directory `output`: staged in a fresh directory

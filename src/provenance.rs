@@ -43,7 +43,9 @@ impl Measured {
                 .map(|(_, value)| value.clone())
         };
         Some(Measured {
-            device: get("gpu").or_else(|| get("device"))?,
+            device: get("device_name")
+                .or_else(|| get("gpu"))
+                .or_else(|| get("device"))?,
             iree: get("iree")?,
             speedup: get("speedup")?.parse().ok()?,
         })
@@ -54,25 +56,32 @@ impl Measured {
 /// dispatch) and `bench --write` write as a matcher's `tunespec.measurement` dictionary and
 /// `tunespec.provenance` sentence, and what `check` reads back. [`Measured`] is the part of it
 /// reports show (device, IREE version, speedup), read leniently from any record.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Measurement {
-    /// The dispatch the candidate was tuned for (the CSV's stem).
-    pub dispatch: String,
-    /// The candidate's number (`candidates/specs/<N>_spec.mlir`).
-    pub candidate: u64,
-    /// The device it ran on (`hip://0`).
+    /// What was measured: the tuner's dispatch (the CSV's stem), written as `dispatch`; or the
+    /// matcher `bench` built a payload for, written as `matcher` (a matcher is not a dispatch).
+    pub subject: Subject,
+    /// The tuner's candidate number (`candidates/specs/<N>_spec.mlir`); `None` for `bench`.
+    pub candidate: Option<u64>,
+    /// The runtime's device it ran on (`hip://0`, `local-task`).
     pub device: String,
-    /// The GPU's name, when the run's `summary.log` says it (`NVIDIA H100 80GB HBM3`): a device
-    /// id such as `cuda://0` alone does not say what was measured.
-    pub gpu: Option<String>,
-    /// The GPU driver's version, when `summary.log` says it (`580.159.04`).
+    /// What the device is (`NVIDIA H100 80GB HBM3`, `CPU Intel(R) Xeon(R) ...`): a device id
+    /// such as `cuda://0` alone does not say what was measured. Written as `device_name` (read
+    /// from the older `gpu` too: a CPU is not a GPU).
+    pub device_name: Option<String>,
+    /// The GPU driver's version (`580.159.04`).
     pub driver: Option<String>,
-    /// The compile flags, when `summary.log` says them (`--iree-hal-target-device=cuda
-    /// --iree-cuda-target=sm_89`): what the config was measured with (sm_89 PTX on an H100).
+    /// The runtime's version (`iree-base-runtime 3.13.0`), when known.
+    pub runtime: Option<String>,
+    /// The CPU threads the runtime had (CPU devices): a CPU config measured with 2 threads is
+    /// not one measured with 64.
+    pub threads: Option<u32>,
+    /// The compile flags (`--iree-hal-target-device=cuda --iree-cuda-target=sm_89`): what the
+    /// config was measured with (sm_89 PTX on an H100).
     pub flags: Option<String>,
     /// The IREE compiler version the run used, or `unknown`.
     pub iree: String,
-    /// The run's date (`YYYY-MM-DD`, from the directory name), or `unknown`.
+    /// The run's date (`YYYY-MM-DD`), or `unknown`.
     pub date: String,
     /// The baseline's time, in microseconds.
     pub baseline_us: f64,
@@ -80,17 +89,59 @@ pub struct Measurement {
     pub tuned_us: f64,
     /// tuned / baseline (below 1 is faster).
     pub speedup: f64,
+    /// More of how it was measured (`bench`: method, samples, interval, p-value), written after
+    /// the fields above, in this order.
+    pub extra: Vec<(String, String)>,
+}
+
+/// What a measurement measured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A dispatch of a model (the tuner's).
+    Dispatch(String),
+    /// One matcher's op, benched on a payload of its own (`bench`).
+    Matcher(String),
+}
+
+impl Default for Subject {
+    fn default() -> Self {
+        Subject::Dispatch(String::new())
+    }
+}
+
+impl Subject {
+    /// The name alone (a file name's stem).
+    pub fn name(&self) -> &str {
+        match self {
+            Subject::Dispatch(name) | Subject::Matcher(name) => name,
+        }
+    }
+}
+
+impl std::fmt::Display for Subject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Subject::Dispatch(name) => write!(f, "dispatch {name}"),
+            Subject::Matcher(name) => write!(f, "matcher @{name}"),
+        }
+    }
 }
 
 impl Measurement {
-    /// The sentence `explain` prints (`provenance: N config(s) <this>`): the GPU by name where
-    /// the run says it, and the architecture the PTX was compiled for where the flags say it
-    /// (an H100 measured with sm_89 PTX is not one measured with sm_90 code).
+    /// The sentence `explain` prints (`provenance: N config(s) <this>`): the device by name
+    /// where the run says it, and the architecture the PTX was compiled for where the flags say
+    /// it (an H100 measured with sm_89 PTX is not one measured with sm_90 code).
     pub fn provenance(&self) -> String {
-        let on = match (&self.gpu, &self.driver) {
-            (Some(gpu), Some(driver)) => format!("{gpu} ({}, driver {driver})", self.device),
-            (Some(gpu), None) => format!("{gpu} ({})", self.device),
-            (None, _) => self.device.clone(),
+        let threads = self
+            .threads
+            .map(|threads| format!(", {threads} threads"))
+            .unwrap_or_default();
+        let on = match (&self.device_name, &self.driver) {
+            (Some(name), Some(driver)) => {
+                format!("{name} ({}{threads}, driver {driver})", self.device)
+            }
+            (Some(name), None) => format!("{name} ({}{threads})", self.device),
+            (None, _) => format!("{}{threads}", self.device),
         };
         let with = match (&self.flags, self.flags.as_deref().and_then(cuda_target)) {
             (Some(flags), Some(arch)) => format!(" with {arch} PTX ({flags})"),
@@ -98,31 +149,85 @@ impl Measurement {
             (None, _) => String::new(),
         };
         format!(
-            "measured on {on}{with} (speedup {:.3}: {} us -> {} us; IREE {}; {}; dispatch {})",
-            self.speedup, self.baseline_us, self.tuned_us, self.iree, self.date, self.dispatch
+            "measured on {on}{with} (speedup {:.3}: {} us -> {} us; IREE {}; {}; {})",
+            self.speedup, self.baseline_us, self.tuned_us, self.iree, self.date, self.subject
         )
     }
 
-    /// The record as an MLIR dictionary of strings (`gpu`, `driver` and `flags` only when
-    /// known, so that records of runs without them are as before).
+    /// Who measured it, as one string: the device kind (`cuda`, not `cuda://1`: the index
+    /// names a slot, not a device), what it is, its driver, threads, runtime and IREE version.
+    /// Entries of two identities never replace each other (a time on `local-task` says nothing
+    /// of `local-sync`); linking picks one by it ([`DeviceChoice`]).
+    pub fn identity(&self) -> String {
+        let kind = self.device.split("://").next().unwrap_or(&self.device);
+        let mut parts = vec![kind.to_string()];
+        parts.extend(self.device_name.clone());
+        parts.extend(
+            self.driver
+                .as_ref()
+                .map(|driver| format!("driver {driver}")),
+        );
+        parts.extend(self.threads.map(|threads| format!("{threads} threads")));
+        parts.extend(self.runtime.clone());
+        parts.push(format!("IREE {}", self.iree));
+        parts.join(", ")
+    }
+
+    /// Whether `other` was measured on the same device as this: the same device kind, and no
+    /// field both records know (name, driver, threads, runtime, IREE version) differs. A field
+    /// one record lacks (a tuner run whose logs do not say its IREE version) does not make
+    /// another device: such runs of one team still merge by speed.
+    pub fn same_device(&self, other: &Measurement) -> bool {
+        let kind = |m: &Measurement| m.device.split("://").next().unwrap_or_default().to_string();
+        let agree = |a: Option<&str>, b: Option<&str>| match (a, b) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        let known = |value: &str| (value != "unknown").then_some(value.to_string());
+        kind(self) == kind(other)
+            && agree(self.device_name.as_deref(), other.device_name.as_deref())
+            && agree(self.driver.as_deref(), other.driver.as_deref())
+            && agree(
+                self.threads.map(|t| t.to_string()).as_deref(),
+                other.threads.map(|t| t.to_string()).as_deref(),
+            )
+            && agree(self.runtime.as_deref(), other.runtime.as_deref())
+            && agree(known(&self.iree).as_deref(), known(&other.iree).as_deref())
+    }
+
+    /// The record as an MLIR dictionary of strings (optional fields only when known, so that
+    /// records of runs without them are as before).
     pub fn dictionary(&self) -> String {
         let known = |name: &'static str, value: &Option<String>| {
-            value.as_ref().map(|value| (name, value.clone()))
+            value
+                .as_ref()
+                .map(|value| (name.to_string(), value.clone()))
         };
-        let fields = [
-            Some(("source", "measured".to_string())),
-            Some(("device", self.device.clone())),
-            known("gpu", &self.gpu),
+        let named = |name: &str, value: String| Some((name.to_string(), value));
+        let mut fields = vec![
+            named("source", "measured".to_string()),
+            named("device", self.device.clone()),
+            known("device_name", &self.device_name),
             known("driver", &self.driver),
+            self.threads
+                .and_then(|threads| named("threads", threads.to_string())),
+            known("runtime", &self.runtime),
             known("flags", &self.flags),
-            Some(("iree", self.iree.clone())),
-            Some(("date", self.date.clone())),
-            Some(("baseline_us", self.baseline_us.to_string())),
-            Some(("tuned_us", self.tuned_us.to_string())),
-            Some(("speedup", format!("{:.3}", self.speedup))),
-            Some(("dispatch", self.dispatch.clone())),
-            Some(("candidate", self.candidate.to_string())),
+            named("iree", self.iree.clone()),
+            named("date", self.date.clone()),
+            named("baseline_us", self.baseline_us.to_string()),
+            named("tuned_us", self.tuned_us.to_string()),
+            named("speedup", format!("{:.3}", self.speedup)),
         ];
+        match &self.subject {
+            Subject::Dispatch(name) => fields.push(named("dispatch", name.clone())),
+            Subject::Matcher(name) => fields.push(named("matcher", name.clone())),
+        }
+        fields.push(
+            self.candidate
+                .and_then(|candidate| named("candidate", candidate.to_string())),
+        );
+        fields.extend(self.extra.iter().cloned().map(Some));
         let inner: Vec<String> = fields
             .iter()
             .flatten()
@@ -131,25 +236,62 @@ impl Measurement {
         format!("{{{}}}", inner.join(", "))
     }
 
-    /// Reads a record back from a matcher's `tunespec.measurement` dictionary.
+    /// Reads a record back from a matcher's `tunespec.measurement` dictionary (records written
+    /// before `device_name` and `matcher` existed too: `gpu`, `dispatch`).
     pub fn from_attr(attr: &Attr) -> Option<Measurement> {
         let get = |name: &str| {
             attr.dict_get(name)
                 .and_then(Attr::as_str)
                 .map(str::to_string)
         };
+        let subject = match (get("matcher"), get("dispatch")) {
+            (Some(matcher), _) => Subject::Matcher(matcher),
+            (None, Some(dispatch)) => Subject::Dispatch(dispatch),
+            (None, None) => return None,
+        };
+        let known = [
+            "source",
+            "device",
+            "device_name",
+            "gpu",
+            "driver",
+            "threads",
+            "runtime",
+            "flags",
+            "iree",
+            "date",
+            "baseline_us",
+            "tuned_us",
+            "speedup",
+            "matcher",
+            "dispatch",
+            "candidate",
+        ];
+        let extra = attr
+            .as_dict()
+            .unwrap_or_default()
+            .iter()
+            .filter(|(name, _)| !known.contains(&name.as_str()))
+            .filter_map(|(name, value)| Some((name.clone(), value.as_str()?.to_string())))
+            .collect();
         Some(Measurement {
-            dispatch: get("dispatch")?,
-            candidate: get("candidate")?.parse().ok()?,
+            subject,
+            candidate: match get("candidate") {
+                Some(text) => Some(text.parse().ok()?),
+                None => None,
+            },
             device: get("device")?,
-            gpu: get("gpu"),
+            device_name: get("device_name").or_else(|| get("gpu")),
             driver: get("driver"),
+            runtime: get("runtime"),
+            threads: get("threads").and_then(|text| text.parse().ok()),
             flags: get("flags"),
             iree: get("iree")?,
             date: get("date")?,
             baseline_us: get("baseline_us")?.parse().ok()?,
             tuned_us: get("tuned_us")?.parse().ok()?,
             speedup: get("speedup")?.parse().ok()?,
+            extra,
         })
     }
 }

@@ -10,10 +10,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::ir;
+use crate::provenance::{mlir_string, PROVENANCE_ATTR};
 /// The measurement record, whose home is the provenance module; named here too because the
 /// import is what writes it.
-pub use crate::provenance::Measurement;
-use crate::provenance::{mlir_string, PROVENANCE_ATTR};
+pub use crate::provenance::{Measurement, Subject};
 
 /// The matcher attribute that holds the measurement record (one definition, in
 /// [`crate::provenance`]).
@@ -207,10 +207,10 @@ pub fn read_run(run: &Path) -> Result<RunResult, InputError> {
             spec_path,
             text,
             measurement: Measurement {
-                dispatch,
-                candidate: row.candidate_id,
+                subject: Subject::Dispatch(dispatch),
+                candidate: Some(row.candidate_id),
                 device: non_empty(&row.benchmark_device_id),
-                gpu: summary.gpu.clone(),
+                device_name: summary.gpu.clone(),
                 driver: summary.driver.clone(),
                 flags: summary.flags.clone(),
                 iree: iree.clone(),
@@ -218,6 +218,7 @@ pub fn read_run(run: &Path) -> Result<RunResult, InputError> {
                 baseline_us: baseline,
                 tuned_us: tuned,
                 speedup,
+                ..Measurement::default()
             },
         });
     }
@@ -504,15 +505,37 @@ pub fn file_stem(dispatch: &str) -> String {
     }
 }
 
-/// The manifest of an imported library: each target's specs, before that target's defaults.
-pub fn manifest_text(targets: &[(String, Vec<String>)]) -> String {
-    let mut writer = tunespec_core::manifest::Writer::written_by(
-        TOOL,
-        ": measured configs from SHARK tuner runs.",
-    );
+/// The manifest of a measured library written by `tool` (`import-tuner`, or `bench`): each
+/// target's specs, before that target's defaults; under `[targets.NAME]` for a target the
+/// library defines (`definitions`), else `[extend.NAME]`.
+pub fn manifest_text(
+    tool: &str,
+    targets: &[(String, Vec<String>)],
+    definitions: &[tunespec_core::manifest::Definition],
+) -> String {
+    let what = if tool == TOOL {
+        ": measured configs from SHARK tuner runs."
+    } else {
+        ": measured configs, each timed against IREE's own on the device its record names."
+    };
+    let mut writer = tunespec_core::manifest::Writer::written_by(tool, what);
     writer.comment("Each spec's matcher carries its measurement (tunespec.measurement).");
+    for definition in definitions {
+        let mut definition = definition.clone();
+        definition.specs = targets
+            .iter()
+            .find(|(target, _)| *target == definition.name)
+            .map(|(_, specs)| specs.clone())
+            .unwrap_or_default();
+        writer.define(definition);
+    }
     for (target, specs) in targets {
-        writer.extend(target, specs);
+        if !definitions
+            .iter()
+            .any(|definition| &definition.name == target)
+        {
+            writer.extend(target, specs);
+        }
     }
     writer.text()
 }
@@ -523,10 +546,14 @@ mod tests {
 
     #[test]
     fn the_manifest_is_written_as_before() {
-        let text = manifest_text(&[(
-            "gfx942".to_string(),
-            vec!["a.mlir".to_string(), "b c.mlir".to_string()],
-        )]);
+        let text = manifest_text(
+            TOOL,
+            &[(
+                "gfx942".to_string(),
+                vec!["a.mlir".to_string(), "b c.mlir".to_string()],
+            )],
+            &[],
+        );
         assert_eq!(
             text,
             "# Written by `tunespec import-tuner`: measured configs from SHARK tuner runs.\n\
@@ -540,17 +567,15 @@ mod tests {
     fn annotates_a_header_without_attributes() {
         let text = "transform.named_sequence @m(%a: !transform.any_op {transform.readonly}) -> (!transform.any_op) {\n}";
         let measurement = Measurement {
-            dispatch: "d".into(),
-            candidate: 3,
+            subject: Subject::Dispatch("d".into()),
+            candidate: Some(3),
             device: "hip://0".into(),
-            gpu: None,
-            driver: None,
-            flags: None,
             iree: "unknown".into(),
             date: "2026-01-02".into(),
             baseline_us: 100.0,
             tuned_us: 80.0,
             speedup: 0.8,
+            ..Measurement::default()
         };
         let out = annotate(text, "m", &measurement).unwrap();
         assert!(out.contains(") -> (!transform.any_op) attributes {tunespec.provenance = \"measured on hip://0 (speedup 0.800"));
@@ -570,10 +595,10 @@ mod tests {
             Some("--iree-hal-target-device=cuda --iree-cuda-target=sm_89")
         );
         let measurement = Measurement {
-            dispatch: "d".into(),
-            candidate: 6,
+            subject: Subject::Dispatch("d".into()),
+            candidate: Some(6),
             device: "cuda://0".into(),
-            gpu: summary.gpu,
+            device_name: summary.gpu,
             driver: summary.driver,
             flags: summary.flags,
             iree: "3.13.0".into(),
@@ -581,12 +606,13 @@ mod tests {
             baseline_us: 100.0,
             tuned_us: 70.0,
             speedup: 0.7,
+            ..Measurement::default()
         };
         assert!(measurement.provenance().starts_with(
             "measured on Some GPU 80GB (cuda://0, driver 123.45.6) with sm_89 PTX (--iree-hal-target-device=cuda --iree-cuda-target=sm_89) (speedup 0.700"
         ));
         assert!(measurement.dictionary().contains(
-            "device = \"cuda://0\", gpu = \"Some GPU 80GB\", driver = \"123.45.6\", flags = \"--iree-hal-target-device=cuda --iree-cuda-target=sm_89\""
+            "device = \"cuda://0\", device_name = \"Some GPU 80GB\", driver = \"123.45.6\", flags = \"--iree-hal-target-device=cuda --iree-cuda-target=sm_89\""
         ));
         // Logs without the lines, or with odd ones, give nothing and fail nothing.
         for odd in [

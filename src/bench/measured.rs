@@ -2,9 +2,10 @@
 //! noise, outputs equal) becomes a spec of its own annotated with its measurement, merged by key
 //! into a measured library (`bench --write`), as `import-tuner` does for tuner runs.
 
+use crate::manifest::Definition;
 use crate::measured_library::{self, Entry};
 use crate::mlir::Mlir;
-use crate::tuner_import::{self, Measurement};
+use crate::tuner_import::{self, Measurement, Subject};
 
 use super::{Row, Status};
 
@@ -17,6 +18,8 @@ pub struct DeviceName {
     pub name: Option<String>,
     /// The GPU driver's version.
     pub driver: Option<String>,
+    /// The CPU threads the runtime may use (CPU devices: the machine's available parallelism).
+    pub threads: Option<u32>,
 }
 
 impl DeviceName {
@@ -24,9 +27,18 @@ impl DeviceName {
     pub fn of(device: &str) -> DeviceName {
         match device.split("://").next().unwrap_or(device) {
             "cuda" => nvidia_smi().unwrap_or_default(),
-            "local-task" | "local-sync" => DeviceName {
+            "local-task" => DeviceName {
                 name: cpu_name(),
                 driver: None,
+                threads: std::thread::available_parallelism()
+                    .ok()
+                    .and_then(|n| u32::try_from(n.get()).ok()),
+            },
+            // One thread: the caller's.
+            "local-sync" => DeviceName {
+                name: cpu_name(),
+                driver: None,
+                threads: Some(1),
             },
             _ => DeviceName::default(),
         }
@@ -45,6 +57,7 @@ fn nvidia_smi() -> Option<DeviceName> {
     Some(DeviceName {
         name: Some(name.to_string()),
         driver: Some(driver.to_string()),
+        threads: None,
     })
 }
 
@@ -64,6 +77,8 @@ pub struct Context<'a> {
     pub name: &'a DeviceName,
     /// The IREE compiler's revision.
     pub iree: &'a str,
+    /// The runtime tools' version (`iree-base-runtime 3.13.0`), when known.
+    pub runtime: Option<&'a str>,
     /// The compile flags.
     pub flags: &'a [String],
     /// Today, `YYYY-MM-DD`.
@@ -73,12 +88,18 @@ pub struct Context<'a> {
 /// The measurement of a faster row.
 fn measurement(row: &Row, context: &Context<'_>) -> Option<Measurement> {
     let timing = row.timing.as_ref()?;
+    let subject = match &row.matcher {
+        Some(matcher) => Subject::Matcher(matcher.clone()),
+        None => Subject::Dispatch(row.name.clone()),
+    };
     Some(Measurement {
-        dispatch: row.matcher.clone().unwrap_or_else(|| row.name.clone()),
-        candidate: 0,
+        subject,
+        candidate: None,
         device: context.device.to_string(),
-        gpu: context.name.name.clone(),
+        device_name: context.name.name.clone(),
         driver: context.name.driver.clone(),
+        threads: context.name.threads,
+        runtime: context.runtime.map(str::to_string),
         flags: Some(context.flags.join(" ")),
         iree: context
             .iree
@@ -90,7 +111,33 @@ fn measurement(row: &Row, context: &Context<'_>) -> Option<Measurement> {
         baseline_us: round3(timing.baseline.median_us),
         tuned_us: round3(timing.tuned.median_us),
         speedup: timing.ratio,
+        extra: how_measured(timing, context),
     })
+}
+
+/// What a bench knows beyond a tuner's CSV: how it was measured (tool, IREE revision,
+/// samples, spread, rounds, interval, p-value), recorded after the measurement's fields.
+fn how_measured(timing: &super::stats::Comparison, context: &Context<'_>) -> Vec<(String, String)> {
+    let (base, tuned) = (&timing.baseline, &timing.tuned);
+    [
+        ("method", "tunespec bench".to_string()),
+        ("iree_revision", context.iree.to_string()),
+        ("samples", format!("{}/{}", base.samples, tuned.samples)),
+        (
+            "baseline_iqr_us",
+            format!("{:.3}-{:.3}", base.q1_us, base.q3_us),
+        ),
+        (
+            "tuned_iqr_us",
+            format!("{:.3}-{:.3}", tuned.q1_us, tuned.q3_us),
+        ),
+        ("rounds", timing.rounds.to_string()),
+        ("ratio_interval", interval_words(timing)),
+        ("p_value", format!("{:.2e}", timing.p_value)),
+    ]
+    .into_iter()
+    .map(|(name, value)| (name.to_string(), value))
+    .collect()
 }
 
 fn round3(value: f64) -> f64 {
@@ -118,11 +165,10 @@ pub fn entries(
             losers.push(format!("@{name}: not timed (left out)"));
             continue;
         };
-        let Some(mut text) = tuner_import::annotate(spec, &name, &measured) else {
+        let Some(text) = tuner_import::annotate(spec, &name, &measured) else {
             losers.push(format!("@{name}: its header was not found (left out)"));
             continue;
         };
-        text = extend_record(&text, row, context);
         let verified = crate::verify::verify_bytes(mlir, text.as_bytes(), &name);
         if verified.has_errors() {
             losers.push(format!(
@@ -153,49 +199,23 @@ pub fn interval_words(timing: &super::stats::Comparison) -> String {
     }
 }
 
-/// The measurement dictionary with what a bench knows beyond a tuner's CSV: how it was
-/// measured (tool, flags, IREE revision, samples, spread, p-value).
-fn extend_record(text: &str, row: &Row, context: &Context<'_>) -> String {
-    let Some(timing) = &row.timing else {
-        return text.to_string();
-    };
-    let extra = format!(
-        ", method = \"tunespec bench\", iree_revision = {rev:?}, samples = \"{n_base}/{n_tuned}\", baseline_iqr_us = \"{bq1:.3}-{bq3:.3}\", tuned_iqr_us = \"{tq1:.3}-{tq3:.3}\", rounds = \"{rounds}\", ratio_interval = \"{interval}\", p_value = \"{p:.2e}\"",
-        rev = context.iree,
-        n_base = timing.baseline.samples,
-        n_tuned = timing.tuned.samples,
-        bq1 = timing.baseline.q1_us,
-        bq3 = timing.baseline.q3_us,
-        tq1 = timing.tuned.q1_us,
-        tq3 = timing.tuned.q3_us,
-        p = timing.p_value,
-        rounds = timing.rounds,
-        interval = interval_words(timing),
-    );
-    // The record is the dictionary that ends with `candidate = "0"}`.
-    let marker = "candidate = \"0\"}";
-    match text.find(marker) {
-        Some(at) => {
-            let end = at + marker.len() - 1;
-            format!("{}{extra}{}", &text[..end], &text[end..])
-        }
-        None => text.to_string(),
-    }
-}
-
 /// Merges `winners` into the measured library at `output` (created, or merged into when a
-/// measured library is there) and writes it whole or not at all. Returns the merge notes.
+/// measured library is there) and writes it whole or not at all. `definitions`: the targets the
+/// library must define to work alone (a target a user's library defines, and its user-defined
+/// fallbacks). Returns the merge notes.
 pub fn write(
     mlir: &Mlir,
     output: &std::path::Path,
     winners: Vec<Entry>,
+    definitions: Vec<Definition>,
 ) -> Result<Vec<String>, String> {
-    let mut entries = measured_library::existing_entries(mlir, output)?;
+    let mut library = measured_library::existing(mlir, output)?;
+    library.define(definitions);
     let mut notes = Vec::new();
     for entry in winners {
-        measured_library::merge(&mut entries, entry, &mut notes);
+        measured_library::merge(&mut library.entries, entry, &mut notes);
     }
-    let files = measured_library::library_files(&mut entries);
+    let files = measured_library::library_files(&mut library, measured_library::BENCH_TOOL);
     measured_library::write_directory(output, &files)?;
     Ok(notes)
 }
@@ -231,6 +251,7 @@ mod tests {
                 rounds.iter().flat_map(|round| round.0.clone()).collect(),
                 rounds.iter().flat_map(|round| round.1.clone()).collect(),
             )),
+            ops: Vec::new(),
         }
     }
 
@@ -298,23 +319,33 @@ mod tests {
         let text = &first[0].text;
         assert!(
             text.contains(
-                "tunespec.measurement = {source = \"measured\", device = \"local-task\", gpu = \"CPU test\""
+                "tunespec.measurement = {source = \"measured\", device = \"local-task\", device_name = \"CPU test\", threads = \"4\", runtime = \"iree-base-runtime 3.13.0\""
             ),
             "{text}"
         );
         assert!(
-            text.contains("measured on CPU test (local-task) with --iree-hal-target-device=local"),
+            text.contains(
+                "measured on CPU test (local-task, 4 threads) with --iree-hal-target-device=local"
+            ),
             "{text}"
         );
         assert!(text.contains("method = \"tunespec bench\""), "{text}");
+        assert!(
+            text.contains("matcher = \"match_mm_128_tiny_tiles\""),
+            "{text}"
+        );
+        assert!(
+            !text.contains("dispatch = ") && !text.contains("gpu = "),
+            "{text}"
+        );
         assert!(text.contains("samples = \"8/8\""), "{text}");
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = (dir.path().join("a"), dir.path().join("b"));
         for shard in [&first, &second, &slower_again] {
-            write(&mlir, &a, shard.clone()).unwrap();
+            write(&mlir, &a, shard.clone(), Vec::new()).unwrap();
         }
         for shard in [&slower_again, &second, &first] {
-            write(&mlir, &b, shard.clone()).unwrap();
+            write(&mlir, &b, shard.clone(), Vec::new()).unwrap();
         }
         let (a, b) = (library(&a), library(&b));
         assert_eq!(a, b);

@@ -7,6 +7,7 @@
 //! from their headers), so the written spec is the user's text, not a reprint.
 
 use crate::ir;
+use crate::ir::names::DEFAULT_ENTRYPOINT_ATTR;
 
 /// The text span `[start, end)` of `transform.named_sequence @name` (from the start of its line
 /// through its body's closing brace).
@@ -70,9 +71,12 @@ fn aliases(text: &str) -> String {
 }
 
 /// The spec of `matcher` alone, from `text` (whose snapshot is `module`): the file itself when
-/// its entry point pairs only this matcher, else a new module with the matcher, its action and
-/// an entry point. `Err` says why it cannot be cut out (no pair in the entry point, a sequence
-/// not found in the text).
+/// its entry point pairs only this matcher and it is merge-ready already, else a new module with
+/// the matcher, its action and an entry point, marked merge-ready
+/// (`iree_codegen.tuning_spec_with_default_entrypoint`). Why merge-ready: a measured library
+/// holds one entry per device for the same op, and only merged pairs keep first-match-wins (specs
+/// linked by include all run, the last annotation winning). `Err` says why it cannot be cut out
+/// (no pair in the entry point, a sequence not found in the text).
 pub fn standalone(text: &str, module: &ir::Module, matcher: &str) -> Result<String, String> {
     let pairs = crate::link::entry_pairs(module);
     let Some((_, action)) = pairs.iter().find(|(m, _)| m == matcher) else {
@@ -80,7 +84,7 @@ pub fn standalone(text: &str, module: &ir::Module, matcher: &str) -> Result<Stri
             "@{matcher} is not paired with an action in the entry point's foreach_match"
         ));
     };
-    if pairs.len() == 1 {
+    if pairs.len() == 1 && module.root.has_attr(DEFAULT_ENTRYPOINT_ATTR) {
         return Ok(text.to_string());
     }
     let mut body = String::new();
@@ -91,7 +95,7 @@ pub fn standalone(text: &str, module: &ir::Module, matcher: &str) -> Result<Stri
         body.push('\n');
     }
     Ok(format!(
-        "{aliases}module attributes {{transform.with_named_sequence}} {{\n{body}  transform.named_sequence @__kernel_config(%variant_op: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{\n    %res = transform.foreach_match in %variant_op @{matcher} -> @{action} : (!transform.any_op) -> !transform.any_op\n    transform.yield %res : !transform.any_op\n  }}\n}}\n",
+        "{aliases}module attributes {{transform.with_named_sequence, {DEFAULT_ENTRYPOINT_ATTR}}} {{\n{body}  transform.named_sequence @__kernel_config(%variant_op: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{\n    %res = transform.foreach_match in %variant_op @{matcher} -> @{action} : (!transform.any_op) -> !transform.any_op\n    transform.yield %res : !transform.any_op\n  }}\n}}\n",
         aliases = aliases(text),
     ))
 }
@@ -132,6 +136,7 @@ module attributes {transform.with_named_sequence} {
         assert!(text.starts_with("#map = affine_map"), "{text}");
         assert!(text.contains("@m2 -> @act :"), "{text}");
         assert!(!text.contains("@m1"), "{text}");
+        assert!(text.contains(DEFAULT_ENTRYPOINT_ATTR), "{text}");
         let again = crate::verify::verify_bytes(&mlir, text.as_bytes(), "m2.mlir");
         assert!(!again.has_errors(), "{:?}", again.problems);
         let first = standalone(TWO, &module, "m1").unwrap();

@@ -43,6 +43,8 @@ pub struct KeyParts {
     pub dedupe: bool,
     /// Whether derived pairs are linked ([`LinkOptions::derived`]).
     pub derived: bool,
+    /// Whose measurements win ([`LinkOptions::measured_on`]).
+    pub measured_on: Option<String>,
     /// What the entry holds: the library as bytecode, or as printed text.
     pub form: Form,
     /// The inputs, highest priority first.
@@ -144,14 +146,15 @@ fn pure_key(
 
 impl KeyParts {
     /// The key parts of linking `inputs` (highest priority first) for `target` with `options`.
-    pub fn new(target: &str, inputs: &[LinkInput], options: LinkOptions) -> Self {
+    pub fn new(target: &str, inputs: &[LinkInput], options: &LinkOptions) -> Self {
         // Destructured on purpose: a new option must be added to the key before this compiles.
         // `threads` never changes the linked library, so it is not part of the key.
         let LinkOptions {
             dedupe,
             threads: _,
             derived,
-        } = options;
+            measured_on,
+        } = options.clone();
         KeyParts {
             schema: SCHEMA,
             tunespec_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -163,6 +166,7 @@ impl KeyParts {
             entry_point: names::KERNEL_CONFIG.to_string(),
             dedupe,
             derived,
+            measured_on,
             form: Form::Bytecode,
             inputs: inputs
                 .iter()
@@ -198,6 +202,10 @@ impl KeyParts {
         field(&mut out, "entry-point", self.entry_point.as_bytes());
         field(&mut out, "dedupe", &[u8::from(self.dedupe)]);
         field(&mut out, "derived", &[u8::from(self.derived)]);
+        // Absent when not chosen: keys of links without it are as before.
+        if let Some(device) = &self.measured_on {
+            field(&mut out, "measured_on", device.as_bytes());
+        }
         let form: &[u8] = match self.form {
             Form::Bytecode => b"mlirbc",
             Form::Text => b"mlir",

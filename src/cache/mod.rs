@@ -357,7 +357,7 @@ impl Cache {
         options: LinkOptions,
         mlir: impl FnOnce() -> &'m Mlir,
     ) -> Result<CachedLibrary, Vec<Problem>> {
-        let key = KeyParts::new(target, inputs, options).key();
+        let key = KeyParts::new(target, inputs, &options).key();
         self.get_or_insert_with(&key, || link_artifact(mlir(), inputs, options))
     }
 
@@ -374,7 +374,7 @@ impl Cache {
         options: LinkOptions,
         mlir: impl FnOnce() -> &'m Mlir,
     ) -> Result<CachedLibrary, Vec<Problem>> {
-        let mut parts = KeyParts::new(target, inputs, options);
+        let mut parts = KeyParts::new(target, inputs, &options);
         parts.form = Form::Text;
         let key = parts.key();
         self.get_or_insert_with(&key, || {
@@ -396,13 +396,13 @@ impl Cache {
         inputs: &[LinkInput],
         options: LinkOptions,
     ) -> Result<(OwnedOp<'c>, CachedLibrary), Vec<Problem>> {
-        let library = self.link(mlir, target, inputs, options)?;
+        let library = self.link(mlir, target, inputs, options.clone())?;
         if let Some(module) = parse_library(mlir, &library.bytecode) {
             return Ok((module, library));
         }
         if library.hit {
             self.invalidate(&library.key);
-            let library = self.link(mlir, target, inputs, options)?;
+            let library = self.link(mlir, target, inputs, options.clone())?;
             if let Some(module) = parse_library(mlir, &library.bytecode) {
                 return Ok((module, library));
             }
@@ -439,11 +439,11 @@ impl Cache {
                 },
             ));
         }
-        let key = KeyParts::new(target, inputs, options).key();
+        let key = KeyParts::new(target, inputs, &options).key();
         for attempt in 0..2 {
             let mut linked_here = None;
             let library = self.get_or_insert_with(&key, || {
-                let linked = link::link(mlir, inputs, options)?;
+                let linked = link::link(mlir, inputs, options.clone())?;
                 let bytecode = linked.module.to_bytecode().map_err(|message| {
                     vec![Problem::error(link::codes::INTERNAL, message, None)]
                 })?;

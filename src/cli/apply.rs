@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::ir::names;
-use tunespec::link::LinkOptions;
 use tunespec::mlir::{Mlir, OwnedOp};
 use tunespec::problem::Problem;
 
@@ -259,7 +258,7 @@ fn link_library<'c>(
     let (inputs, cache) = args.inputs_and_cache(false)?;
     let target = args.cache_target();
     let _phase = tracing::info_span!("link", inputs = inputs.len()).entered();
-    let result = cache.link_live(mlir, &target, &inputs, LinkOptions::default());
+    let result = cache.link_live(mlir, &target, &inputs, args.link_options());
     report(&cache.take_warnings(), None);
     match result {
         Ok((module, library)) => {

@@ -180,7 +180,7 @@ impl Opts {
         spread_warnings(&rows);
         let written = match &self.write {
             Some(output) => {
-                match self.write_library(&mlir, &cases, &rows, &options, iree, output) {
+                match self.write_library(&mlir, &cases, &rows, &options, (iree, &tools), output) {
                     Ok(notes) => Some(notes),
                     Err(message) => return usage(message),
                 }
@@ -526,15 +526,18 @@ impl Opts {
         cases: &[Case],
         rows: &[Row],
         options: &Options,
-        iree: &tunespec::iree::Iree,
+        (iree, tools): (&tunespec::iree::Iree, &Tools),
         output: &std::path::Path,
     ) -> Result<Vec<String>, String> {
         let name = bench::measured::DeviceName::of(&options.device);
         let date = super::bench_report::today();
+        let version = tools.version();
+        let runtime = (version != "unknown").then(|| format!("iree-base-runtime {version}"));
         let context = bench::measured::Context {
             device: &options.device,
             name: &name,
             iree: &iree.revision,
+            runtime: runtime.as_deref(),
             flags: &options.flags,
             date: &date,
         };
@@ -559,7 +562,13 @@ impl Opts {
             ));
             return Ok(notes);
         }
-        notes.extend(bench::measured::write(mlir, output, winners)?);
+        // A target a user's library defines goes into the written library too (with its
+        // user-defined fallbacks): the library then works alone, and beside the one it came from.
+        let definitions = tunespec::Registry::discover()
+            .and_then(|registry| registry.with_command_line(&self.library.specs))
+            .map(|registry| registry.library_definitions(&target))
+            .unwrap_or_default();
+        notes.extend(bench::measured::write(mlir, output, winners, definitions)?);
         notes.push(format!(
             "wrote {count} measured entr{} to {}",
             if count == 1 { "y" } else { "ies" },

@@ -256,6 +256,11 @@ pub struct LibraryArgs {
     pub no_default: bool,
     #[command(flatten)]
     pub derived: DerivedArgs,
+    /// Where a library holds measurements of one op on several devices, take the one measured
+    /// on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first
+    /// listed)
+    #[arg(long, value_name = "DEVICE")]
+    pub measured_on: Option<String>,
 }
 
 /// `--derived` / `--no-derived`: whether tunespec's derived default specs (configs derived by
@@ -298,6 +303,14 @@ impl DerivedArgs {
 }
 
 impl LibraryArgs {
+    /// How every command that links these specs links them.
+    pub fn link_options(&self) -> LinkOptions {
+        LinkOptions {
+            measured_on: self.measured_on.clone(),
+            ..LinkOptions::default()
+        }
+    }
+
     /// Whether any of the flags was given (`attach` and `apply` otherwise use an attached
     /// library).
     pub fn given(&self) -> bool {
@@ -398,7 +411,7 @@ impl LibraryArgs {
         let (inputs, cache) = self.inputs_and_cache(portable)?;
         let target = self.cache_target();
         let _phase = tracing::info_span!("link", inputs = inputs.len()).entered();
-        let result = cache.link(mlir, &target, &inputs, LinkOptions::default());
+        let result = cache.link(mlir, &target, &inputs, self.link_options());
         report(&cache.take_warnings(), None);
         match result {
             Ok(library) => {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use tunespec::ir::Loc;
-use tunespec::measured_library::{existing_entries, library_files, merge, write_directory, Entry};
+use tunespec::measured_library::{existing, library_files, merge, write_directory, Entry, Library};
 use tunespec::mlir::Mlir;
 use tunespec::problem::Problem;
 use tunespec::registry;
@@ -139,8 +139,11 @@ impl Opts {
             }
         }
         let mlir = Mlir::new_threaded();
-        let entries = match existing_entries(&mlir, &self.output) {
-            Ok(entries) => entries,
+        let Library {
+            entries,
+            targets: definitions,
+        } = match existing(&mlir, &self.output) {
+            Ok(library) => library,
             Err(message) => {
                 tool_error(message);
                 return ExitStatus::Usage;
@@ -167,7 +170,12 @@ impl Opts {
             tool_error("an annotated spec does not verify (a tunespec bug); nothing written");
             return ExitStatus::Problems;
         }
-        let files = library_files(&mut import.entries);
+        let mut library = Library {
+            entries: std::mem::take(&mut import.entries),
+            targets: definitions,
+        };
+        let files = library_files(&mut library, tunespec::tuner_import::TOOL);
+        import.entries = library.entries;
         if let Err(message) = write_directory(&self.output, &files) {
             tool_error(message);
             return ExitStatus::Usage;
@@ -329,7 +337,7 @@ impl Import<'_> {
         }
         self.rows.push(Row {
             run: run_name.to_string(),
-            dispatch: chosen.measurement.dispatch.clone(),
+            dispatch: chosen.measurement.subject.name().to_string(),
             outcome,
             baseline_us: chosen.measurement.baseline_us,
             chosen: Some((name, matcher.name.clone(), chosen.measurement)),

@@ -83,7 +83,7 @@ impl Opts {
         let options = LinkOptions {
             dedupe: self.dedupe,
             threads: self.jobs.map(usize::from),
-            ..LinkOptions::default()
+            ..self.library.link_options()
         };
         let phase = tracing::info_span!("link", inputs = inputs.len(), emit = ?self.emit).entered();
         let result = match self.emit {

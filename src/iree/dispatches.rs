@@ -26,6 +26,9 @@ const MATCHED_PHASE: &str = "before-materialize-user-configs";
 /// IREE compiles for (a family).
 pub fn session_flags(canonical: &str, backend: Option<&str>) -> Option<Vec<String>> {
     match backend {
+        // The built-in `host` target is this machine's CPU, as IREE's `host` names it (configs
+        // then follow the CPU's features, as the user's own compile for this machine does).
+        Some("llvm-cpu") if canonical == "host" => super::target_flags(canonical),
         // A registry name is not an LLVM CPU name: IREE's default CPU (the dispatches, which
         // is what matching sees, do not depend on it).
         Some("llvm-cpu") => Some(vec![

@@ -38,6 +38,19 @@ pub struct CompileTarget {
 /// How IREE compiles for `architecture`: `None` for a family or a name that is not an
 /// architecture (`gfx9`, `nvidia`, `mi308x`).
 pub fn compile_target(architecture: &str) -> Option<CompileTarget> {
+    // The built-in `host` target: this machine's CPU, as IREE's llvm-cpu `host` names it.
+    if architecture == "host" {
+        return Some(CompileTarget {
+            architecture: architecture.to_string(),
+            flags: vec![
+                "--iree-hal-target-device=local".to_string(),
+                "--iree-hal-local-target-device-backends=llvm-cpu".to_string(),
+                "--iree-llvmcpu-target-cpu=host".to_string(),
+            ],
+            compiled_as: "host".to_string(),
+            substitution: None,
+        });
+    }
     let alphanumeric =
         |rest: &str| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric());
     if let Some(rest) = architecture.strip_prefix("gfx") {

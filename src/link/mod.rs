@@ -55,6 +55,9 @@ pub mod codes {
     /// A measured matcher placed before a derived one that matches the same ops, or a derived
     /// matcher after a measured one that covers it (note).
     pub const MEASURED_FIRST: &str = "tunespec::link::measured-first";
+    /// A measured matcher left behind another measurement of the same op on another device
+    /// (note): entries of several devices coexist, the link takes one.
+    pub const OTHER_DEVICE: &str = "tunespec::link::other-device";
 }
 
 /// Where a spec came from: its layer, for reports (which default a user matcher overrides), the
@@ -150,7 +153,7 @@ impl LinkInput {
 }
 
 /// How to link.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct LinkOptions {
     /// Drop pairs whose matcher can never fire (shadowed, overridden defaults, derived matchers
     /// a measured one covers).
@@ -161,6 +164,11 @@ pub struct LinkOptions {
     /// Link pairs whose matcher is derived by rule (`tunespec.provenance = "derived ..."`); when
     /// false they are left out and listed in [`Linked::withheld`].
     pub derived: bool,
+    /// Which device's measurement of an op wins where a library holds several (`bench --write`
+    /// keeps one entry per device): a measured pair whose record's device identity
+    /// ([`crate::provenance::Measurement::identity`]) contains these words (case-insensitive:
+    /// `local-task`, `H100`) goes before the others of its key. `None`: the first listed wins.
+    pub measured_on: Option<String>,
 }
 
 impl Default for LinkOptions {
@@ -169,6 +177,7 @@ impl Default for LinkOptions {
             dedupe: false,
             threads: None,
             derived: true,
+            measured_on: None,
         }
     }
 }
@@ -188,6 +197,8 @@ pub struct LinkedPair {
     pub key: Option<key::MatcherKey>,
     /// Measured, derived or stated.
     pub provenance: Kind,
+    /// For a measured matcher, who measured it ([`crate::provenance::Measurement::identity`]).
+    pub measured_on: Option<String>,
 }
 
 /// The result of a link.
@@ -505,6 +516,7 @@ struct EntryPair {
     print: Option<blake3::Hash>,
     key: Option<key::MatcherKey>,
     provenance: Kind,
+    measured_on: Option<String>,
 }
 
 struct Summary {
@@ -575,6 +587,10 @@ fn summarize(snapshot: &ir::Module, facts: &SpecFacts, input: usize) -> Summary 
             EntryPair {
                 key: matcher_op.and_then(key::matcher_key),
                 provenance: matcher_op.map_or(Kind::Stated, crate::provenance::classify),
+                measured_on: matcher_op
+                    .and_then(|op| op.attr(crate::provenance::MEASUREMENT_ATTR))
+                    .and_then(crate::provenance::Measurement::from_attr)
+                    .map(|measurement| measurement.identity()),
                 loc: matcher_op.and_then(|op| op.loc.clone()),
                 matcher,
                 action,

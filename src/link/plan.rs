@@ -28,6 +28,7 @@ pub(super) fn plan_segments(
                     matcher_loc: entry.loc.clone(),
                     key: entry.key.clone(),
                     provenance: entry.provenance,
+                    measured_on: entry.measured_on.clone(),
                 };
                 if !options.derived && pair.provenance == Kind::Derived {
                     withheld.push(pair);
@@ -41,7 +42,10 @@ pub(super) fn plan_segments(
         }
     }
     measured_first(&mut items, inputs, problems);
-    let (segments, pairs) = segments_of(items, inputs, options, problems);
+    if let Some(device) = &options.measured_on {
+        chosen_device_first(&mut items, device);
+    }
+    let (segments, pairs) = segments_of(items, inputs, &options, problems);
     Ok(Plan {
         segments,
         pairs,
@@ -102,7 +106,7 @@ fn include_items(
 fn segments_of(
     items: Vec<Item>,
     inputs: &[LinkInput],
-    options: LinkOptions,
+    options: &LinkOptions,
     problems: &mut Vec<Problem>,
 ) -> (Vec<Segment>, Vec<LinkedPair>) {
     let mut segments: Vec<Segment> = Vec::new();
@@ -158,6 +162,44 @@ enum Item {
     Include(Segment),
 }
 
+/// Whether a measurement's identity is the device `chosen` names (its words, case-insensitive).
+pub(super) fn is_measured_on(identity: &str, chosen: &str) -> bool {
+    identity
+        .to_lowercase()
+        .contains(chosen.trim().to_lowercase().as_str())
+}
+
+/// With `--measured-on`: moves each measured pair of the chosen device before the first measured
+/// pair earlier in the order with the same key measured on another device, so that the chosen
+/// device's entry wins (the other is then reported as measured elsewhere).
+fn chosen_device_first(items: &mut Vec<Item>, chosen: &str) {
+    let mut index = 0;
+    while index < items.len() {
+        let moved = match &items[index] {
+            Item::Pair(pair, _)
+                if pair
+                    .measured_on
+                    .as_deref()
+                    .is_some_and(|on| is_measured_on(on, chosen)) =>
+            {
+                pair.key.as_ref().and_then(|key| {
+                    items[..index].iter().position(|item| {
+                        matches!(item, Item::Pair(earlier, _)
+                            if earlier.measured_on.as_deref().is_some_and(|on| !is_measured_on(on, chosen))
+                                && earlier.key.as_ref() == Some(key))
+                    })
+                })
+            }
+            _ => None,
+        };
+        if let Some(to) = moved {
+            let item = items.remove(index);
+            items.insert(to, item);
+        }
+        index += 1;
+    }
+}
+
 /// Moves each measured pair before the first derived pair earlier in the order whose key
 /// overlaps its own (either contains the other), so that the measured config wins whatever the
 /// input order; each move is reported as a note.
@@ -211,7 +253,7 @@ fn contained_problem(
     earlier: &LinkedPair,
     identical: bool,
     inputs: &[LinkInput],
-    options: LinkOptions,
+    options: &LinkOptions,
 ) -> Problem {
     let (layer, earlier_layer) = (
         inputs[pair.input].role.layer(),
@@ -232,7 +274,30 @@ fn contained_problem(
     } else {
         format!("kept in the library, where it never fires (--dedupe drops it){key}")
     };
-    let mut problem = if layer.is_default() && !earlier_layer.is_default() {
+    let other_device = match (&pair.measured_on, &earlier.measured_on) {
+        (Some(on), Some(winner)) if on != winner => Some((on, winner)),
+        _ => None,
+    };
+    let mut problem = if let Some((on, winner)) = other_device {
+        let how = match &options.measured_on {
+            Some(chosen) if is_measured_on(winner, chosen) => {
+                format!("--measured-on {chosen:?} chose it")
+            }
+            Some(chosen) => {
+                format!("none of the two is measured on {chosen:?}; the first listed wins")
+            }
+            None => "the first listed wins; --measured-on chooses a device".to_string(),
+        };
+        Problem::note(
+            codes::OTHER_DEVICE,
+            format!(
+                "measured matcher @{} ({}, measured on {on}) is left behind @{} ({}, measured on {winner}): the same op measured on another device; {how}",
+                pair.matcher, inputs[pair.input].name, earlier.matcher, inputs[earlier.input].name,
+            ),
+            pair.matcher_loc.clone(),
+        )
+        .with_help(dropped.clone())
+    } else if layer.is_default() && !earlier_layer.is_default() {
         Problem::note(
             codes::OVERRIDES_DEFAULT,
             format!(

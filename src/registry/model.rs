@@ -131,6 +131,18 @@ impl Registry {
         Ok(chain)
     }
 
+    /// The definitions a written library needs to use `name` alone: those of the targets along
+    /// its chain that a spec library defines (the default registry's are known everywhere),
+    /// most specific first; none for an unknown name.
+    pub fn library_definitions(&self, name: &str) -> Vec<crate::manifest::Definition> {
+        self.chain(name)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|target| target.library.is_some())
+            .map(Target::definition)
+            .collect()
+    }
+
     /// The feature names declared along `name`'s chain.
     pub fn chain_features(&self, name: &str) -> BTreeSet<String> {
         self.chain(name)

@@ -303,14 +303,26 @@ impl Registry {
     }
 
     /// Adds a library's targets; none of their names or aliases may be known already (targets
-    /// of two libraries must not clash either).
+    /// of two libraries must not clash either), except as the same definition.
     fn add_library_targets(
         &mut self,
         resolved: &ResolvedManifest,
         dir: &Path,
     ) -> Result<(), Vec<Problem>> {
         let mut problems = Vec::new();
+        let mut redefined = Vec::new();
         for target in &resolved.targets {
+            // The same definition in two libraries is one target: a measured library that
+            // `bench --write` wrote carries a copy of the target it was measured for, so that it
+            // works alone and beside the library it came from.
+            let same = self.find(&target.name).is_some_and(|owner| {
+                owner.library.is_some()
+                    && owner.definition() == Target::from_library(target, dir).definition()
+            });
+            if same {
+                redefined.push(target.name.clone());
+                continue;
+            }
             let clash = std::iter::once(&target.name)
                 .chain(&target.aliases)
                 .find_map(|name| self.find(name).map(|owner| (name, owner)));
@@ -336,6 +348,7 @@ impl Registry {
             resolved
                 .targets
                 .iter()
+                .filter(|target| !redefined.contains(&target.name))
                 .map(|target| Target::from_library(target, dir)),
         );
         self.targets.sort_by(|a, b| a.name.cmp(&b.name));

@@ -61,6 +61,20 @@ impl Target {
         }
     }
 
+    /// The target as a manifest's `[targets.NAME]` table would define it (without specs).
+    pub fn definition(&self) -> crate::manifest::Definition {
+        crate::manifest::Definition {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            kind: self.kind.clone(),
+            aliases: self.aliases.clone(),
+            fallback: self.fallback.clone(),
+            features: self.features.clone(),
+            backend: self.backend.clone(),
+            specs: Vec::new(),
+        }
+    }
+
     /// The build's entry, for targets of the default registry.
     pub fn embedded(&self) -> Option<&'static EmbeddedTarget> {
         self.embedded

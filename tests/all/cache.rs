@@ -195,12 +195,12 @@ fn gfx942_target() -> String {
 }
 
 fn gfx942_key() -> Key {
-    KeyParts::new(&gfx942_target(), &gfx942_inputs(), LinkOptions::default()).key()
+    KeyParts::new(&gfx942_target(), &gfx942_inputs(), &LinkOptions::default()).key()
 }
 
 /// The key of the entry `link --target gfx942` (text output) stores.
 fn gfx942_text_key() -> Key {
-    let mut parts = KeyParts::new(&gfx942_target(), &gfx942_inputs(), LinkOptions::default());
+    let mut parts = KeyParts::new(&gfx942_target(), &gfx942_inputs(), &LinkOptions::default());
     parts.form = Form::Text;
     parts.key()
 }
@@ -219,7 +219,7 @@ fn base_parts() -> KeyParts {
             role: Role::User,
         },
     );
-    KeyParts::new("gfx942", &inputs, LinkOptions::default())
+    KeyParts::new("gfx942", &inputs, &LinkOptions::default())
 }
 
 /// Changing one part of the key (by `change`) changes the key; undoing it restores the key.
@@ -295,7 +295,7 @@ fn key_depends_on_every_link_option() {
     let plain = KeyParts::new(
         "gfx942",
         &inputs,
-        LinkOptions {
+        &LinkOptions {
             dedupe: false,
             ..LinkOptions::default()
         },
@@ -303,23 +303,37 @@ fn key_depends_on_every_link_option() {
     let dedupe = KeyParts::new(
         "gfx942",
         &inputs,
-        LinkOptions {
+        &LinkOptions {
             dedupe: true,
             ..LinkOptions::default()
         },
     );
     assert_ne!(plain.key(), dedupe.key());
     assert_key_depends_on(|parts| parts.dedupe = !parts.dedupe);
+    let chosen = |device: Option<&str>| {
+        KeyParts::new(
+            "gfx942",
+            &inputs,
+            &LinkOptions {
+                measured_on: device.map(str::to_string),
+                ..LinkOptions::default()
+            },
+        )
+        .key()
+    };
+    assert_ne!(chosen(None), chosen(Some("local-task")));
+    assert_ne!(chosen(Some("local-sync")), chosen(Some("local-task")));
+    assert_eq!(chosen(None), plain.key());
 }
 
 #[test]
 fn key_depends_on_input_bytes() {
     let mut inputs = gfx942_inputs();
-    let before = KeyParts::new("gfx942", &inputs, LinkOptions::default()).key();
+    let before = KeyParts::new("gfx942", &inputs, &LinkOptions::default()).key();
     // One byte of one spec.
     let last = inputs[1].bytes.len() - 1;
     inputs[1].bytes[last] ^= 1;
-    let after = KeyParts::new("gfx942", &inputs, LinkOptions::default()).key();
+    let after = KeyParts::new("gfx942", &inputs, &LinkOptions::default()).key();
     assert_ne!(before, after);
     assert_key_depends_on(|parts| parts.inputs[0].hash[31] ^= 0x80);
     assert_key_depends_on(|parts| parts.inputs[0].len += 1);
@@ -1352,7 +1366,7 @@ fn the_memory_cache_is_bounded_by_entries_and_bytes() {
     let cache = Cache::new(limits);
     let builds = AtomicUsize::new(0);
     let get = |target: &str, size: usize| {
-        let key = KeyParts::new(target, &[], LinkOptions::default()).key();
+        let key = KeyParts::new(target, &[], &LinkOptions::default()).key();
         cache
             .get_or_insert_with(&key, || {
                 builds.fetch_add(1, Ordering::SeqCst);

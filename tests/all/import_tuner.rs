@@ -79,7 +79,7 @@ fn import_tuner_records_the_gpu_and_the_flags_of_summary_log() {
     let spec = only_spec(&library);
     for field in [
         "device = \"cuda://0\"",
-        "gpu = \"Fixture GPU 80GB\"",
+        "device_name = \"Fixture GPU 80GB\"",
         "driver = \"123.45.67\"",
         "flags = \"--iree-hal-target-device=cuda --iree-cuda-target=sm_89\"",
         "candidate = \"1\"",
@@ -107,7 +107,7 @@ fn import_tuner_records_the_gpu_and_the_flags_of_summary_log() {
         .output()
         .unwrap();
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
-    assert!(only_spec(&library).contains("gpu = \"Fixture GPU 80GB\""));
+    assert!(only_spec(&library).contains("device_name = \"Fixture GPU 80GB\""));
 }
 
 #[test]

@@ -655,7 +655,11 @@ fn text_and_bytecode_outputs_are_the_same_library_in_iree_opt_for_every_default_
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    for target in tunespec::registry::targets() {
+    // Targets with default specs along their chain (the built-in `host` has none).
+    for target in tunespec::registry::targets()
+        .iter()
+        .filter(|target| !target.specs.is_empty() || target.fallback.is_some())
+    {
         let args = ["--target".to_string(), target.name.to_string()];
         let (bytecode, text) = link_both_forms(dir.path(), target.name, &args);
         let print = |path: &Path| {

@@ -35,6 +35,7 @@ mod iree_verify;
 mod link;
 mod link_keys;
 mod measured_first;
+mod measured_loop;
 mod module_graph;
 mod mutation_fuzz;
 mod one_home;

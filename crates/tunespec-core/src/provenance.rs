@@ -65,8 +65,8 @@ pub fn rule(sentence: &str) -> Option<&str> {
 pub struct Record {
     /// The matcher's symbol name.
     pub matcher: String,
-    /// What it was measured on: the GPU's name where the record has one (`gpu`), else its
-    /// device id (`cuda://0` alone does not say which GPU).
+    /// What it was measured on: the device's name where the record has one (`device_name`, or
+    /// `gpu` in older records), else its device id (`cuda://0` alone does not say which GPU).
     pub device: String,
     /// The IREE version of the run (`unknown` when the record lacks it).
     pub iree: String,
@@ -81,7 +81,8 @@ impl Record {
         let get = |name: &str| attr.dict_get(name).and_then(Attr::as_str);
         Some(Record {
             matcher: matcher.sym_name().unwrap_or_default().to_string(),
-            device: get("gpu")
+            device: get("device_name")
+                .or_else(|| get("gpu"))
                 .or_else(|| get("device"))
                 .unwrap_or("unknown")
                 .to_string(),

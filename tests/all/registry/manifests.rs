@@ -201,8 +201,15 @@ fn manifest_fallbacks_must_name_targets_and_end() {
     );
     assert_eq!(
         errors("schema = 1\n[targets.lonely]\ndescription = \"x\"\n", &[]),
-        ["2:10: target 'lonely' has neither specs nor a fallback"]
+        ["2:10: target 'lonely' has neither specs, a fallback nor a backend"]
     );
+    // A target that names its backend is one to compile for, configured by users' specs.
+    let compiled = load(
+        "schema = 1\n[targets.lonely]\ndescription = \"x\"\nbackend = \"llvm-cpu\"\n",
+        &[],
+    )
+    .expect("a target with a backend needs no specs");
+    assert_eq!(compiled.targets[0].backend.as_deref(), Some("llvm-cpu"));
 }
 
 #[test]
@@ -337,7 +344,7 @@ fn manifest_problems_are_all_reported_in_file_order() {
             "4:12: alias 'b' of target 'a' is also a target name",
             "5:12: fallback 'nope' of target 'a' is not a target",
             "6:10: spec path '../x.mlir' of target 'a' escapes the specs directory with '..'",
-            "7:10: target 'b' has neither specs nor a fallback",
+            "7:10: target 'b' has neither specs, a fallback nor a backend",
         ]
     );
 }

@@ -521,7 +521,8 @@ fn assert_library_problems_are_located(root: &Path) {
         ),
         "{problems:?}"
     );
-    // Two libraries may not define the same target.
+    // Two libraries that define the same target the same way define one target (a measured
+    // library carries a copy of the target it was measured for).
     write(
         root,
         &[
@@ -535,6 +536,18 @@ fn assert_library_problems_are_located(root: &Path) {
             ),
             ("lib2/a.mlir", "// a\n"),
         ],
+    );
+    let same =
+        Registry::embedded().with_discovery(&project(root, "spec_dirs = [\"lib\", \"lib2\"]\n"));
+    let same = same.expect("identical definitions are one target");
+    assert_eq!(same.targets().iter().filter(|t| t.name == "lab").count(), 1);
+    // Two libraries may not define the same target differently.
+    write(
+        root,
+        &[(
+            "lib2/registry.toml",
+            "schema = 1\n[targets.lab]\ndescription = \"another lab\"\nfallback = \"gfx942\"\n",
+        )],
     );
     let problems = config_problems(&project(root, "spec_dirs = [\"lib\", \"lib2\"]\n"));
     assert_eq!(

@@ -76,6 +76,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s q -l quiet 
 complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l emit -d 'Output form' -r -f -a "mlir/t'MLIR text'
 mlirbc/t'MLIR bytecode (emit version 6; 4 when matcher bodies hold payload ops)'"
@@ -100,6 +101,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s q -l quiet -d
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l attr -d 'Attribute that carries the library' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l blob -d 'How the bytes are stored' -r -f -a "dense/t'`dense<"0x..."> : vector<N x i8>` (IREE/'s default)'
@@ -133,6 +135,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s q -l quiet
 complete -c tunespec -n "__fish_tunespec_using_subcommand extract" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l attr -d 'Attribute that carries the library' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -l format -d 'How diagnostics and the explanation are printed (on stderr; stdout may carry the payload): human, json, short (a line per op), github (workflow commands), sarif (one log)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
@@ -161,6 +164,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s q -l quiet -
 complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l attr -d 'Attribute that carries the library' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l format -d 'Output format: a table (human; github, with a notice per unmatched op), one line per candidate op (short), one JSON document (json), or a SARIF log with a note per unmatched op (sarif)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
 json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
@@ -188,6 +192,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s q -l quiet
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand coverage" -l format -d 'Output format: text (human), one JSON object (json); in short, github and sarif each matcher that never fired is a warning at its spec line (exit status unchanged)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
 json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
 short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'
@@ -355,6 +360,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s q -l quiet -
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s d -l device -d 'The runtime/'s device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l rounds -d 'Rounds before the first look: in each, IREE/'s config and the library/'s are timed by one runtime process each, order reversed every round; the rounds are what is judged' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l max-rounds -d 'The most rounds: an unsettled comparison doubles its rounds up to this, each look at --alpha over the number of looks' -r

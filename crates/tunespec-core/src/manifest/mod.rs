@@ -29,7 +29,7 @@ pub use paths::{
     list_spec_files, offset_loc, walk_spec_files,
 };
 use validate::Validator;
-pub use write::{written_by, Writer};
+pub use write::{written_by, Definition, Writer};
 
 /// The manifest format version this build understands.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -279,9 +279,11 @@ impl<'a> Validator<'a> {
         if let Some(fallback) = &target.fallback {
             self.check_fallback(name, target, fallback);
         }
-        if target.specs.is_empty() && target.fallback.is_none() {
+        // A target that names its backend is one to compile for even without specs (the
+        // built-in `host`; a fallback a measured library copies): users' specs configure it.
+        if target.specs.is_empty() && target.fallback.is_none() && target.backend.is_none() {
             self.report(
-                format!("target '{name}' has neither specs nor a fallback"),
+                format!("target '{name}' has neither specs, a fallback nor a backend"),
                 key.span(),
             );
         }

@@ -20,12 +20,56 @@ pub fn written_by(text: &str) -> Option<&str> {
     Some(tool)
 }
 
-/// A manifest to write: comment lines, `schema`, then one `[extend.TARGET]` table per target, in
-/// the order they were added.
+/// A manifest to write: comment lines, `schema`, the `[targets.NAME]` it defines, then one
+/// `[extend.TARGET]` table per target, in the order they were added.
 #[derive(Clone, Debug, Default)]
 pub struct Writer {
     comments: Vec<String>,
+    targets: Vec<Definition>,
     extend: Vec<(String, Vec<String>)>,
+}
+
+/// A `[targets.NAME]` table to write: a target a written library defines itself, so that it
+/// works alone (a measured library for a target a user's library defines).
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Definition {
+    /// The target's name.
+    pub name: String,
+    /// Its one line.
+    pub description: String,
+    /// `sku`, `arch`, ...
+    pub kind: Option<String>,
+    /// Its aliases.
+    pub aliases: Vec<String>,
+    /// The next more general target.
+    pub fallback: Option<String>,
+    /// The features it declares.
+    pub features: Vec<String>,
+    /// The IREE backend it names.
+    pub backend: Option<String>,
+    /// Its spec files, relative to the manifest's directory.
+    pub specs: Vec<String>,
+}
+
+impl Definition {
+    /// The definition of `[targets.NAME]` as read (its specs left out: a writer lists its own).
+    pub fn read(name: &str, entry: &super::TargetEntry) -> Definition {
+        let strings = |items: &[toml::Spanned<String>]| {
+            items.iter().map(|item| item.get_ref().clone()).collect()
+        };
+        let optional =
+            |item: &Option<toml::Spanned<String>>| item.as_ref().map(|item| item.get_ref().clone());
+        Definition {
+            name: name.to_string(),
+            description: entry.description.get_ref().clone(),
+            kind: optional(&entry.kind),
+            aliases: strings(&entry.aliases),
+            fallback: optional(&entry.fallback),
+            features: strings(&entry.features),
+            backend: optional(&entry.backend),
+            specs: Vec::new(),
+        }
+    }
 }
 
 impl Writer {
@@ -40,6 +84,13 @@ impl Writer {
     /// Adds a comment line (each line of `text` is a comment of its own).
     pub fn comment(&mut self, text: &str) -> &mut Writer {
         self.comments.extend(text.lines().map(str::to_string));
+        self
+    }
+
+    /// Adds `[targets.NAME]` (tables are written sorted by name, as TOML readers list them).
+    pub fn define(&mut self, definition: Definition) -> &mut Writer {
+        self.targets.push(definition);
+        self.targets.sort();
         self
     }
 
@@ -69,8 +120,11 @@ struct Body<'a>(&'a Writer);
 
 impl Serialize for Body<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut document = serializer.serialize_struct("Manifest", 2)?;
+        let mut document = serializer.serialize_struct("Manifest", 3)?;
         document.serialize_field("schema", &SCHEMA_VERSION)?;
+        if !self.0.targets.is_empty() {
+            document.serialize_field("targets", &Targets(&self.0.targets))?;
+        }
         if !self.0.extend.is_empty() {
             document.serialize_field("extend", &Extend(&self.0.extend))?;
         }
@@ -88,6 +142,49 @@ impl Serialize for Extend<'_> {
             map.serialize_entry(target, &Specs(specs))?;
         }
         map.end()
+    }
+}
+
+/// The `targets` tables, by name.
+struct Targets<'a>(&'a [Definition]);
+
+impl Serialize for Targets<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for definition in self.0 {
+            map.serialize_entry(&definition.name, &Table(definition))?;
+        }
+        map.end()
+    }
+}
+
+/// One `[targets.NAME]` table: the fields a definition has (absent ones left out).
+struct Table<'a>(&'a Definition);
+
+impl Serialize for Table<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let definition = self.0;
+        let mut table = serializer.serialize_map(None)?;
+        table.serialize_entry("description", &definition.description)?;
+        if let Some(kind) = &definition.kind {
+            table.serialize_entry("kind", kind)?;
+        }
+        if !definition.aliases.is_empty() {
+            table.serialize_entry("aliases", &definition.aliases)?;
+        }
+        if let Some(fallback) = &definition.fallback {
+            table.serialize_entry("fallback", fallback)?;
+        }
+        if !definition.features.is_empty() {
+            table.serialize_entry("features", &definition.features)?;
+        }
+        if let Some(backend) = &definition.backend {
+            table.serialize_entry("backend", backend)?;
+        }
+        if !definition.specs.is_empty() {
+            table.serialize_entry("specs", &definition.specs)?;
+        }
+        table.end()
     }
 }
 
@@ -125,6 +222,46 @@ mod tests {
         assert_eq!(
             Writer::written_by("t", "").text(),
             "# Written by `t`\nschema = 1\n"
+        );
+    }
+
+    /// A defined target reads back as written, and before the extensions.
+    #[test]
+    fn defined_targets_read_back() {
+        let mut writer = Writer::written_by("t", "");
+        let definition = Definition {
+            name: "host_cpu".into(),
+            description: "this \"CPU\"".into(),
+            kind: Some("arch".into()),
+            aliases: vec!["mine".into()],
+            fallback: None,
+            features: vec!["avx2".into()],
+            backend: Some("llvm-cpu".into()),
+            specs: vec!["host_cpu/a.mlir".into()],
+        };
+        writer.define(definition.clone());
+        writer.extend("gfx942", &["gfx942/b.mlir".into()]);
+        let text = writer.text();
+        let manifest = super::super::parse(&text, "registry.toml").unwrap();
+        let (name, entry) = manifest.targets.iter().next().unwrap();
+        let read = Definition::read(name.get_ref(), entry);
+        assert_eq!(
+            read,
+            Definition {
+                specs: Vec::new(),
+                ..definition
+            }
+        );
+        let listed: Vec<_> = manifest
+            .listed_specs()
+            .map(|(_, target, spec)| (target.to_string(), spec.path.clone()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("host_cpu".to_string(), "host_cpu/a.mlir".to_string()),
+                ("gfx942".to_string(), "gfx942/b.mlir".to_string())
+            ]
         );
     }
 
