@@ -88,9 +88,10 @@ pub struct Context<'a> {
 /// The measurement of a faster row.
 fn measurement(row: &Row, context: &Context<'_>) -> Option<Measurement> {
     let timing = row.timing.as_ref()?;
+    // A dispatch of a model is what was measured there; a matcher's own payload, the matcher.
     let subject = match &row.matcher {
-        Some(matcher) => Subject::Matcher(matcher.clone()),
-        None => Subject::Dispatch(row.name.clone()),
+        Some(matcher) if row.kind != "dispatch" => Subject::Matcher(matcher.clone()),
+        _ => Subject::Dispatch(row.name.clone()),
     };
     Some(Measurement {
         subject,
@@ -157,7 +158,7 @@ pub fn entries(
     let mut losers = Vec::new();
     for (row, spec, key) in rows {
         let name = row.matcher.clone().unwrap_or_else(|| row.name.clone());
-        if row.status != Status::Faster || row.kind != "function" {
+        if row.status != Status::Faster || !matches!(row.kind, "function" | "dispatch") {
             losers.push(format!("@{name}: {} (left out)", row.status.words()));
             continue;
         }
@@ -186,6 +187,81 @@ pub fn entries(
         });
     }
     (winners, losers)
+}
+
+/// The dispatch rows of models (`bench --dispatches --write LIB model.mlir`) that can become
+/// measured entries, each with its matcher's standalone spec and key: a dispatch row called
+/// faster whose configured ops were all configured by one matcher of `specs` (the library's
+/// specs as (name, text, snapshot)). The time of a dispatch two matchers configured belongs to
+/// neither alone, so such a row is left out, as is one whose matcher has no key; each reason is a
+/// why-not line. The rows returned carry the matcher's own name (for its annotation).
+pub fn model_winners(
+    rows: &[Row],
+    specs: &[(String, String, crate::ir::Module)],
+) -> (Vec<(Row, String, crate::link::MatcherKey)>, Vec<String>) {
+    let mut winners = Vec::new();
+    let mut losers = Vec::new();
+    for row in rows.iter().filter(|row| row.kind == "dispatch") {
+        if row.status != Status::Faster {
+            losers.push(format!("{}: {} (left out)", row.name, row.status.words()));
+            continue;
+        }
+        let mut locations: Vec<&str> = row
+            .ops
+            .iter()
+            .filter_map(|op| op.matcher_location.as_deref())
+            .collect();
+        locations.sort_unstable();
+        locations.dedup();
+        let [location] = locations[..] else {
+            losers.push(format!(
+                "{}: configured by {} matchers, its time belongs to none alone (left out)",
+                row.name,
+                locations.len()
+            ));
+            continue;
+        };
+        match matcher_at(location, specs) {
+            Ok((name, spec, key)) => {
+                let mut row = row.clone();
+                row.matcher = Some(name);
+                winners.push((row, spec, key));
+            }
+            Err(why) => losers.push(format!("{}: {why} (left out)", row.name)),
+        }
+    }
+    (winners, losers)
+}
+
+/// The matcher written at `location` (`file:line:col`) in one of `specs`: its name, its spec
+/// cut out alone, and its key.
+fn matcher_at(
+    location: &str,
+    specs: &[(String, String, crate::ir::Module)],
+) -> Result<(String, String, crate::link::MatcherKey), String> {
+    let mut parts = location.rsplitn(3, ':');
+    let (_col, line, file) = (parts.next(), parts.next(), parts.next());
+    let line: u32 = line.and_then(|line| line.parse().ok()).unwrap_or(0);
+    let file = file.unwrap_or(location);
+    let same_file = |name: &str| {
+        name == file || name.ends_with(&format!("/{file}")) || file.ends_with(&format!("/{name}"))
+    };
+    let Some((_, text, module)) = specs.iter().find(|(name, _, _)| same_file(name)) else {
+        return Err(format!("its matcher's spec {file} is not in the library"));
+    };
+    let keyed = tuner_import::keyed_matchers(module);
+    let found = module.root.body().iter().find_map(|op| {
+        let name = op.sym_name()?;
+        let at_line = op.loc.as_ref().is_some_and(|loc| loc.line == line);
+        at_line.then(|| keyed.iter().find(|keyed| keyed.name == name))?
+    });
+    let Some(keyed) = found else {
+        return Err(format!(
+            "the matcher at {location} has no key (its root op and shapes are not of a form the key knows)"
+        ));
+    };
+    let spec = super::standalone::standalone(text, module, &keyed.name)?;
+    Ok((keyed.name.clone(), spec, keyed.key.clone()))
 }
 
 /// A comparison's interval in words: `0.712-0.748 (99%)`, or `unbounded` with too few rounds.
@@ -355,5 +431,108 @@ mod tests {
             .find(|(_, text)| text.contains("match_mm_128"))
             .unwrap();
         assert!(spec_128.1.contains("speedup = \"0.500\""), "{}", spec_128.1);
+    }
+}
+
+#[cfg(test)]
+mod model_tests {
+    use super::*;
+    use crate::bench::ops::RowOp;
+
+    const SPEC: &str = include_str!("../../tests/fixtures/bench/cpu_lib/specs/two_matmuls.mlir");
+    const NAME: &str = "tests/fixtures/bench/cpu_lib/specs/two_matmuls.mlir";
+
+    fn op(matcher_line: Option<u32>) -> RowOp {
+        RowOp {
+            op: "linalg.matmul".into(),
+            loops: Some(vec![128, 128, 128]),
+            element_types: vec!["f32".into(); 3],
+            location: None,
+            matcher: matcher_line.map(|_| "two_matmuls::m".into()),
+            matcher_location: matcher_line.map(|line| format!("{NAME}:{line}:3")),
+        }
+    }
+
+    fn dispatch(name: &str, status: Status, ops: Vec<RowOp>) -> Row {
+        Row {
+            case: "model.mlir".into(),
+            kind: "dispatch",
+            name: name.into(),
+            matcher: None,
+            status,
+            message: None,
+            timing: None,
+            outputs: None,
+            samples_us: None,
+            ops,
+        }
+    }
+
+    /// Each faster dispatch row configured by one matcher is that matcher's; a dispatch of two
+    /// matchers, a slower one and one whose location names no matcher are left out, each said.
+    #[test]
+    fn a_models_faster_dispatch_is_attributed_to_its_one_matcher() {
+        let mlir = Mlir::new();
+        let module = crate::verify::verify_bytes(&mlir, SPEC.as_bytes(), NAME)
+            .snapshot
+            .unwrap();
+        let specs = vec![(NAME.to_string(), SPEC.to_string(), module)];
+        let rows = [
+            dispatch("d0", Status::Faster, vec![op(Some(5)), op(None)]),
+            dispatch("d1", Status::Faster, vec![op(Some(5)), op(Some(14))]),
+            dispatch("d2", Status::Slower, vec![op(Some(5))]),
+            dispatch("d3", Status::Faster, vec![op(Some(2))]),
+            dispatch("d4", Status::Faster, vec![]),
+        ];
+        let (winners, losers) = model_winners(&rows, &specs);
+        assert_eq!(winners.len(), 1, "{losers:?}");
+        let (row, spec, key) = &winners[0];
+        assert_eq!(row.name, "d0");
+        assert_eq!(row.matcher.as_deref(), Some("match_mm_128_tiny_tiles"));
+        assert!(spec.contains("@match_mm_128_tiny_tiles"), "{spec}");
+        assert!(!spec.contains("@match_mm_96_note"), "{spec}");
+        assert!(key.to_string().contains("128"), "{key}");
+        assert_eq!(losers.len(), 4, "{losers:?}");
+        assert!(
+            losers[0].starts_with("d1: configured by 2 matchers"),
+            "{losers:?}"
+        );
+        assert!(losers[1].starts_with("d2: slower"), "{losers:?}");
+        assert!(losers[2].contains("has no key"), "{losers:?}");
+        assert!(
+            losers[3].starts_with("d4: configured by 0 matchers"),
+            "{losers:?}"
+        );
+        // The entry records the dispatch it was measured in, on the matcher it came from.
+        let rounds: Vec<crate::bench::stats::Round> = (0..8)
+            .map(|i| (vec![100.0 + f64::from(i)], vec![50.0]))
+            .collect();
+        let mut row = winners[0].0.clone();
+        row.timing = Some(crate::bench::stats::compare_rounds(
+            &rounds,
+            crate::bench::stats::Rule::default(),
+            0.01,
+        ));
+        let name = DeviceName::default();
+        let context = Context {
+            device: "local-task",
+            name: &name,
+            iree: "3.13.0",
+            runtime: None,
+            flags: &[],
+            date: "2026-11-28",
+        };
+        let chosen = [(row, spec.clone(), key.clone())];
+        let (entries, why) = entries(&mlir, &chosen, "bench_cpu", &context);
+        assert!(why.is_empty(), "{why:?}");
+        assert_eq!(
+            entries[0].measurement.subject,
+            Subject::Dispatch("d0".into())
+        );
+        assert!(
+            entries[0].text.contains("dispatch = \"d0\""),
+            "{}",
+            entries[0].text
+        );
     }
 }

@@ -47,14 +47,15 @@ pub struct Opts {
     /// itself, to see how often the rule calls a difference where there is none (A/A)
     #[arg(long, conflicts_with = "write")]
     pub time_unchanged: bool,
-    /// The function to time (default: the module's one exported function)
+    /// The function to time (default: every exported function, a row each)
     #[arg(long)]
     pub function: Option<String>,
     /// Take the deterministic share K of N of the cases (1-based), e.g. 2/8
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
     pub shard: Option<(u32, u32)>,
     /// Write the matchers that won (faster, outputs equal) as measured entries into this
-    /// library (created, or merged into by matcher key: faster wins)
+    /// library (created, or merged into by matcher key and device: faster wins); with a PAYLOAD
+    /// and --dispatches, the matcher of each dispatch that measured faster alone
     #[arg(long, value_name = "LIBRARY")]
     pub write: Option<PathBuf>,
     /// Keep the artifacts (payloads, vmfbs, inputs, outputs, dispatch dumps) in this directory
@@ -125,8 +126,11 @@ impl Opts {
         if let Err(status) = self.timing.validate() {
             return status;
         }
-        if self.write.is_some() && (!self.payloads.is_empty() || self.library.target.is_none()) {
-            return usage("--write needs --target and no PAYLOAD: it writes the library's matchers that won, each benched on its own payload");
+        if self.write.is_some() && self.library.target.is_none() {
+            return usage("--write needs --target: the measured entries are for a target");
+        }
+        if self.write.is_some() && !self.payloads.is_empty() && !self.dispatches {
+            return usage("--write with a PAYLOAD needs --dispatches: the entries written are the matchers of the dispatches that measured faster alone");
         }
         let iree = match super::model::iree_for("bench compiles with IREE") {
             Ok(iree) => iree,
@@ -541,7 +545,13 @@ impl Opts {
             flags: &options.flags,
             date: &date,
         };
-        let mut matched = Vec::new();
+        let (mut matched, mut left_out) = if self.payloads.is_empty() {
+            (Vec::new(), Vec::new())
+        } else {
+            let specs = super::bench_report::library_specs(&self.library, mlir)
+                .map_err(|_| "the library's specs cannot be read back".to_string())?;
+            bench::measured::model_winners(rows, &specs)
+        };
         for row in rows.iter().filter(|row| row.kind == "function") {
             let Some(case) = cases.iter().find(|case| case.name == row.case) else {
                 continue;
@@ -553,6 +563,7 @@ impl Opts {
         }
         let target = self.library.target.clone().unwrap_or_default();
         let (winners, mut notes) = bench::measured::entries(mlir, &matched, &target, &context);
+        notes.append(&mut left_out);
         let count = winners.len();
         // Nothing won: nothing to write (no empty library left behind, an existing one as it was).
         if count == 0 {

@@ -229,3 +229,58 @@ fn the_built_in_host_target_takes_a_measured_library_and_per_device_entries_coex
         }
     }
 }
+
+/// `bench --dispatches --write LIB model.mlir`: the model's dispatches are the payloads; the
+/// tiles-of-1 dispatch measures slower, so nothing is written and the row says why. Without
+/// `--dispatches` a model's time cannot be given to one matcher: a usage error, before any work.
+#[test]
+fn winners_on_a_model_come_from_its_dispatch_rows() {
+    let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let library = dir.path().join("from-model");
+    let lib = library.to_str().unwrap();
+    let common = [
+        "bench",
+        "-t",
+        "bench_cpu",
+        "--spec",
+        CPU_LIB,
+        "--write",
+        lib,
+    ];
+    let (status, _, stderr) = run(&venv, &[&common[..], &[MODEL]].concat());
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(stderr.contains("needs --dispatches"), "{stderr}");
+    let quick = [
+        "--dispatches",
+        "--repetitions",
+        "2",
+        "--min-time",
+        "0.02",
+        "--max-rounds",
+        "80",
+        "--format",
+        "json",
+        MODEL,
+    ];
+    let (status, stdout, stderr) = run(&venv, &[&common[..], &quick[..]].concat());
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    let document: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let written: Vec<&str> = document["written"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|line| line.as_str().unwrap())
+        .collect();
+    assert!(
+        written
+            .iter()
+            .any(|line| line.contains("dispatch_0") && line.contains("slower (left out)")),
+        "{written:?}"
+    );
+    assert!(
+        written.iter().any(|line| line.contains("nothing written")),
+        "{written:?}"
+    );
+    assert!(!library.exists());
+}
