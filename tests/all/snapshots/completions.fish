@@ -372,9 +372,9 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l min-effect -
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s j -l jobs -d 'Compiles at once (default: the number of CPUs); timing runs one at a time' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l atol -d 'Absolute output tolerance (default: by element type; f32 1e-2)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l rtol -d 'Relative output tolerance (default: by element type; f32 1e-3)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l function -d 'The function to time (default: the module/'s one exported function)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l function -d 'The function to time (default: every exported function, a row each)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l shard -d 'Take the deterministic share K of N of the cases (1-based), e.g. 2/8' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l write -d 'Write the matchers that won (faster, outputs equal) as measured entries into this library (created, or merged into by matcher key: faster wins)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l write -d 'Write the matchers that won (faster, outputs equal) as measured entries into this library (created, or merged into by matcher key and device: faster wins); with a PAYLOAD and --dispatches, the matcher of each dispatch that measured faster alone' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l keep -d 'Keep the artifacts (payloads, vmfbs, inputs, outputs, dispatch dumps) in this directory' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l iree-flag -d 'An extra iree-compile flag (repeatable), e.g. --iree-flag=--iree-llvmcpu-target-cpu=znver4' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l format -d 'Output format' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
