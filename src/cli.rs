@@ -38,6 +38,7 @@ pub mod resolve;
 pub mod show;
 pub mod table;
 pub mod targets;
+pub mod tune;
 pub mod verify;
 
 pub use common::{DiagnosticFormat, ExitStatus};
@@ -129,6 +130,9 @@ pub enum Command {
     /// Time the library's configs against IREE's own on a device (IREE's runtime), and write
     /// the winners as measured entries
     Bench(bench::Opts),
+    /// Search configs faster than IREE's own for a model's dispatches on a device, and write
+    /// the winners as a measured library
+    Tune(tune::Opts),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(docs::CompletionsOpts),
     /// Print the manual page (roff), of tunespec or of one command
@@ -150,6 +154,7 @@ impl Command {
             Command::Coverage(opts) => (opts.format.into(), true),
             Command::Check(opts) => (opts.format.into(), true),
             Command::Bench(opts) => (opts.format.into(), true),
+            Command::Tune(opts) => (opts.format.into(), true),
             Command::Resolve(opts) => (opts.format.into(), true),
             Command::Targets(opts) => (opts.format.into(), true),
             Command::Cache(opts) => (opts.format().into(), opts.is_stats()),
@@ -201,6 +206,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::ImportTuner(opts) => opts.run(),
         Command::Check(opts) => opts.run(),
         Command::Bench(opts) => opts.run(),
+        Command::Tune(opts) => opts.run(),
         Command::Doctor(opts) => opts.run(),
     };
     // Configs that were ignored, and why: warnings in the run's format.

@@ -56,6 +56,7 @@ pub mod measured_library;
 pub mod provenance;
 pub mod registry;
 pub mod spec_check;
+pub mod tune;
 pub mod tuner_import;
 
 pub use registry::Registry;

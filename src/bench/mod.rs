@@ -112,7 +112,7 @@ pub struct Options {
 }
 
 /// A row's outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     /// Faster than IREE's own config, beyond the noise.

@@ -26,7 +26,7 @@
 use serde::Serialize;
 
 /// Median, quartiles and extremes of a set of samples (microseconds).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Summary {
     /// How many samples.
     pub samples: usize,
@@ -71,7 +71,7 @@ impl Summary {
 }
 
 /// What the comparison says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// The tuned config is faster beyond the noise.
@@ -115,7 +115,7 @@ impl Default for Rule {
 pub type Round = (Vec<f64>, Vec<f64>);
 
 /// A comparison of the library's config against IREE's, over paired rounds.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Comparison {
     /// IREE's own config (every repetition of every round: descriptive only).
     pub baseline: Summary,

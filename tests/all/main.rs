@@ -55,6 +55,7 @@ mod stdin_specs;
 mod streams;
 mod support;
 mod swaps;
+mod tune;
 mod tuner_runs;
 mod user_paths;
 mod which_iree;

@@ -1,0 +1,328 @@
+//! `tunespec tune`: a search of configs faster than IREE's own for a model's dispatches on the
+//! user's device (see `tunespec::tune`); this parses the command line and renders the report.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tunespec::bench::stats::percent;
+use tunespec::tune::report::{DispatchReport, Report};
+use tunespec::tune::{self, Request};
+
+use super::bench::TimingArgs;
+use super::common::{emit, emit_stderr, quiet, tool_error, ExitStatus, Format, LibraryArgs};
+
+const AFTER_HELP: &str = "\
+For each matmul dispatch of the model (deduplicated by the key a matcher would match),
+candidate 0 is IREE's own config and the rest are #iree_cpu.lowering_config tile levels around
+it (nearest first). Every candidate is compiled (a failure is reported, never timed), its outputs
+checked against IREE's own config's, and screened with --screen-rounds rounds; the best of the
+screen (ratio below 1, at most a quarter, at most 3 per dispatch) are timed with full rounds,
+and a winner is only one bench's calibrated rule calls faster than IREE's own.
+
+DIR holds journal.jsonl (every outcome, synced as it is known: the same command again after an
+interruption continues without measuring a finished candidate again), report.json, and
+library/ (the winners as a measured library, when any won).
+
+Examples:
+  tunespec tune model.mlir -t host -o tuned --budget 10m
+  tunespec tune model.mlir -t host -o tuned --max-candidates 16 --format json
+  tunespec link --target host --spec tuned/library -o lib.mlir
+
+Exit status:
+  0  the search ran (whether or not a candidate beat IREE's own; see the report)
+  1  nothing could be tuned: no matmul dispatch, or no candidate compiled
+  2  usage or tool error: IREE or its runtime missing, a target that is not a CPU target,
+     DIR holding the journal of another tune";
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Opts {
+    /// The model to tune (MLIR text or bytecode)
+    #[arg(value_name = "PAYLOAD")]
+    pub payload: PathBuf,
+    /// The target: `host` (IREE's llvm-cpu for this machine's CPU) or a CPU target a spec
+    /// library defines
+    #[arg(long, short)]
+    pub target: String,
+    /// A spec library that defines the target (repeatable)
+    #[arg(long = "spec", short = 's')]
+    pub specs: Vec<PathBuf>,
+    /// The output directory: journal, report and the winners' library
+    #[arg(long, short, value_name = "DIR")]
+    pub output: PathBuf,
+    /// The time this run may take (`90s`, `10m`, `1h`, or seconds); the screen takes at most
+    /// 60% of it. Default: no limit
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub budget: Option<Duration>,
+    /// The most candidates per dispatch, IREE's own config included
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_candidates: u16,
+    /// Rounds of the screen (every candidate)
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..100))]
+    pub screen_rounds: u32,
+    /// The runtime's device: local-task or local-sync
+    #[arg(long, short, default_value = "local-task")]
+    pub device: String,
+    /// Rounds of the confirmation before its first look
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..1000))]
+    pub rounds: u32,
+    /// The most rounds of a confirmation
+    #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..10000))]
+    pub max_rounds: u32,
+    /// Repetitions per run (their median is the run's time)
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..1000))]
+    pub repetitions: u32,
+    /// Seconds of warm-up before, and the least time of each repetition
+    #[arg(long, default_value_t = 0.2, value_name = "SECONDS")]
+    pub min_time: f64,
+    /// The chance of calling a config faster or slower when it is not, over all looks
+    #[arg(long, default_value_t = 0.01)]
+    pub alpha: f64,
+    /// The smallest relative difference of medians called faster or slower
+    #[arg(long, default_value_t = 0.01)]
+    pub min_effect: f64,
+    /// Compiles at once (default: the number of CPUs); timing runs one at a time
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// An extra iree-compile flag (repeatable)
+    #[arg(long = "iree-flag", value_name = "FLAG", allow_hyphen_values = true)]
+    pub iree_flags: Vec<String>,
+    /// Output format: human (a table per dispatch) or json (docs/schema/tune.schema.json)
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// `90s`, `10m`, `1h`, `120` (seconds).
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((at, _)) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a duration (e.g. 90s, 10m, 1h)"))?;
+    let scale = match unit {
+        "s" => 1.0,
+        "m" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("'{unit}': a duration's unit is s, m or h")),
+    };
+    let seconds = value * scale;
+    if !(seconds > 0.0 && seconds < 1e7) {
+        return Err("a budget must be a positive duration".to_string());
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+impl Opts {
+    fn timing(&self) -> TimingArgs {
+        TimingArgs {
+            device: self.device.clone(),
+            rounds: self.rounds,
+            max_rounds: self.max_rounds,
+            budget: None,
+            repetitions: self.repetitions,
+            min_time: self.min_time,
+            alpha: self.alpha,
+            min_effect: self.min_effect,
+        }
+    }
+
+    pub fn run(self) -> ExitStatus {
+        let timing = self.timing();
+        if let Err(status) = timing.validate() {
+            return status;
+        }
+        let scheme = self.device.split("://").next().unwrap_or(&self.device);
+        if !matches!(scheme, "local-task" | "local-sync") {
+            tool_error(format!(
+                "--device {}: tune searches llvm-cpu configs so far; give local-task or local-sync",
+                self.device
+            ));
+            return ExitStatus::Usage;
+        }
+        let library = LibraryArgs {
+            target: Some(self.target.clone()),
+            specs: self.specs.clone(),
+            no_default: true,
+            derived: Default::default(),
+            measured_on: None,
+        };
+        let flags = match super::model::flags_for(&library, "tune") {
+            Ok(flags) => flags,
+            Err(status) => return status,
+        };
+        if !flags
+            .iter()
+            .any(|flag| flag == "--iree-hal-local-target-device-backends=llvm-cpu")
+        {
+            tool_error(format!(
+                "target '{}' is not a CPU target (IREE's llvm-cpu): tune searches llvm-cpu configs so far",
+                self.target
+            ));
+            return ExitStatus::Usage;
+        }
+        let iree = match super::model::iree_for("tune compiles with IREE") {
+            Ok(iree) => iree,
+            Err(status) => return status,
+        };
+        let tools = match timing.tools(iree) {
+            Ok(tools) => tools,
+            Err(status) => return status,
+        };
+        let mut flags = match timing.device_flags(flags, Some(&self.target)) {
+            Ok(flags) => flags,
+            Err(status) => return status,
+        };
+        flags.extend(self.iree_flags.iter().cloned());
+        let payload = match super::common::read(&self.payload) {
+            Ok(payload) => payload,
+            Err(status) => return status,
+        };
+        let jobs = self.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, usize::from),
+            usize::from,
+        );
+        let request = Request {
+            payload,
+            name: super::common::input_name(&self.payload),
+            target: self.target.clone(),
+            specs: self.specs.clone(),
+            options: timing.options(flags, jobs),
+            screen_rounds: self.screen_rounds,
+            max_candidates: usize::from(self.max_candidates),
+            budget: self.budget,
+            output: self.output.clone(),
+            date: super::bench_report::today(),
+        };
+        super::bench::clean_up_on_interrupt();
+        let report = match tune::tune(iree, &tools, &request, &progress) {
+            Ok(report) => report,
+            Err(message) => {
+                tool_error(message);
+                return ExitStatus::Usage;
+            }
+        };
+        self.render(&report);
+        let compiled: usize = report.dispatches.iter().map(|d| d.compiled).sum();
+        if compiled == 0 {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Ok
+        }
+    }
+
+    fn render(&self, report: &Report) {
+        if self.format == Format::Json {
+            emit(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(report).unwrap_or_default()
+            ));
+        } else {
+            emit(&table(report));
+        }
+        for note in &report.written {
+            emit_stderr(&format!("note: {note}\n"));
+        }
+    }
+}
+
+/// On a terminal only: one line rewritten in place (an empty line clears it), cut to the
+/// terminal's width, as `bench` does.
+fn progress(line: &str) {
+    use std::io::IsTerminal;
+    if quiet() || !std::io::stderr().is_terminal() {
+        return;
+    }
+    if line.is_empty() {
+        emit_stderr("\r\x1b[2K");
+        return;
+    }
+    let width = super::table::stderr_width().unwrap_or(80).max(20);
+    let line: String = format!("tune: {line}").chars().take(width - 1).collect();
+    emit_stderr(&format!("\r\x1b[2K{line}"));
+}
+
+/// The human report: a table per dispatch, its outcome, the skipped ops and the time per phase.
+pub fn table(report: &Report) -> String {
+    let mut out = String::new();
+    if report.dispatches.is_empty() {
+        out.push_str(&format!("{}: no matmul dispatch to tune\n", report.payload));
+    }
+    for dispatch in &report.dispatches {
+        out.push_str(&dispatch_table(dispatch));
+    }
+    for (function, op, why) in &report.skipped {
+        out.push_str(&format!("skipped {op} in {function}: {why}\n"));
+    }
+    let phases = &report.phases;
+    out.push_str(&format!(
+        "time: generate {:.1}s, compile {:.1}s, screen {:.1}s, confirm {:.1}s, write {:.1}s{}{}\n",
+        phases.generate_s,
+        phases.compile_s,
+        phases.screen_s,
+        phases.confirm_s,
+        phases.write_s,
+        if report.resumed > 0 {
+            format!("; {} outcome(s) from the journal", report.resumed)
+        } else {
+            String::new()
+        },
+        if report.budget_exhausted {
+            "; the budget ran out"
+        } else {
+            ""
+        },
+    ));
+    out
+}
+
+fn ratio_words(outcome: Option<&tune::report::Outcome>) -> String {
+    let Some(outcome) = outcome else {
+        return "-".to_string();
+    };
+    match (outcome.ratio, outcome.interval, outcome.confidence) {
+        (Some(ratio), Some([low, high]), Some(confidence)) => {
+            format!("{ratio:.3}x [{low:.3}-{high:.3} {}%]", percent(confidence))
+        }
+        (Some(ratio), _, _) => format!("{ratio:.3}x"),
+        _ => "-".to_string(),
+    }
+}
+
+fn dispatch_table(dispatch: &DispatchReport) -> String {
+    let mut out = format!(
+        "{} ({}; {} of {} candidates compiled)\n",
+        dispatch.key,
+        dispatch.functions.join(", "),
+        dispatch.compiled,
+        dispatch.candidates.len()
+    );
+    out.push_str(&format!(
+        "  {:>3}  {:<46}  {:<10}  {:<28}  {}\n",
+        "#", "knobs", "screen", "confirm", "verdict"
+    ));
+    for candidate in &dispatch.candidates {
+        out.push_str(&format!(
+            "  {:>3}  {:<46}  {:<10}  {:<28}  {}\n",
+            candidate.index,
+            candidate.knobs,
+            ratio_words(candidate.screen.as_ref()),
+            ratio_words(candidate.confirm.as_ref()),
+            candidate.verdict
+        ));
+    }
+    match dispatch.winner {
+        Some(index) => {
+            let winner = &dispatch.candidates[index];
+            out.push_str(&format!(
+                "  winner: #{index} {} at {} of IREE's own time\n",
+                winner.knobs,
+                ratio_words(winner.confirm.as_ref())
+            ));
+        }
+        None => out.push_str("  none beat IREE's own config\n"),
+    }
+    out
+}

@@ -1,0 +1,186 @@
+//! The dispatches of a model worth tuning, read from IREE's own configs: the `linalg.matmul`
+//! ops of IREE's `executable-configurations` output (as `iree-compile --compile-to=
+//! executable-configurations` prints it) with their shapes, element types, the
+//! `lowering_config` IREE chose and the function's `translation_info`, deduplicated by the key
+//! a tuner-form matcher would match (two dispatches of one shape are one search).
+//!
+//! Why `linalg.matmul` only: it is the contraction IREE's llvm-cpu backend keeps named, whose
+//! matcher key (maps, sizes, types) follows from the printed op alone; other contractions are
+//! listed as skipped with the reason, never tuned half-right.
+
+use crate::iree::configs;
+
+/// One contraction to tune.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dispatch {
+    /// The key in words (`matmul 512x512x512 f32*f32->f32`): the journal's and the report's
+    /// identity of the search.
+    pub key: String,
+    /// The dispatch functions IREE formed with this op (first seen first).
+    pub functions: Vec<String>,
+    /// M, N, K.
+    pub sizes: [i64; 3],
+    /// lhs, rhs and output element types.
+    pub types: [String; 3],
+    /// IREE's own `lowering_config`, as printed.
+    pub lowering_config: String,
+    /// The function's `translation_info`, as printed.
+    pub translation_info: String,
+}
+
+/// An op IREE configured that is not tuned, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// The dispatch function.
+    pub function: String,
+    /// The op.
+    pub op: String,
+    /// Why it is not tuned.
+    pub why: String,
+}
+
+/// The tunable dispatches of IREE's printed `executable-configurations` IR (deduplicated by
+/// key, in IREE's order) and the configured root ops that are not tuned.
+pub fn read(text: &str) -> (Vec<Dispatch>, Vec<Skipped>) {
+    let mut dispatches: Vec<Dispatch> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut function: Option<(String, Option<String>)> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("func.func @") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.')
+                .collect();
+            function = Some((name, configs::attribute_named(rest, "translation_info")));
+            continue;
+        }
+        let Some(op) = op_name(trimmed) else { continue };
+        if !op.starts_with("linalg.") || op == "linalg.fill" || op == "linalg.yield" {
+            continue;
+        }
+        let Some(lowering_config) = configs::attribute_named(trimmed, "lowering_config") else {
+            continue;
+        };
+        let (name, translation) = function.clone().unwrap_or_default();
+        let skip = |why: &str| Skipped {
+            function: name.clone(),
+            op: op.to_string(),
+            why: why.to_string(),
+        };
+        if op != "linalg.matmul" {
+            skipped.push(skip("only linalg.matmul is tuned so far"));
+            continue;
+        }
+        if trimmed.contains("indexing_maps") {
+            skipped.push(skip(
+                "a matmul with explicit indexing maps (transposed operands) is not tuned so far",
+            ));
+            continue;
+        }
+        let Some(translation_info) = translation else {
+            skipped.push(skip("its function has no translation_info"));
+            continue;
+        };
+        let Some((sizes, types)) = matmul_shape(trimmed) else {
+            skipped.push(skip("its operands are not static 2-d tensors"));
+            continue;
+        };
+        let key = format!(
+            "matmul {}x{}x{} {}*{}->{}",
+            sizes[0], sizes[1], sizes[2], types[0], types[1], types[2]
+        );
+        match dispatches.iter_mut().find(|known| known.key == key) {
+            Some(known) => known.functions.push(name),
+            None => dispatches.push(Dispatch {
+                key,
+                functions: vec![name],
+                sizes,
+                types,
+                lowering_config,
+                translation_info,
+            }),
+        }
+    }
+    (dispatches, skipped)
+}
+
+/// The op of a pretty-printed line (`%7 = linalg.matmul {...} ins(...)` -> `linalg.matmul`).
+fn op_name(line: &str) -> Option<&str> {
+    let rest = match line.split_once(" = ") {
+        Some((results, rest)) if results.starts_with('%') => rest,
+        _ => line,
+    };
+    let name = rest.split([' ', '(', '{', '<']).next()?;
+    name.contains('.').then_some(name)
+}
+
+/// M, N, K and the element types of a pretty-printed `linalg.matmul` line:
+/// `ins(%a, %b : tensor<MxKxf32>, tensor<KxNxf32>) outs(%c : tensor<MxNxf32>)`.
+fn matmul_shape(line: &str) -> Option<([i64; 3], [String; 3])> {
+    let ins = line.split_once("ins(")?.1;
+    let (_, types) = ins.split_once(" : ")?;
+    let types = types.split_once(')')?.0;
+    let outs = line.split_once("outs(")?.1.split_once(" : ")?.1;
+    let outs = outs.split_once(')')?.0;
+    let mut tensors = types.split(", ").chain(std::iter::once(outs)).map(tensor);
+    let (a, b, c) = (tensors.next()??, tensors.next()??, tensors.next()??);
+    let ([m, k], [k2, n], [m2, n2]) = (
+        <[i64; 2]>::try_from(a.0.as_slice()).ok()?,
+        <[i64; 2]>::try_from(b.0.as_slice()).ok()?,
+        <[i64; 2]>::try_from(c.0.as_slice()).ok()?,
+    );
+    (k == k2 && m == m2 && n == n2 && [m, n, k].iter().all(|&size| size > 0))
+        .then_some(([m, n, k], [a.1, b.1, c.1]))
+}
+
+/// `tensor<512x256xf32>` -> ([512, 256], "f32"); `None` for a dynamic or unranked tensor.
+fn tensor(text: &str) -> Option<(Vec<i64>, String)> {
+    let inner = text.trim().strip_prefix("tensor<")?.strip_suffix('>')?;
+    let mut parts: Vec<&str> = inner.split('x').collect();
+    let element = parts.pop()?.to_string();
+    let shape = parts
+        .into_iter()
+        .map(|size| size.parse::<i64>().ok())
+        .collect::<Option<Vec<i64>>>()?;
+    Some((shape, element))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "\
+      func.func @main_dispatch_0_matmul_512x256x128_f32() attributes {translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>} {
+        %6 = linalg.fill {lowering_config = #iree_cpu.lowering_config<vector_common_parallel = [8, 16]>} ins(%cst : f32) outs(%5 : tensor<512x256xf32>) -> tensor<512x256xf32>
+        %7 = linalg.matmul {lowering_config = #iree_cpu.lowering_config<distribution = [64, 64, 0], vector_common_parallel = [8, 16, 0], vector_reduction = [0, 0, 16]>} ins(%3, %4 : tensor<512x128xf32>, tensor<128x256xf32>) outs(%6 : tensor<512x256xf32>) -> tensor<512x256xf32>
+      func.func @main_dispatch_1_matmul_512x256x128_f32() attributes {translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>} {
+        %7 = linalg.matmul {lowering_config = #iree_cpu.lowering_config<distribution = [64, 64, 0], vector_common_parallel = [8, 16, 0], vector_reduction = [0, 0, 16]>} ins(%3, %4 : tensor<512x128xf32>, tensor<128x256xf32>) outs(%6 : tensor<512x256xf32>) -> tensor<512x256xf32>
+      func.func @main_dispatch_2_batch_matmul() attributes {translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>} {
+        %7 = linalg.batch_matmul {lowering_config = #iree_cpu.lowering_config<distribution = [1, 64, 64, 0]>} ins(%3, %4 : tensor<2x8x8xf32>, tensor<2x8x8xf32>) outs(%6 : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+";
+
+    #[test]
+    fn matmuls_are_read_with_their_config_and_deduplicated_by_key() {
+        let (dispatches, skipped) = read(TEXT);
+        assert_eq!(dispatches.len(), 1);
+        let dispatch = &dispatches[0];
+        assert_eq!(dispatch.key, "matmul 512x256x128 f32*f32->f32");
+        assert_eq!(dispatch.sizes, [512, 256, 128]);
+        assert_eq!(dispatch.functions.len(), 2);
+        assert!(dispatch
+            .lowering_config
+            .starts_with("#iree_cpu.lowering_config<distribution = [64, 64, 0]"));
+        assert!(dispatch.translation_info.contains("DoubleTilingExpert"));
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].op, "linalg.batch_matmul");
+    }
+
+    #[test]
+    fn dynamic_shapes_are_skipped_with_a_reason() {
+        let text = TEXT.replace("tensor<512x128xf32>", "tensor<?x128xf32>");
+        let (dispatches, skipped) = read(&text);
+        assert!(dispatches.is_empty());
+        assert!(skipped.iter().any(|s| s.why.contains("static")));
+    }
+}

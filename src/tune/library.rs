@@ -1,0 +1,139 @@
+//! The winners of a tune as a measured library, written with `bench`'s writer: each winner's
+//! standalone spec annotated with its measurement, whose record also names the candidate (its
+//! number and knobs), how many candidates were tried and compiled, and the budget.
+
+use std::path::Path;
+
+use super::journal::{Record, Stage};
+use super::report::DispatchReport;
+use super::{Request, Search};
+use crate::bench::measured::{self, Context, DeviceName};
+use crate::bench::{Row, Status};
+use crate::iree::runtime::Tools;
+use crate::iree::Iree;
+use crate::mlir::Mlir;
+
+/// Writes the winners of `reports` into the output's library directory (replaced whole: it
+/// is the tune's own; removed when nothing won). Returns the notes and the library's path
+/// when one was written.
+pub(super) fn write(
+    request: &Request,
+    tools: &Tools,
+    iree: &Iree,
+    searches: &[Search],
+    reports: &[DispatchReport],
+    records: &[(Record, bool)],
+) -> Result<(Vec<String>, Option<String>), String> {
+    let mlir = Mlir::new();
+    let name = DeviceName::of(&request.options.device);
+    let version = tools.version();
+    let runtime = (version != "unknown").then(|| format!("iree-base-runtime {version}"));
+    let context = Context {
+        device: &request.options.device,
+        name: &name,
+        iree: &iree.revision,
+        runtime: runtime.as_deref(),
+        flags: &request.options.flags,
+        date: &request.date,
+    };
+    let mut winners = Vec::new();
+    let mut notes = Vec::new();
+    for (search, report) in searches.iter().zip(reports) {
+        let Some(index) = report.winner else { continue };
+        let Some((record, _)) = super::report::find(
+            records,
+            &search.dispatch.key,
+            &search.candidates[index].0.knobs,
+            Stage::Confirm,
+        ) else {
+            continue;
+        };
+        let spec = &search.candidates[index].1;
+        let row = Row {
+            case: format!("{} (tune)", request.name),
+            kind: "function",
+            name: search.function.clone(),
+            matcher: Some(search.matcher.clone()),
+            status: Status::Faster,
+            message: None,
+            timing: record.timing.clone(),
+            outputs: None,
+            samples_us: None,
+            ops: Vec::new(),
+        };
+        let rows = [(row, spec.clone(), search.key.clone())];
+        let (mut entries, left_out) = measured::entries(&mlir, &rows, &request.target, &context);
+        notes.extend(left_out);
+        for mut entry in entries.drain(..) {
+            let tried = report.candidates.iter().filter(|c| c.compiled.is_some());
+            let measurement = &mut entry.measurement;
+            measurement.candidate = Some(index as u64);
+            for (name, value) in &mut measurement.extra {
+                if name == "method" {
+                    *value = "tunespec tune".to_string();
+                }
+            }
+            measurement.extra.extend([
+                (
+                    "candidate_knobs".to_string(),
+                    search.candidates[index].0.knobs.clone(),
+                ),
+                (
+                    "candidates_tried".to_string(),
+                    format!("{} ({} compiled)", tried.count(), report.compiled),
+                ),
+                (
+                    "budget".to_string(),
+                    request.budget.map_or("none".to_string(), |budget| {
+                        format!("{}s", budget.as_secs())
+                    }),
+                ),
+            ]);
+            let Some(text) =
+                crate::tuner_import::annotate(spec, &search.matcher, &entry.measurement)
+            else {
+                notes.push(format!(
+                    "@{}: its header was not found (left out)",
+                    search.matcher
+                ));
+                continue;
+            };
+            if crate::verify::verify_bytes(&mlir, text.as_bytes(), &search.matcher).has_errors() {
+                notes.push(format!(
+                    "@{}: the annotated spec does not verify (left out)",
+                    search.matcher
+                ));
+                continue;
+            }
+            entry.text = text;
+            winners.push(entry);
+        }
+    }
+    let dir = super::library_dir(&request.output);
+    remove(&dir)?;
+    if winners.is_empty() {
+        notes.push("none beat IREE's own config: no library written".to_string());
+        return Ok((notes, None));
+    }
+    let definitions = crate::Registry::discover()
+        .and_then(|registry| registry.with_command_line(&request.specs))
+        .map(|registry| registry.library_definitions(&request.target))
+        .unwrap_or_default();
+    let count = winners.len();
+    notes.extend(measured::write(&mlir, &dir, winners, definitions)?);
+    notes.push(format!(
+        "wrote {count} measured entr{} to {}",
+        if count == 1 { "y" } else { "ies" },
+        dir.display()
+    ));
+    Ok((notes, Some(dir.display().to_string())))
+}
+
+/// Removes the tune's own library directory (a rerun writes it whole again).
+fn remove(dir: &Path) -> Result<(), String> {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(format!("cannot replace {}: {error}", dir.display())),
+    }
+}

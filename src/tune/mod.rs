@@ -1,0 +1,544 @@
+//! `tunespec tune`: a search of configs faster than IREE's own on the user's device, measured
+//! with `bench`'s machinery and judged by its calibrated rule.
+//!
+//! 1. generate: IREE's own configs of the payload (`iree-compile
+//!    --compile-to=executable-configurations`), its matmul dispatches deduplicated by key
+//!    ([`dispatches`]), each dispatch's candidates (IREE's own first, then the llvm-cpu space
+//!    around it, [`space`]), each a standalone tuning spec timed on the dispatch's own payload;
+//! 2. screen: every candidate compiled (a compile failure is reported, never timed), its outputs
+//!    checked against IREE's own config's, and timed with few rounds (`screen_rounds`);
+//! 3. confirm (successive halving): the screen's best of each dispatch (those whose screen ratio
+//!    is below 1, at most a quarter of those tried, at most [`MOST_SURVIVORS`]) timed with full
+//!    rounds; a winner is only a candidate the rule calls faster than IREE's own;
+//! 4. the winners written as a measured library (`bench`'s writer, [`library`]).
+//!
+//! Every stage's outcome is journaled as it is known ([`journal`]): the same request again
+//! continues without measuring a finished candidate again. Nothing here prints; progress goes
+//! through a callback, the report is a value ([`report`]).
+
+pub mod dispatches;
+pub mod journal;
+mod library;
+pub mod report;
+pub mod space;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::bench::{self, Case, Options, Progress, Row, Status};
+use crate::iree::runtime::Tools;
+use crate::iree::Iree;
+use dispatches::Dispatch;
+use journal::{Header, Journal, Record, Stage};
+use report::{CandidateReport, DispatchReport, Outcome, Phases, Report};
+use space::Candidate;
+
+/// The most candidates of one dispatch confirmed with full rounds.
+pub const MOST_SURVIVORS: usize = 3;
+
+/// The share of the budget the screen may take before confirming starts.
+const SCREEN_SHARE: f64 = 0.6;
+
+/// What to tune, and how.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// The payload (a model; MLIR text or bytecode).
+    pub payload: Vec<u8>,
+    /// Its name, for reports.
+    pub name: String,
+    /// The target the library is written for (`host`, or a user-defined CPU target).
+    pub target: String,
+    /// Spec libraries given on the command line (a user-defined target's definitions come
+    /// from them into the written library).
+    pub specs: Vec<PathBuf>,
+    /// How to confirm (full rounds) and compile; the screen uses these with `screen_rounds`.
+    pub options: Options,
+    /// Rounds of the screen.
+    pub screen_rounds: u32,
+    /// The most candidates per dispatch (IREE's own included).
+    pub max_candidates: usize,
+    /// The time this run may take; `None`: until every candidate is screened and confirmed.
+    pub budget: Option<Duration>,
+    /// The output directory: the journal, the report, the library.
+    pub output: PathBuf,
+    /// Today (`YYYY-MM-DD`), for the measurements' records.
+    pub date: String,
+}
+
+/// A dispatch with what is searched for it.
+struct Search {
+    dispatch: Dispatch,
+    matcher: String,
+    key: crate::link::MatcherKey,
+    payload: String,
+    function: String,
+    candidates: Vec<(Candidate, String)>,
+}
+
+/// Tunes every matmul dispatch of the request's payload. Errors are what stops the whole
+/// search (IREE cannot configure the payload, the journal is another tune's); a candidate that
+/// fails is a reported outcome.
+pub fn tune(
+    iree: &Iree,
+    tools: &Tools,
+    request: &Request,
+    progress: Progress<'_>,
+) -> Result<Report, String> {
+    let started = Instant::now();
+    let mut phases = Phases::default();
+    progress("reading IREE's configs");
+    let (searches, skipped) = generate(tools, request)?;
+    let header = header(iree, request);
+    let (mut journal, earlier) = Journal::open(&request.output, &header)?;
+    let mut records: Vec<(Record, bool)> = earlier.into_iter().map(|r| (r, true)).collect();
+    phases.generate_s = started.elapsed().as_secs_f64();
+    let mut clock = Clock {
+        started,
+        budget: request.budget,
+        exhausted: false,
+    };
+    let screen = pending(&searches, &records, Stage::Screen, |_, _| true);
+    let mut screen_options = request.options.clone();
+    screen_options.rounds = request.screen_rounds;
+    screen_options.max_rounds = request.screen_rounds;
+    screen_options.budget = None;
+    let stage = StageRun {
+        stage: Stage::Screen,
+        options: &screen_options,
+        until: SCREEN_SHARE,
+    };
+    let (compile, time) = run_stage(
+        (iree, tools),
+        (&searches, &screen),
+        &stage,
+        (&mut journal, &mut records),
+        &mut clock,
+        progress,
+    )?;
+    phases.compile_s += compile;
+    phases.screen_s += time;
+    let survivors: Vec<Vec<usize>> = searches
+        .iter()
+        .map(|search| survivors(search, &records))
+        .collect();
+    let confirm = pending(&searches, &records, Stage::Confirm, |s, c| {
+        survivors[s].contains(&c)
+    });
+    let stage = StageRun {
+        stage: Stage::Confirm,
+        options: &request.options,
+        until: 1.0,
+    };
+    let (compile, time) = run_stage(
+        (iree, tools),
+        (&searches, &confirm),
+        &stage,
+        (&mut journal, &mut records),
+        &mut clock,
+        progress,
+    )?;
+    phases.compile_s += compile;
+    phases.confirm_s += time;
+    progress("");
+    let reports: Vec<DispatchReport> = searches
+        .iter()
+        .map(|search| dispatch_report(search, &records))
+        .collect();
+    let written_at = Instant::now();
+    let (written, library) = library::write(request, tools, iree, &searches, &reports, &records)?;
+    phases.write_s = written_at.elapsed().as_secs_f64();
+    let report = Report {
+        version: 1,
+        payload: request.name.clone(),
+        target: request.target.clone(),
+        device: request.options.device.clone(),
+        flags: request.options.flags.clone(),
+        dispatches: reports,
+        skipped: skipped
+            .into_iter()
+            .map(|s| (s.function, s.op, s.why))
+            .collect(),
+        resumed: records.iter().filter(|(_, journaled)| *journaled).count(),
+        budget_exhausted: clock.exhausted,
+        phases,
+        written,
+        library,
+    };
+    write_report(&request.output, &report)?;
+    Ok(report)
+}
+
+/// The report's JSON in the output directory (`report.json`), written whole or not at all.
+fn write_report(output: &Path, report: &Report) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(report).map_err(|error| error.to_string())?;
+    let path = output.join("report.json");
+    let staged = output.join(".report.json.partial");
+    std::fs::write(&staged, format!("{text}\n"))
+        .and_then(|()| std::fs::rename(&staged, &path))
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))
+}
+
+/// The budget: whether a stage may start more work.
+struct Clock {
+    started: Instant,
+    budget: Option<Duration>,
+    exhausted: bool,
+}
+
+impl Clock {
+    /// Whether `share` of the budget is left to spend (always, without a budget).
+    fn allows(&mut self, share: f64) -> bool {
+        let allowed = self.budget.is_none_or(|budget| {
+            self.started.elapsed().as_secs_f64() < budget.as_secs_f64() * share
+        });
+        self.exhausted |= !allowed;
+        allowed
+    }
+
+    /// What is left of the budget.
+    fn left(&self) -> Option<Duration> {
+        self.budget
+            .map(|budget| budget.saturating_sub(self.started.elapsed()))
+    }
+}
+
+/// The journal's header of a request.
+fn header(iree: &Iree, request: &Request) -> Header {
+    let options = &request.options;
+    Header {
+        journal: "tunespec tune".to_string(),
+        version: 1,
+        payload: blake3::hash(&request.payload).to_hex().to_string(),
+        target: request.target.clone(),
+        flags: options.flags.clone(),
+        device: options.device.clone(),
+        iree: iree.revision.clone(),
+        timing: format!(
+            "screen {} round(s); confirm {}-{} rounds; {} repetition(s) of at least {}s; alpha {}, min effect {}; at most {} candidates",
+            request.screen_rounds,
+            options.rounds,
+            options.max_rounds,
+            options.repetitions,
+            options.min_time,
+            options.rule.alpha,
+            options.rule.min_effect,
+            request.max_candidates,
+        ),
+    }
+}
+
+/// Stage 1: IREE's configs of the payload, and each dispatch's candidates, specs and payload.
+fn generate(
+    tools: &Tools,
+    request: &Request,
+) -> Result<(Vec<Search>, Vec<dispatches::Skipped>), String> {
+    let work = tempfile::Builder::new()
+        .prefix(&bench::work_dir_prefix(std::process::id()))
+        .tempdir()
+        .map_err(|error| format!("cannot create a work directory: {error}"))?;
+    let bytecode = request.payload.starts_with(crate::verify::BYTECODE_MAGIC);
+    let source = work.path().join(if bytecode {
+        "payload.mlirbc"
+    } else {
+        "payload.mlir"
+    });
+    std::fs::write(&source, &request.payload)
+        .map_err(|error| format!("cannot write {}: {error}", source.display()))?;
+    let configured = work.path().join("configured.mlir");
+    let mut flags = request.options.flags.clone();
+    flags.push("--compile-to=executable-configurations".to_string());
+    tools
+        .compile(
+            &source,
+            &flags,
+            &configured,
+            None,
+            request.options.compile_timeout,
+        )
+        .map_err(|error| format!("IREE cannot configure {}: {error}", request.name))?;
+    let text = std::fs::read_to_string(&configured)
+        .map_err(|error| format!("cannot read IREE's configs: {error}"))?;
+    let (found, skipped) = dispatches::read(&text);
+    let mlir = crate::mlir::Mlir::new();
+    let mut searches = Vec::new();
+    for dispatch in found {
+        let candidates: Vec<(Candidate, String)> =
+            space::candidates(&dispatch, request.max_candidates)
+                .into_iter()
+                .map(|candidate| {
+                    let spec = space::spec(&dispatch, &candidate);
+                    (candidate, spec)
+                })
+                .collect();
+        let matcher = space::matcher_name(&dispatch);
+        let verified = crate::verify::verify_bytes(&mlir, candidates[0].1.as_bytes(), &matcher);
+        let key = verified
+            .snapshot
+            .as_ref()
+            .and_then(|module| {
+                crate::tuner_import::keyed_matchers(module)
+                    .into_iter()
+                    .find(|keyed| keyed.name == matcher)
+            })
+            .map(|keyed| keyed.key)
+            .ok_or_else(|| format!("the spec written for {} has no matcher key", dispatch.key))?;
+        let (payload, function) = space::payload(&dispatch)?;
+        searches.push(Search {
+            dispatch,
+            matcher,
+            key,
+            payload,
+            function,
+            candidates,
+        });
+    }
+    Ok((searches, skipped))
+}
+
+/// A candidate to run at a stage: its search and candidate numbers.
+type Work = (usize, usize);
+
+/// The candidates of `searches` without a record of `stage` that `wanted` picks.
+fn pending(
+    searches: &[Search],
+    records: &[(Record, bool)],
+    stage: Stage,
+    wanted: impl Fn(usize, usize) -> bool,
+) -> Vec<Work> {
+    let mut work = Vec::new();
+    for (s, search) in searches.iter().enumerate() {
+        for (candidate, _) in &search.candidates {
+            let known = report::find(records, &search.dispatch.key, &candidate.knobs, stage);
+            if known.is_none() && wanted(s, candidate.index) {
+                work.push((s, candidate.index));
+            }
+        }
+    }
+    // Round-robin over dispatches: a budget that runs out leaves each some candidates.
+    work.sort_by_key(|&(s, c)| (c, s));
+    work
+}
+
+/// A stage's options and the share of the budget it may start work within.
+struct StageRun<'a> {
+    stage: Stage,
+    options: &'a Options,
+    until: f64,
+}
+
+/// Runs `work` at a stage, in batches (compiled in parallel, then timed one at a time), each
+/// batch's outcomes journaled as soon as bench returns them; stops starting batches when the
+/// budget's share is spent. Returns the seconds spent compiling and timing.
+fn run_stage(
+    (iree, tools): (&Iree, &Tools),
+    (searches, work): (&[Search], &[Work]),
+    stage: &StageRun<'_>,
+    (journal, records): (&mut Journal, &mut Vec<(Record, bool)>),
+    clock: &mut Clock,
+    progress: Progress<'_>,
+) -> Result<(f64, f64), String> {
+    let (mut compile, mut time) = (0.0, 0.0);
+    let batch = (stage.options.jobs * 2).max(2);
+    let total = work.len();
+    let stage_started = Instant::now();
+    let word = match stage.stage {
+        Stage::Screen => "screen",
+        Stage::Confirm => "confirm",
+    };
+    for (index, chunk) in work.chunks(batch).enumerate() {
+        if !clock.allows(stage.until) {
+            break;
+        }
+        let done = index * batch;
+        let eta = (done > 0).then(|| {
+            let per = stage_started.elapsed().as_secs_f64() / done as f64;
+            let left = per * (total - done) as f64;
+            clock
+                .left()
+                .map_or(left, |budget| left.min(budget.as_secs_f64()))
+        });
+        let mut options = stage.options.clone();
+        if stage.stage == Stage::Confirm {
+            // Each comparison gets its share of what is left.
+            options.budget = clock
+                .left()
+                .map(|left| left / u32::try_from(total - done).unwrap_or(u32::MAX).max(1));
+        }
+        let cases: Vec<Case> = chunk.iter().map(|&work| case_of(searches, work)).collect();
+        let batch_started = Instant::now();
+        let compiled_at = std::sync::Mutex::new(None::<Instant>);
+        let line = |inner: &str| {
+            if inner.starts_with("compiled ") {
+                if let Ok(mut at) = compiled_at.lock() {
+                    *at = Some(Instant::now());
+                }
+            }
+            if inner.is_empty() {
+                return;
+            }
+            let eta = eta.map_or(String::new(), |eta| format!(", ETA {}", eta_words(eta)));
+            progress(&format!(
+                "{word} {}-{}/{total}{eta}: {inner}",
+                done + 1,
+                done + chunk.len()
+            ));
+        };
+        let rows = bench::run(iree, tools, &cases, &options, &line)?;
+        let finished = Instant::now();
+        let compiled = compiled_at.into_inner().ok().flatten().unwrap_or(finished);
+        compile += (compiled - batch_started).as_secs_f64();
+        time += (finished - compiled).as_secs_f64();
+        for (&(s, c), case) in chunk.iter().zip(&cases) {
+            let Some(row) = rows.iter().find(|row| row.case == case.name) else {
+                continue;
+            };
+            let record = record_of(&searches[s], c, stage.stage, row);
+            journal.append(&record)?;
+            records.push((record, false));
+        }
+    }
+    Ok((compile, time))
+}
+
+/// The bench case of a candidate: the dispatch's payload with the candidate's spec.
+fn case_of(searches: &[Search], (s, c): Work) -> Case {
+    let search = &searches[s];
+    let (candidate, spec) = &search.candidates[c];
+    let name = format!("{} #{}", search.dispatch.key, candidate.index);
+    Case {
+        id: name.clone(),
+        name,
+        payload: search.payload.clone().into_bytes(),
+        library: spec.clone(),
+        function: Some(search.function.clone()),
+        matcher: None,
+        located_library: None,
+    }
+}
+
+/// The journal's record of a candidate's row.
+fn record_of(search: &Search, candidate: usize, stage: Stage, row: &Row) -> Record {
+    let message = row.message.clone();
+    // bench's words for a candidate IREE would not take: its spec or its compile.
+    let compiled = !(row.status == Status::Failed
+        && message.as_deref().is_some_and(|message| {
+            message.starts_with("compiling with the library")
+                || message.starts_with("attaching the library")
+        }));
+    Record {
+        dispatch: search.dispatch.key.clone(),
+        candidate,
+        knobs: search.candidates[candidate].0.knobs.clone(),
+        stage,
+        compiled,
+        status: row.status,
+        message,
+        max_abs_diff: row.outputs.as_ref().map(|outputs| outputs.max_abs_diff),
+        timing: row.timing.clone(),
+    }
+}
+
+/// The candidates of a search confirmed with full rounds: those the screen timed with outputs
+/// equal and a ratio below 1 (IREE's own config, candidate 0, is the baseline, not a
+/// candidate to confirm), lowest ratio first, at most a quarter of those screened (at least
+/// one) and [`MOST_SURVIVORS`].
+fn survivors(search: &Search, records: &[(Record, bool)]) -> Vec<usize> {
+    let mut timed: Vec<(f64, usize)> = Vec::new();
+    let mut screened = 0usize;
+    for (candidate, _) in &search.candidates {
+        let Some((record, _)) = report::find(
+            records,
+            &search.dispatch.key,
+            &candidate.knobs,
+            Stage::Screen,
+        ) else {
+            continue;
+        };
+        screened += 1;
+        let ratio = record.timing.as_ref().map(|timing| timing.ratio);
+        let usable = matches!(
+            record.status,
+            Status::Faster | Status::NoDifference | Status::Slower
+        );
+        if let (Some(ratio), true, false) = (ratio, usable, candidate.index == 0) {
+            if ratio < 1.0 {
+                timed.push((ratio, candidate.index));
+            }
+        }
+    }
+    timed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let most = screened.div_ceil(4).clamp(1, MOST_SURVIVORS);
+    timed
+        .into_iter()
+        .take(most)
+        .map(|(_, index)| index)
+        .collect()
+}
+
+/// A search's report: every candidate with its stages, and the winner.
+fn dispatch_report(search: &Search, records: &[(Record, bool)]) -> DispatchReport {
+    let key = &search.dispatch.key;
+    let outcome = |knobs: &str, stage| {
+        report::find(records, key, knobs, stage)
+            .map(|(record, journaled)| (record.compiled, Outcome::of(record, *journaled)))
+    };
+    let winner = search
+        .candidates
+        .iter()
+        .filter_map(|(candidate, _)| {
+            let (_, confirm) = outcome(&candidate.knobs, Stage::Confirm)?;
+            (confirm.status == Status::Faster).then_some((confirm.ratio?, candidate.index))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+        .map(|(_, index)| index);
+    let candidates: Vec<CandidateReport> = search
+        .candidates
+        .iter()
+        .map(|(candidate, _)| {
+            let screen = outcome(&candidate.knobs, Stage::Screen);
+            let confirm = outcome(&candidate.knobs, Stage::Confirm).map(|(_, outcome)| outcome);
+            let compiled = screen.as_ref().map(|(compiled, _)| *compiled);
+            let screen = screen.map(|(_, outcome)| outcome);
+            CandidateReport {
+                index: candidate.index,
+                knobs: candidate.knobs.clone(),
+                lowering_config: candidate.lowering_config.clone(),
+                compiled,
+                verdict: report::verdict(
+                    compiled,
+                    screen.as_ref(),
+                    confirm.as_ref(),
+                    winner == Some(candidate.index),
+                ),
+                screen,
+                confirm,
+            }
+        })
+        .collect();
+    DispatchReport {
+        key: key.clone(),
+        functions: search.dispatch.functions.clone(),
+        matcher: search.matcher.clone(),
+        compiled: candidates
+            .iter()
+            .filter(|candidate| candidate.compiled == Some(true))
+            .count(),
+        candidates,
+        winner,
+    }
+}
+
+/// Seconds as a short duration: `45s`, `3m05s`, `1h02m`.
+pub fn eta_words(seconds: f64) -> String {
+    let seconds = seconds.max(0.0).round() as u64;
+    match seconds {
+        0..=59 => format!("{seconds}s"),
+        60..=3599 => format!("{}m{:02}s", seconds / 60, seconds % 60),
+        _ => format!("{}h{:02}m", seconds / 3600, seconds / 60 % 60),
+    }
+}
+
+/// Where the library is written in the output directory.
+pub fn library_dir(output: &Path) -> PathBuf {
+    output.join("library")
+}

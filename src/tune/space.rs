@@ -1,0 +1,298 @@
+//! The llvm-cpu candidate space: `#iree_cpu.lowering_config` tile levels around IREE's own
+//! config (IREE 3.13 emits no pipeline constraints for llvm-cpu, so the space is tunespec's),
+//! and each candidate as a standalone tuner-form tuning spec.
+//!
+//! The knobs of a matmul's config: the distribution tiles (M, N: a workgroup's share), the
+//! vector tiles (M, N: a register tile) and the vector reduction tile (K). Candidate 0 is IREE's
+//! own config, as IREE printed it. The rest are the grid's points in order of their distance
+//! from IREE's config (the sum of |log2| of each knob's ratio to IREE's, ties by the knobs):
+//! a model-free order, nearest first, so a small `--max-candidates` explores IREE's
+//! neighbourhood rather than a corner of the grid.
+
+use super::dispatches::Dispatch;
+use crate::spec_check::payload::{self, MatcherInfo};
+
+/// The tile knobs of a matmul's `#iree_cpu.lowering_config`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Tiles {
+    /// Distribution tiles: M, N.
+    pub distribution: [i64; 2],
+    /// Vector tiles: M, N.
+    pub vector: [i64; 2],
+    /// The vector reduction tile: K.
+    pub reduction: i64,
+}
+
+impl Tiles {
+    /// The knobs in words, the candidate's identity in the journal and reports:
+    /// `distribution=64x64 vector=8x16 reduction=16`.
+    pub fn words(&self) -> String {
+        format!(
+            "distribution={}x{} vector={}x{} reduction={}",
+            self.distribution[0],
+            self.distribution[1],
+            self.vector[0],
+            self.vector[1],
+            self.reduction
+        )
+    }
+
+    /// The `lowering_config` attribute.
+    pub fn lowering_config(&self) -> String {
+        format!(
+            "#iree_cpu.lowering_config<distribution = [{}, {}, 0], vector_common_parallel = [{}, {}, 0], vector_reduction = [0, 0, {}]>",
+            self.distribution[0],
+            self.distribution[1],
+            self.vector[0],
+            self.vector[1],
+            self.reduction
+        )
+    }
+
+    /// IREE's printed config read as tiles, when it has the three levels of a matmul.
+    pub fn parse(config: &str) -> Option<Tiles> {
+        let level = |name: &str| -> Option<Vec<i64>> {
+            let text = crate::iree::configs::attribute_named(config, name)?;
+            text.trim_start_matches('[')
+                .trim_end_matches(']')
+                .split(',')
+                .map(|item| item.trim().parse::<i64>().ok())
+                .collect()
+        };
+        let (distribution, vector, reduction) = (
+            level("distribution")?,
+            level("vector_common_parallel")?,
+            level("vector_reduction")?,
+        );
+        match (
+            distribution.as_slice(),
+            vector.as_slice(),
+            reduction.as_slice(),
+        ) {
+            ([dm, dn, 0], [vm, vn, 0], [0, 0, vk]) => Some(Tiles {
+                distribution: [*dm, *dn],
+                vector: [*vm, *vn],
+                reduction: *vk,
+            }),
+            _ => None,
+        }
+    }
+
+    fn distance(&self, from: &Tiles) -> f64 {
+        let log = |a: i64, b: i64| ((a.max(1) as f64) / (b.max(1) as f64)).log2().abs();
+        log(self.distribution[0], from.distribution[0])
+            + log(self.distribution[1], from.distribution[1])
+            + log(self.vector[0], from.vector[0])
+            + log(self.vector[1], from.vector[1])
+            + log(self.reduction, from.reduction)
+    }
+}
+
+/// One candidate config of a dispatch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// 0 for IREE's own config, then in the space's order.
+    pub index: usize,
+    /// Its knobs in words ([`Tiles::words`]; IREE's own config: `iree`).
+    pub knobs: String,
+    /// The `lowering_config` attribute.
+    pub lowering_config: String,
+}
+
+/// The grid: each knob's values.
+const DISTRIBUTION: [i64; 5] = [16, 32, 64, 128, 256];
+const VECTOR_M: [i64; 4] = [1, 4, 8, 16];
+const VECTOR_N: [i64; 3] = [8, 16, 32];
+const REDUCTION: [i64; 4] = [1, 4, 16, 32];
+
+/// The candidates of `dispatch`, at most `most` (IREE's own first): the grid's points whose
+/// tiles fit (a distribution tile at most the dimension and a multiple of its vector tile, a
+/// reduction tile at most K), nearest to IREE's config first.
+pub fn candidates(dispatch: &Dispatch, most: usize) -> Vec<Candidate> {
+    let mut out = vec![Candidate {
+        index: 0,
+        knobs: "iree".to_string(),
+        lowering_config: dispatch.lowering_config.clone(),
+    }];
+    let Some(iree) = Tiles::parse(&dispatch.lowering_config) else {
+        // IREE's config has other levels than the space's: only IREE's own is tried.
+        return out;
+    };
+    let [m, n, k] = dispatch.sizes;
+    let mut grid = Vec::new();
+    for dm in DISTRIBUTION.into_iter().filter(|&d| d <= m) {
+        for dn in DISTRIBUTION.into_iter().filter(|&d| d <= n) {
+            for vm in VECTOR_M.into_iter().filter(|&v| dm % v == 0) {
+                for vn in VECTOR_N.into_iter().filter(|&v| dn % v == 0) {
+                    for vk in REDUCTION.into_iter().filter(|&r| r <= k) {
+                        let tiles = Tiles {
+                            distribution: [dm, dn],
+                            vector: [vm, vn],
+                            reduction: vk,
+                        };
+                        if tiles != iree {
+                            grid.push(tiles);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    grid.sort_by(|a, b| {
+        a.distance(&iree)
+            .total_cmp(&b.distance(&iree))
+            .then_with(|| a.cmp(b))
+    });
+    for tiles in grid.into_iter().take(most.saturating_sub(1)) {
+        out.push(Candidate {
+            index: out.len(),
+            knobs: tiles.words(),
+            lowering_config: tiles.lowering_config(),
+        });
+    }
+    out
+}
+
+/// The matcher's name for a dispatch: `match_matmul_512x512x512_f32`.
+pub fn matcher_name(dispatch: &Dispatch) -> String {
+    let [m, n, k] = dispatch.sizes;
+    let types = if dispatch.types.iter().all(|ty| *ty == dispatch.types[0]) {
+        dispatch.types[0].clone()
+    } else {
+        dispatch.types.join("_")
+    };
+    format!("match_matmul_{m}x{n}x{k}_{types}")
+}
+
+const MAPS: [&str; 3] = [
+    "affine_map<(d0, d1, d2) -> (d0, d2)>",
+    "affine_map<(d0, d1, d2) -> (d2, d1)>",
+    "affine_map<(d0, d1, d2) -> (d0, d1)>",
+];
+
+/// The standalone tuner-form spec of a candidate: one matcher of the dispatch's contraction
+/// (`transform.iree.match.contraction` and `dims_equal` per dimension group), the
+/// `@apply_op_config` action annotating `compilation_info`, and the `@__kernel_config` entry
+/// point.
+pub fn spec(dispatch: &Dispatch, candidate: &Candidate) -> String {
+    let name = matcher_name(dispatch);
+    let [m, n, k] = dispatch.sizes;
+    let [lhs, rhs, out] = &dispatch.types;
+    let maps = MAPS.join(", ");
+    let config = format!(
+        "#iree_codegen.compilation_info<lowering_config = {}, translation_info = {}>",
+        candidate.lowering_config, dispatch.translation_info
+    );
+    format!(
+        "// A tuning candidate written by `tunespec tune`: {key}, candidate {index} ({knobs}).\n\
+module attributes {{iree_codegen.tuning_spec_with_default_entrypoint, transform.with_named_sequence}} {{\n\
+\x20 transform.named_sequence @apply_op_config(%op: !transform.any_op {{transform.readonly}}, %config: !transform.any_param {{transform.readonly}}) {{\n\
+\x20   transform.annotate %op \"compilation_info\" = %config : !transform.any_op, !transform.any_param\n\
+\x20   transform.yield\n\
+\x20 }}\n\
+\x20 transform.named_sequence @{name}(%op: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param) {{\n\
+\x20   %batch, %m, %n, %k = transform.iree.match.contraction %op, lhs_type = {lhs}, rhs_type = {rhs}, output_type = {out}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>\n\
+\x20   transform.iree.match.dims_equal %batch, [] : !transform.param<i64>\n\
+\x20   transform.iree.match.dims_equal %m, [{m}] : !transform.param<i64>\n\
+\x20   transform.iree.match.dims_equal %n, [{n}] : !transform.param<i64>\n\
+\x20   transform.iree.match.dims_equal %k, [{k}] : !transform.param<i64>\n\
+\x20   %config = transform.param.constant {config} -> !transform.any_param\n\
+\x20   transform.yield %op, %config : !transform.any_op, !transform.any_param\n\
+\x20 }}\n\
+\x20 transform.named_sequence @__kernel_config(%root: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{\n\
+\x20   %res = transform.foreach_match in %root @{name} -> @apply_op_config : (!transform.any_op) -> !transform.any_op\n\
+\x20   transform.yield %res : !transform.any_op\n\
+\x20 }}\n\
+}}\n",
+        key = dispatch.key,
+        index = candidate.index,
+        knobs = candidate.knobs,
+    )
+}
+
+/// The payload a dispatch's candidates are timed on: its contraction alone, built as `bench`
+/// builds a matcher's payload; and the function to call.
+pub fn payload(dispatch: &Dispatch) -> Result<(String, String), String> {
+    let name = matcher_name(dispatch);
+    let [m, n, k] = dispatch.sizes;
+    let info = MatcherInfo {
+        name: name.clone(),
+        loc: None,
+        kind: "contraction".to_string(),
+        types: Some(dispatch.types.clone()),
+        maps: MAPS.iter().map(|map| map.to_string()).collect(),
+        dims: vec![
+            Some(Vec::new()),
+            Some(vec![m]),
+            Some(vec![n]),
+            Some(vec![k]),
+        ],
+        config: None,
+    };
+    let function = payload::function_name(&name);
+    let source = payload::payload(&info, &function)?;
+    Ok((source, function))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dispatch(m: i64) -> Dispatch {
+        Dispatch {
+            key: format!("matmul {m}x{m}x{m} f32*f32->f32"),
+            functions: vec!["main_dispatch_0".into()],
+            sizes: [m, m, m],
+            types: ["f32".into(), "f32".into(), "f32".into()],
+            lowering_config: "#iree_cpu.lowering_config<distribution = [64, 64, 0], vector_common_parallel = [8, 16, 0], vector_reduction = [0, 0, 16]>".into(),
+            translation_info: "#iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>".into(),
+        }
+    }
+
+    #[test]
+    fn candidate_zero_is_irees_own_and_the_rest_fit_and_are_distinct_nearest_first() {
+        let d = dispatch(512);
+        let all = candidates(&d, 40);
+        assert_eq!(all.len(), 40);
+        assert_eq!(all[0].knobs, "iree");
+        assert_eq!(all[0].lowering_config, d.lowering_config);
+        let iree = Tiles::parse(&d.lowering_config).unwrap();
+        let mut seen = std::collections::HashSet::new();
+        let mut last = 0.0;
+        for candidate in &all[1..] {
+            let tiles = Tiles::parse(&candidate.lowering_config).unwrap();
+            assert!(seen.insert(tiles) && tiles != iree);
+            assert_eq!(tiles.distribution[0] % tiles.vector[0], 0);
+            let distance = tiles.distance(&iree);
+            assert!(distance >= last);
+            last = distance;
+        }
+        // One knob doubled or halved comes first.
+        assert_eq!(all[1].knobs, "distribution=32x64 vector=8x16 reduction=16");
+        assert_eq!(candidates(&d, 9).len(), 9);
+        // Small shapes: tiles no larger than the dimensions.
+        for candidate in candidates(&dispatch(32), 1000).iter().skip(1) {
+            if let Some(tiles) = Tiles::parse(&candidate.lowering_config) {
+                assert!(tiles.distribution.iter().all(|&t| t <= 32) && tiles.reduction <= 32);
+            }
+        }
+    }
+
+    #[test]
+    fn a_spec_holds_the_matcher_the_config_and_the_entry_point() {
+        let d = dispatch(512);
+        let candidate = &candidates(&d, 2)[1];
+        let text = spec(&d, candidate);
+        assert!(text.contains("@match_matmul_512x512x512_f32"));
+        assert!(text.contains("transform.iree.match.dims_equal %k, [512]"));
+        assert!(text.contains(&candidate.lowering_config));
+        assert!(text.contains("iree_codegen.tuning_spec_entrypoint"));
+        assert!(text.contains("iree_codegen.tuning_spec_with_default_entrypoint"));
+        let mlir = crate::mlir::Mlir::new();
+        let verified = crate::verify::verify_bytes(&mlir, text.as_bytes(), "candidate.mlir");
+        assert!(!verified.has_errors());
+        let (source, function) = payload(&d).unwrap();
+        assert!(source.contains(&format!("@{function}(")));
+        assert!(source.contains("tensor<512x512xf32>"));
+    }
+}

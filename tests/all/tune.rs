@@ -1,0 +1,258 @@
+//! `tunespec tune -t host` on IREE's CPU backend (`local-task`) with the reference venv's
+//! iree-compile and runtime: a model of a 512³ and a 1024³ f32 matmul, at least 8 compiled
+//! candidates per dispatch, every output checked, a winner written or an honest "none beat
+//! IREE's own"; and a run killed (SIGKILL) once its journal has outcomes, run again: it
+//! continues without timing a journaled candidate again. No timed assertions: which candidate
+//! wins depends on the machine. Fails under `CI=true` when IREE is missing.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::cli_formats::assert_valid;
+use crate::iree_library::{venv, with_iree};
+use crate::reference::{output_with_timeout, repo_root};
+
+const MODEL: &str = "tests/fixtures/tune/two_matmuls_model.mlir";
+
+/// Short timing: 2 screen rounds, 8 confirm rounds (the fewest that can call a difference at
+/// alpha 0.01 in one look), 9 candidates per dispatch (IREE's own and 8 more).
+const QUICK: &[&str] = &[
+    "--repetitions",
+    "2",
+    "--min-time",
+    "0.02",
+    "--screen-rounds",
+    "2",
+    "--rounds",
+    "8",
+    "--max-rounds",
+    "8",
+    "--max-candidates",
+    "9",
+    "--budget",
+    "10m",
+    "-t",
+    "host",
+    "--format",
+    "json",
+];
+
+fn tune(venv: &Path, out: &Path) -> Command {
+    let mut command = with_iree(venv);
+    command
+        .current_dir(repo_root())
+        .arg("tune")
+        .arg(MODEL)
+        .args(QUICK)
+        .arg("-o")
+        .arg(out);
+    command
+}
+
+fn report(output: &Output) -> serde_json::Value {
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_valid("tune.schema.json", [text.as_ref()]);
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The journal's records (the header left out).
+fn journal(out: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(out.join("journal.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+/// Checks what every run must give: both dispatches searched, at least 8 compiled candidates
+/// each, every candidate that ran checked (outputs equal: IREE's own tiles and the space's are
+/// all correct), and per dispatch either a winner the rule called faster, written in the
+/// library, or none.
+fn check(document: &serde_json::Value, out: &Path) {
+    let dispatches = document["dispatches"].as_array().unwrap();
+    let keys: Vec<&str> = dispatches
+        .iter()
+        .map(|d| d["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "matmul 512x512x512 f32*f32->f32",
+            "matmul 1024x1024x1024 f32*f32->f32"
+        ]
+    );
+    let mut winners = 0;
+    for dispatch in dispatches {
+        assert!(dispatch["compiled"].as_u64().unwrap() >= 8, "{dispatch:#}");
+        for candidate in dispatch["candidates"].as_array().unwrap() {
+            let screen = &candidate["screen"];
+            assert!(
+                screen.is_object(),
+                "every candidate screened: {candidate:#}"
+            );
+            assert_ne!(screen["status"], "wrong-output", "{candidate:#}");
+            assert_ne!(screen["status"], "failed", "{candidate:#}");
+            if screen["status"] != "unchanged" {
+                assert!(
+                    screen["max_abs_diff"].is_number(),
+                    "outputs checked: {candidate:#}"
+                );
+            }
+        }
+        if let Some(winner) = dispatch["winner"].as_u64() {
+            winners += 1;
+            let candidate = &dispatch["candidates"][winner as usize];
+            assert_eq!(candidate["verdict"], "winner");
+            assert_eq!(candidate["confirm"]["status"], "faster", "{candidate:#}");
+        }
+    }
+    let library = out.join("library");
+    if winners == 0 {
+        assert!(document["library"].is_null());
+        assert!(!library.exists());
+        let notes = document["written"].to_string();
+        assert!(notes.contains("none beat IREE's own"), "{notes}");
+    } else {
+        let texts: String = walkdir::WalkDir::new(&library)
+            .into_iter()
+            .flatten()
+            .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "mlir"))
+            .map(|entry| std::fs::read_to_string(entry.path()).unwrap())
+            .collect();
+        assert_eq!(
+            texts.matches("tunespec.measurement").count(),
+            winners,
+            "{texts}"
+        );
+        assert!(texts.contains("method = \"tunespec tune\""), "{texts}");
+        assert!(
+            texts.contains("candidate_knobs = \"distribution="),
+            "{texts}"
+        );
+        assert!(
+            texts.contains("candidates_tried = \"9 (9 compiled)\""),
+            "{texts}"
+        );
+    }
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(saved["dispatches"], document["dispatches"]);
+}
+
+#[test]
+fn a_killed_tune_resumes_from_its_journal_and_finds_a_winner_or_says_none_won() {
+    let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tuned");
+    // Killed once the journal holds outcomes of the screen.
+    let mut child = {
+        use std::os::unix::process::CommandExt;
+        tune(&venv, &out)
+            .process_group(0)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let started = Instant::now();
+    while journal(&out).len() < 4 {
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "no journal after 5 minutes"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "tune ended before it was killed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The whole group: iree-compile and the runtime's processes with it.
+    let group = i32::try_from(child.id()).unwrap();
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+    child.wait().unwrap();
+    let before = journal(&out);
+    assert!(before.len() >= 4);
+    let output = output_with_timeout(&mut tune(&venv, &out));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let document = report(&output);
+    check(&document, &out);
+    // Nothing journaled before the kill was measured again: each is journaled once, and the
+    // report says its outcome came from the journal.
+    let after = journal(&out);
+    let id = |record: &serde_json::Value| {
+        format!(
+            "{}|{}|{}",
+            record["dispatch"], record["knobs"], record["stage"]
+        )
+    };
+    for record in &before {
+        let count = after.iter().filter(|later| id(later) == id(record)).count();
+        assert_eq!(count, 1, "measured again: {record:#}");
+        let dispatch = document["dispatches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["key"] == record["dispatch"])
+            .unwrap();
+        let candidate = &dispatch["candidates"][record["candidate"].as_u64().unwrap() as usize];
+        let stage = if record["stage"] == "screen" {
+            "screen"
+        } else {
+            "confirm"
+        };
+        assert_eq!(candidate[stage]["journaled"], true, "{candidate:#}");
+        assert_eq!(
+            candidate[stage]["status"], record["status"],
+            "{candidate:#}"
+        );
+    }
+    assert!(document["resumed"].as_u64().unwrap() >= before.len() as u64);
+    // The same command once more: everything from the journal, the same outcomes.
+    let again = output_with_timeout(&mut tune(&venv, &out));
+    assert_eq!(again.status.code(), Some(0));
+    let again = report(&again);
+    assert_eq!(
+        journal(&out).len(),
+        after.len(),
+        "nothing measured a third time"
+    );
+    let verdicts = |document: &serde_json::Value| -> Vec<String> {
+        document["dispatches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|d| d["candidates"].as_array().unwrap().iter())
+            .map(|c| c["verdict"].to_string())
+            .collect()
+    };
+    assert_eq!(verdicts(&again), verdicts(&document));
+}
+
+#[test]
+fn tune_refuses_a_gpu_target_and_another_tunes_journal() {
+    let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .current_dir(repo_root())
+            .args(["tune", MODEL, "-t", "gfx942", "-o"])
+            .arg(dir.path()),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not a CPU target"));
+    std::fs::write(
+        dir.path().join("journal.jsonl"),
+        "{\"journal\":\"tunespec tune\",\"version\":1,\"payload\":\"other\",\"target\":\"host\",\"flags\":[],\"device\":\"local-task\",\"iree\":\"x\",\"timing\":\"x\"}\n",
+    )
+    .unwrap();
+    let output = output_with_timeout(&mut tune(&venv, dir.path()));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("journal of another tune"));
+}
