@@ -176,6 +176,10 @@ impl Opts {
             Err(status) => return status,
         };
         flags.extend(self.iree_flags.iter().cloned());
+        // `host`'s flags already name the host CPU, which the local device's flags add again:
+        // each flag once, in the records too.
+        let mut seen = std::collections::HashSet::new();
+        flags.retain(|flag| seen.insert(flag.clone()));
         let payload = match super::common::read(&self.payload) {
             Ok(payload) => payload,
             Err(status) => return status,

@@ -70,7 +70,7 @@ fn journal(out: &Path) -> Vec<serde_json::Value> {
 /// each, every candidate that ran checked (outputs equal: IREE's own tiles and the space's are
 /// all correct), and per dispatch either a winner the rule called faster, written in the
 /// library, or none.
-fn check(document: &serde_json::Value, out: &Path) {
+fn check(venv: &Path, document: &serde_json::Value, out: &Path) {
     let dispatches = document["dispatches"].as_array().unwrap();
     let keys: Vec<&str> = dispatches
         .iter()
@@ -135,6 +135,25 @@ fn check(document: &serde_json::Value, out: &Path) {
             texts.contains("candidates_tried = \"9 (9 compiled)\""),
             "{texts}"
         );
+        // The written library passes `check` with its measurements re-timed.
+        let checked = output_with_timeout(
+            with_iree(venv)
+                .args([
+                    "check",
+                    "--bench",
+                    "--repetitions",
+                    "2",
+                    "--min-time",
+                    "0.02",
+                ])
+                .arg(&library),
+        );
+        assert_eq!(
+            checked.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&checked.stderr)
+        );
     }
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
@@ -182,7 +201,7 @@ fn a_killed_tune_resumes_from_its_journal_and_finds_a_winner_or_says_none_won() 
         String::from_utf8_lossy(&output.stderr)
     );
     let document = report(&output);
-    check(&document, &out);
+    check(&venv, &document, &out);
     // Nothing journaled before the kill was measured again: each is journaled once, and the
     // report says its outcome came from the journal.
     let after = journal(&out);
