@@ -30,7 +30,8 @@ Examples:
 
 Exit status:
   0  the search ran (whether or not a candidate beat IREE's own; see the report)
-  1  nothing could be tuned: no matmul dispatch, or no candidate compiled
+  1  nothing could be tuned: no matmul dispatch, no candidate compiled, or the budget ran out
+     before any was tried
   2  usage or tool error: IREE or its runtime missing, a target that is not a CPU target,
      DIR holding the journal of another tune";
 
@@ -325,6 +326,12 @@ fn dispatch_table(dispatch: &DispatchReport) -> String {
                 winner.knobs,
                 ratio_words(winner.confirm.as_ref())
             ));
+        }
+        None if dispatch.candidates.iter().all(|c| c.screen.is_none()) => {
+            out.push_str("  no candidate tried: the budget ran out first\n");
+        }
+        None if dispatch.candidates.iter().any(|c| c.screen.is_none()) => {
+            out.push_str("  none of those tried beat IREE's own config\n");
         }
         None => out.push_str("  none beat IREE's own config\n"),
     }

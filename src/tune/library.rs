@@ -112,7 +112,14 @@ pub(super) fn write(
     let dir = super::library_dir(&request.output);
     remove(&dir)?;
     if winners.is_empty() {
-        notes.push("none beat IREE's own config: no library written".to_string());
+        let tried = records
+            .iter()
+            .any(|(record, _)| record.stage == Stage::Screen);
+        notes.push(if tried {
+            "none beat IREE's own config: no library written".to_string()
+        } else {
+            "no candidate was tried (the budget ran out first): no library written".to_string()
+        });
         return Ok((notes, None));
     }
     let definitions = crate::Registry::discover()

@@ -119,7 +119,7 @@ pub fn tune(
     phases.screen_s += time;
     let survivors: Vec<Vec<usize>> = searches
         .iter()
-        .map(|search| survivors(search, &records))
+        .map(|search| survivors(&search.dispatch.key, &search.candidates, &records))
         .collect();
     let confirm = pending(&searches, &records, Stage::Confirm, |s, c| {
         survivors[s].contains(&c)
@@ -442,16 +442,15 @@ fn record_of(search: &Search, candidate: usize, stage: Stage, row: &Row) -> Reco
 /// equal and a ratio below 1 (IREE's own config, candidate 0, is the baseline, not a
 /// candidate to confirm), lowest ratio first, at most a quarter of those screened (at least
 /// one) and [`MOST_SURVIVORS`].
-fn survivors(search: &Search, records: &[(Record, bool)]) -> Vec<usize> {
+fn survivors(
+    key: &str,
+    candidates: &[(Candidate, String)],
+    records: &[(Record, bool)],
+) -> Vec<usize> {
     let mut timed: Vec<(f64, usize)> = Vec::new();
     let mut screened = 0usize;
-    for (candidate, _) in &search.candidates {
-        let Some((record, _)) = report::find(
-            records,
-            &search.dispatch.key,
-            &candidate.knobs,
-            Stage::Screen,
-        ) else {
+    for (candidate, _) in candidates {
+        let Some((record, _)) = report::find(records, key, &candidate.knobs, Stage::Screen) else {
             continue;
         };
         screened += 1;
@@ -482,15 +481,7 @@ fn dispatch_report(search: &Search, records: &[(Record, bool)]) -> DispatchRepor
         report::find(records, key, knobs, stage)
             .map(|(record, journaled)| (record.compiled, Outcome::of(record, *journaled)))
     };
-    let winner = search
-        .candidates
-        .iter()
-        .filter_map(|(candidate, _)| {
-            let (_, confirm) = outcome(&candidate.knobs, Stage::Confirm)?;
-            (confirm.status == Status::Faster).then_some((confirm.ratio?, candidate.index))
-        })
-        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
-        .map(|(_, index)| index);
+    let winner = winner(key, &search.candidates, records);
     let candidates: Vec<CandidateReport> = search
         .candidates
         .iter()
@@ -528,6 +519,24 @@ fn dispatch_report(search: &Search, records: &[(Record, bool)]) -> DispatchRepor
     }
 }
 
+/// The winner of a search: of the candidates whose confirmation the rule called faster than
+/// IREE's own, the lowest ratio (ties: the lower number); `None` when none was.
+fn winner(
+    key: &str,
+    candidates: &[(Candidate, String)],
+    records: &[(Record, bool)],
+) -> Option<usize> {
+    candidates
+        .iter()
+        .filter_map(|(candidate, _)| {
+            let (record, _) = report::find(records, key, &candidate.knobs, Stage::Confirm)?;
+            let ratio = record.timing.as_ref()?.ratio;
+            (record.status == Status::Faster).then_some((ratio, candidate.index))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+        .map(|(_, index)| index)
+}
+
 /// Seconds as a short duration: `45s`, `3m05s`, `1h02m`.
 pub fn eta_words(seconds: f64) -> String {
     let seconds = seconds.max(0.0).round() as u64;
@@ -541,4 +550,83 @@ pub fn eta_words(seconds: f64) -> String {
 /// Where the library is written in the output directory.
 pub fn library_dir(output: &Path) -> PathBuf {
     output.join("library")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::stats::{self, Rule};
+
+    const KEY: &str = "matmul 8x8x8 f32*f32->f32";
+
+    fn candidates(count: usize) -> Vec<(Candidate, String)> {
+        (0..count)
+            .map(|index| {
+                let candidate = Candidate {
+                    index,
+                    knobs: format!("k{index}"),
+                    lowering_config: String::new(),
+                };
+                (candidate, String::new())
+            })
+            .collect()
+    }
+
+    /// A record of candidate `index` at `stage` whose rounds are `factor` times IREE's.
+    fn record(index: usize, stage: Stage, factor: f64, status: Status) -> (Record, bool) {
+        let rounds: Vec<stats::Round> = (0..8)
+            .map(|i| {
+                (
+                    vec![100.0 + f64::from(i)],
+                    vec![(100.0 + f64::from(i)) * factor],
+                )
+            })
+            .collect();
+        let timing = stats::compare_rounds(&rounds, Rule::default(), 0.01);
+        let record = Record {
+            dispatch: KEY.to_string(),
+            candidate: index,
+            knobs: format!("k{index}"),
+            stage,
+            compiled: true,
+            status,
+            message: None,
+            max_abs_diff: Some(0.0),
+            timing: Some(timing),
+        };
+        (record, false)
+    }
+
+    #[test]
+    fn the_screens_best_below_one_survive_at_most_a_quarter_and_never_irees_own() {
+        let all = candidates(9);
+        let records = vec![
+            record(0, Stage::Screen, 0.5, Status::Faster),
+            record(1, Stage::Screen, 0.9, Status::Faster),
+            record(2, Stage::Screen, 1.2, Status::Slower),
+            record(3, Stage::Screen, 0.7, Status::NoDifference),
+            record(4, Stage::Screen, 0.6, Status::WrongOutput),
+            record(5, Stage::Screen, 0.8, Status::Faster),
+            record(6, Stage::Screen, 1.0, Status::NoDifference),
+            record(7, Stage::Screen, 0.95, Status::Faster),
+            record(8, Stage::Screen, 0.99, Status::Faster),
+        ];
+        // 9 screened: a quarter is 3; IREE's own (0) and a wrong output (4) never survive.
+        assert_eq!(survivors(KEY, &all, &records), vec![3, 5, 1]);
+        // Nothing screened yet: nothing survives.
+        assert!(survivors(KEY, &all, &[]).is_empty());
+    }
+
+    #[test]
+    fn the_winner_is_the_lowest_ratio_the_rule_called_faster() {
+        let all = candidates(4);
+        let mut records = vec![
+            record(1, Stage::Confirm, 0.8, Status::Faster),
+            record(2, Stage::Confirm, 0.7, Status::NoDifference),
+            record(3, Stage::Confirm, 0.75, Status::Faster),
+        ];
+        assert_eq!(winner(KEY, &all, &records), Some(3));
+        records.retain(|(record, _)| record.candidate == 2);
+        assert_eq!(winner(KEY, &all, &records), None);
+    }
 }

@@ -30,8 +30,6 @@ const QUICK: &[&str] = &[
     "8",
     "--max-candidates",
     "9",
-    "--budget",
-    "10m",
     "-t",
     "host",
     "--format",
@@ -39,13 +37,17 @@ const QUICK: &[&str] = &[
 ];
 
 fn tune(venv: &Path, out: &Path) -> Command {
+    tune_within(venv, out, "10m")
+}
+
+fn tune_within(venv: &Path, out: &Path, budget: &str) -> Command {
     let mut command = with_iree(venv);
     command
         .current_dir(repo_root())
         .arg("tune")
         .arg(MODEL)
         .args(QUICK)
-        .arg("-o")
+        .args(["--budget", budget, "-o"])
         .arg(out);
     command
 }
@@ -274,4 +276,24 @@ fn tune_refuses_a_gpu_target_and_another_tunes_journal() {
     let output = output_with_timeout(&mut tune(&venv, dir.path()));
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("journal of another tune"));
+}
+
+#[test]
+fn a_budget_spent_before_any_candidate_leaves_them_all_not_tried_and_writes_nothing() {
+    let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // Reading IREE's configs alone takes longer than a millisecond.
+    let output = output_with_timeout(&mut tune_within(&venv, dir.path(), "0.001"));
+    assert_eq!(output.status.code(), Some(1));
+    let document = report(&output);
+    assert_eq!(document["budget_exhausted"], true);
+    for dispatch in document["dispatches"].as_array().unwrap() {
+        assert!(dispatch["winner"].is_null());
+        for candidate in dispatch["candidates"].as_array().unwrap() {
+            assert_eq!(candidate["verdict"], "not tried", "{candidate:#}");
+            assert!(candidate["compiled"].is_null());
+        }
+    }
+    assert!(!dir.path().join("library").exists());
+    assert_eq!(journal(dir.path()).len(), 0);
 }
