@@ -236,6 +236,47 @@ impl Measurement {
         format!("{{{}}}", inner.join(", "))
     }
 
+    /// The record as JSON (`bench`'s written `entries`): the fields as the dictionary writes
+    /// them, with times and the speedup as numbers and the threads and candidate as integers,
+    /// as `explain --format json` gives a record.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut map = serde_json::Map::new();
+        let mut put = |name: &str, value: serde_json::Value| {
+            map.insert(name.to_string(), value);
+        };
+        put("source", json!("measured"));
+        put("device", json!(self.device));
+        for (name, value) in [
+            ("device_name", &self.device_name),
+            ("driver", &self.driver),
+            ("runtime", &self.runtime),
+            ("flags", &self.flags),
+        ] {
+            if let Some(value) = value {
+                put(name, json!(value));
+            }
+        }
+        if let Some(threads) = self.threads {
+            put("threads", json!(threads));
+        }
+        put("iree", json!(self.iree));
+        put("date", json!(self.date));
+        put("baseline_us", json!(self.baseline_us));
+        put("tuned_us", json!(self.tuned_us));
+        put("speedup", json!((self.speedup * 1000.0).round() / 1000.0));
+        match &self.subject {
+            Subject::Dispatch(name) => put("dispatch", json!(name)),
+            Subject::Matcher(name) => put("matcher", json!(name)),
+        }
+        if let Some(candidate) = self.candidate {
+            put("candidate", json!(candidate));
+        }
+        for (name, value) in &self.extra {
+            put(name, json!(value));
+        }
+        serde_json::Value::Object(map)
+    }
+
     /// Reads a record back from a matcher's `tunespec.measurement` dictionary (records written
     /// before `device_name` and `matcher` existed too: `gpu`, `dispatch`).
     pub fn from_attr(attr: &Attr) -> Option<Measurement> {

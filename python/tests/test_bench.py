@@ -5,6 +5,7 @@ otherwise without it."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,24 @@ def test_an_unknown_device_raises_a_usage_error(iree: Path) -> None:
     with pytest.raises(tunespec.UsageError) as caught:
         tunespec.bench(target="bench_cpu", specs=[CPU_LIB], device="nosuch", iree=iree)
     assert "local-task" in str(caught.value)
+
+
+def test_the_written_librarys_entries_are_typed_per_device(iree: Path, tmp_path: Path) -> None:
+    # A library bench wrote, with one matcher measured on two devices; this run wins nothing
+    # (tiles of 1 are slower), so the library stays as it was and its entries are reported.
+    library = tmp_path / "measured"
+    shutil.copytree(FIXTURES / "bench" / "two_devices", library)
+    report = tunespec.bench(target="bench_cpu", specs=[CPU_LIB], write=library, iree=iree, **QUICK)
+    assert report.written is not None and any("no matcher won" in line for line in report.written)
+    assert report.entries is not None and len(report.entries) == 2
+    by_device = {entry.measurement.device: entry for entry in report.entries}
+    assert set(by_device) == {"local-task", "local-sync"}
+    task = by_device["local-task"]
+    assert task.target == "bench_cpu"
+    assert task.measurement.matcher == "match_mm_128_tiny_tiles"
+    assert task.measurement.device_name == "CPU loop test"
+    assert task.measurement.threads == 2 and by_device["local-sync"].measurement.threads == 1
+    assert task.measurement.speedup == 0.5
+    assert task.identity == task.measurement.identity
+    assert task.identity.startswith("local-task, CPU loop test, 2 threads")
+    assert tunespec.WrittenEntry.from_json(task.to_json()) == task

@@ -75,6 +75,7 @@ from ._bench_types import (
     Summary,
     Timing,
     Tolerance,
+    WrittenEntry,
 )
 from ._check_types import CheckFix, CheckReport, CheckResult, CheckStep
 from ._binary import find_binary
@@ -184,6 +185,7 @@ __all__ = [
     "VerifyReport",
     "View",
     "WithheldOp",
+    "WrittenEntry",
     "apply",
     "attach",
     "bench",

@@ -338,14 +338,19 @@ def check(
     fix: bool = False,
     jobs: Optional[int] = None,
     iree: Optional[PathArg] = None,
+    require_iree: bool = True,
 ) -> CheckReport:
     """Re-check every matcher of spec files, directories or spec libraries against the
     installed IREE (its compiler library), as `tunespec check --format json` does: it parses, its
     config lands on a payload of its key, the full compile succeeds. `fix=True` migrates known
     syntax changes in place first (atomically; `CheckReport.fixes` lists each edit). Failing
     matchers are in the report (`CheckReport.ok` is False); no IREE or a bad path raises
-    `UsageError`."""
+    `UsageError`. `require_iree=False` accepts a machine without IREE: the files are then only
+    parsed with tunespec's own MLIR (the CLI's default; a program asking for a check is asking
+    IREE, so the API's default is to require it)."""
     args = ["check", "--format=json"]
+    if require_iree:
+        args.append("--require-iree")
     if target is not None:
         args.append(f"--target={target}")
     if fix:

@@ -8,6 +8,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Dict, List, Literal, Mapping, Optional, Tuple, cast
 
+from ._measurement import Measurement
+
 Json = Dict[str, Any]
 
 BenchStatus = Literal["faster", "slower", "no-difference", "unchanged", "wrong-output", "failed"]
@@ -268,9 +270,39 @@ class BenchRow:
 
 
 @dataclass(frozen=True)
+class WrittenEntry:
+    """One entry of the library `bench --write` wrote, as it now is: the target, its spec file
+    (relative to the library), who measured it (`identity`, what `--measured-on` matches; a key
+    may have one entry per device) and its record."""
+
+    target: str
+    file: Optional[str]
+    identity: str
+    measurement: Measurement
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "WrittenEntry":
+        return cls(
+            str(obj["target"]),
+            None if obj["file"] is None else str(obj["file"]),
+            str(obj["identity"]),
+            Measurement.from_json(obj["measurement"]),
+        )
+
+    def to_json(self) -> Json:
+        return {
+            "target": self.target,
+            "file": self.file,
+            "identity": self.identity,
+            "measurement": self.measurement.to_json(),
+        }
+
+
+@dataclass(frozen=True)
 class BenchReport:
     """`tunespec bench --format json`: how it ran, one row per function or dispatch, and with
-    `write` the lines on what was written (losers left out, merges)."""
+    `write` the lines on what was written (losers left out, merges) and the library's entries
+    (`entries`, one per target, key and device)."""
 
     version: int
     device: str
@@ -284,6 +316,8 @@ class BenchReport:
     repetitions: int
     rows: Tuple[BenchRow, ...]
     written: Optional[Tuple[str, ...]]
+    #: With `write`, once the library exists: its entries as they now are, per device.
+    entries: Optional[Tuple[WrittenEntry, ...]] = None
 
     @property
     def winners(self) -> List[BenchRow]:
@@ -293,6 +327,7 @@ class BenchReport:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "BenchReport":
         written = obj["written"]
+        entries = obj.get("entries")
         return cls(
             obj["version"],
             obj["device"],
@@ -306,6 +341,7 @@ class BenchReport:
             obj["repetitions"],
             tuple(BenchRow.from_json(row) for row in obj["rows"]),
             None if written is None else tuple(written),
+            None if entries is None else tuple(WrittenEntry.from_json(e) for e in entries),
         )
 
     def to_json(self) -> Json:
@@ -321,4 +357,5 @@ class BenchReport:
             "repetitions": self.repetitions,
             "rows": [row.to_json() for row in self.rows],
             "written": None if self.written is None else list(self.written),
+            "entries": None if self.entries is None else [e.to_json() for e in self.entries],
         }

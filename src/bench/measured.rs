@@ -275,6 +275,26 @@ pub fn interval_words(timing: &super::stats::Comparison) -> String {
     }
 }
 
+/// The entries of the measured library at `output` as JSON (`bench --format json`'s
+/// `entries`): per entry its target, file, device identity and record, so that a program sees
+/// which device each entry was measured on (one key may have several).
+pub fn library_json(mlir: &Mlir, output: &std::path::Path) -> Result<serde_json::Value, String> {
+    let library = measured_library::existing(mlir, output)?;
+    let entries: Vec<serde_json::Value> = library
+        .entries
+        .iter()
+        .map(|entry| {
+            serde_json::json!({
+                "target": entry.target,
+                "file": entry.file,
+                "identity": entry.measurement.identity(),
+                "measurement": entry.measurement.to_json(),
+            })
+        })
+        .collect();
+    Ok(serde_json::Value::Array(entries))
+}
+
 /// Merges `winners` into the measured library at `output` (created, or merged into when a
 /// measured library is there) and writes it whole or not at all. `definitions`: the targets the
 /// library must define to work alone (a target a user's library defines, and its user-defined

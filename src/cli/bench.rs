@@ -191,7 +191,14 @@ impl Opts {
             }
             None => None,
         };
-        self.render(&rows, &options, iree, &tools, written.as_deref());
+        // The library's entries as they now are (JSON only): which device each was measured on.
+        let entries = match (&self.write, self.format) {
+            (Some(output), Format::Json) if output.exists() => {
+                bench::measured::library_json(&mlir, output).ok()
+            }
+            _ => None,
+        };
+        self.render(&rows, &options, (iree, &tools), written.as_deref(), entries);
         if rows
             .iter()
             .any(|row| matches!(row.status, Status::Failed | Status::WrongOutput))
@@ -592,9 +599,9 @@ impl Opts {
         &self,
         rows: &[Row],
         options: &Options,
-        iree: &tunespec::iree::Iree,
-        tools: &Tools,
+        (iree, tools): (&tunespec::iree::Iree, &Tools),
         written: Option<&[String]>,
+        entries: Option<serde_json::Value>,
     ) {
         if self.format == Format::Json {
             let document = json!({
@@ -609,6 +616,7 @@ impl Opts {
                 "repetitions": options.repetitions,
                 "rows": rows,
                 "written": written,
+                "entries": entries,
             });
             emit(&format!(
                 "{}\n",

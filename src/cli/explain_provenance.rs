@@ -42,7 +42,7 @@ fn record_field(field: &str, value: &str) -> serde_json::Value {
             .ok()
             .filter(|v| v.is_finite())
             .map(|v| json!(v)),
-        "candidate" => value.trim().parse::<u64>().ok().map(|v| json!(v)),
+        "candidate" | "threads" => value.trim().parse::<u64>().ok().map(|v| json!(v)),
         _ => None,
     };
     number.unwrap_or_else(|| json!(value))
