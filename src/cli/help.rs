@@ -227,7 +227,9 @@ explain finds them in IREE's dispatches. Without --function every exported funct
 a row each. --format short: one line per row. --write LIB
 writes the matchers that won (faster, outputs equal) as measured entries (device, IREE version
 and revision, flags, medians, samples, spread, rounds, interval, p-value, date), merged by
-matcher key into LIB (faster wins); losers are listed and left out. LIB is written whole or not
+matcher key and device into LIB (faster wins on the same device; another device's entry is kept
+beside it, and --measured-on picks one when linking); with a model and --dispatches, the matcher
+of each dispatch that measured faster alone; losers are listed and left out. LIB is written whole or not
 at all. --shard K/N takes a deterministic share of the cases (by a hash of each matcher's key),
 so shards of a Slurm array or a CI matrix are disjoint, and writing their winners into one
 library in any order gives the same library.
@@ -237,6 +239,7 @@ sm_89 PTX), the host CPU for local-task/local-sync, then --iree-flag values.
 
 Examples:
   tunespec bench --spec my_cpu_spec.mlir model.mlir      IREE's CPU backend on local-task
+  tunespec bench -t host --spec cpu-specs --dispatches --write measured model.mlir
   tunespec bench -t sm_90 --derived --device cuda --write team-specs
   tunespec bench -t gfx942 --spec team-specs --device hip --shard 3/16 --format json
 
