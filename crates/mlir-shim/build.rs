@@ -1,6 +1,7 @@
-//! Compiles `shim.cpp` and `iree_match_ops.cpp` against Debian's MLIR 22 headers (prefix from
-//! `MLIR_SYS_220_PREFIX`), after generating the IREE matcher ops' C++ from
-//! `iree_match_ops.td` with `mlir-tblgen` (`MLIR_TBLGEN`, default `mlir-tblgen-22`).
+//! Compiles `shim.cpp`, `symbols.cpp`, `iree_match_ops.cpp` and `iree_match_support.cpp` against
+//! Debian's MLIR 22 headers (prefix from `MLIR_SYS_220_PREFIX`), after generating the IREE
+//! matcher ops' C++ from `iree_match_ops.td` with `mlir-tblgen` (`MLIR_TBLGEN`, default
+//! `mlir-tblgen-22`).
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -12,6 +13,8 @@ fn main() {
         "src/shim.cpp",
         "src/symbols.cpp",
         "src/iree_match_ops.cpp",
+        "src/iree_match_support.cpp",
+        "src/iree_match_support.h",
         "src/iree_match_ops.td",
     ] {
         println!("cargo:rerun-if-changed={file}");
@@ -47,6 +50,7 @@ fn main() {
         .file("src/shim.cpp")
         .file("src/symbols.cpp")
         .file("src/iree_match_ops.cpp")
+        .file("src/iree_match_support.cpp")
         .include(format!("{prefix}/include"))
         .include(&out)
         .flag("-std=c++17")
