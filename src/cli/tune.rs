@@ -258,16 +258,32 @@ pub fn table(report: &Report) -> String {
     for dispatch in &report.dispatches {
         out.push_str(&dispatch_table(dispatch));
     }
+    for row in &report.model {
+        out.push_str(&format!(
+            "model {} ({}) with the winners: {} of IREE's own time, {}\n",
+            report.payload,
+            row.function,
+            ratio_words(Some(&row.outcome)),
+            row.outcome.status.words()
+        ));
+        if let Some(message) = &row.outcome.message {
+            out.push_str(&format!("  {message}\n"));
+        }
+    }
+    if let Some(note) = &report.model_note {
+        out.push_str(&format!("model {}: not benched: {note}\n", report.payload));
+    }
     for (function, op, why) in &report.skipped {
         out.push_str(&format!("skipped {op} in {function}: {why}\n"));
     }
     let phases = &report.phases;
     out.push_str(&format!(
-        "time: generate {:.1}s, compile {:.1}s, screen {:.1}s, confirm {:.1}s, write {:.1}s{}{}\n",
+        "time: generate {:.1}s, compile {:.1}s, screen {:.1}s, confirm {:.1}s, model {:.1}s, write {:.1}s{}{}\n",
         phases.generate_s,
         phases.compile_s,
         phases.screen_s,
         phases.confirm_s,
+        phases.model_s,
         phases.write_s,
         if report.resumed > 0 {
             format!("; {} outcome(s) from the journal", report.resumed)

@@ -48,6 +48,8 @@ pub enum Stage {
     Screen,
     /// Full rounds under the calibrated rule, the screen's best.
     Confirm,
+    /// The model benched with the winners.
+    Model,
 }
 
 /// One candidate's outcome at one stage.
@@ -71,6 +73,9 @@ pub struct Record {
     pub max_abs_diff: Option<f64>,
     /// The timing, when timed.
     pub timing: Option<Comparison>,
+    /// The model's function (the model stage's records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
 }
 
 /// An open journal.
@@ -165,6 +170,7 @@ mod tests {
             message: None,
             max_abs_diff: Some(0.0),
             timing: None,
+            function: None,
         }
     }
 

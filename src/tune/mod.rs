@@ -19,6 +19,7 @@
 pub mod dispatches;
 pub mod journal;
 mod library;
+pub mod model;
 pub mod report;
 pub mod space;
 
@@ -144,6 +145,16 @@ pub fn tune(
         .iter()
         .map(|search| dispatch_report(search, &records))
         .collect();
+    let ((model, model_note), model_s) = model::bench_model(
+        (iree, tools),
+        request,
+        (&searches, &reports),
+        (&mut journal, &mut records),
+        &mut clock,
+        progress,
+    )?;
+    phases.model_s = model_s;
+    progress("");
     let written_at = Instant::now();
     let (written, library) = library::write(request, tools, iree, &searches, &reports, &records)?;
     phases.write_s = written_at.elapsed().as_secs_f64();
@@ -160,6 +171,8 @@ pub fn tune(
             .collect(),
         resumed: records.iter().filter(|(_, journaled)| *journaled).count(),
         budget_exhausted: clock.exhausted,
+        model,
+        model_note,
         phases,
         written,
         library,
@@ -343,7 +356,7 @@ fn run_stage(
     let stage_started = Instant::now();
     let word = match stage.stage {
         Stage::Screen => "screen",
-        Stage::Confirm => "confirm",
+        Stage::Confirm | Stage::Model => "confirm",
     };
     for (index, chunk) in work.chunks(batch).enumerate() {
         if !clock.allows(stage.until) {
@@ -435,6 +448,7 @@ fn record_of(search: &Search, candidate: usize, stage: Stage, row: &Row) -> Reco
         message,
         max_abs_diff: row.outputs.as_ref().map(|outputs| outputs.max_abs_diff),
         timing: row.timing.clone(),
+        function: None,
     }
 }
 
@@ -593,6 +607,7 @@ mod tests {
             message: None,
             max_abs_diff: Some(0.0),
             timing: Some(timing),
+            function: None,
         };
         (record, false)
     }

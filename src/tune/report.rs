@@ -95,6 +95,8 @@ pub struct Phases {
     pub screen_s: f64,
     /// Confirming: timing the screen's best with full rounds.
     pub confirm_s: f64,
+    /// Benching the model with the winners (compiles and timing).
+    pub model_s: f64,
     /// Writing the library.
     pub write_s: f64,
 }
@@ -120,6 +122,11 @@ pub struct Report {
     pub resumed: usize,
     /// Whether the budget ran out before every candidate was screened and confirmed.
     pub budget_exhausted: bool,
+    /// The model benched with all the winners, a row per exported function (empty: see
+    /// `model_note`).
+    pub model: Vec<super::model::ModelRow>,
+    /// Why the model was not benched (no winner, the budget ran out).
+    pub model_note: Option<String>,
     /// Time per phase (this run's, not the journal's).
     pub phases: Phases,
     /// Notes of the library's writing (why a winner was left out, what was written).

@@ -175,6 +175,53 @@ const MAPS: [&str; 3] = [
 /// `@apply_op_config` action annotating `compilation_info`, and the `@__kernel_config` entry
 /// point.
 pub fn spec(dispatch: &Dispatch, candidate: &Candidate) -> String {
+    format!(
+        "// A tuning candidate written by `tunespec tune`: {}, candidate {} ({}).\n{}",
+        dispatch.key,
+        candidate.index,
+        candidate.knobs,
+        module(&[(dispatch, candidate)])
+    )
+}
+
+/// One spec of several dispatches' candidates (the winners, to bench the model with): a
+/// matcher each, one action, one entry point.
+pub fn combined(pairs: &[(&Dispatch, &Candidate)]) -> String {
+    let described: Vec<String> = pairs
+        .iter()
+        .map(|(dispatch, candidate)| format!("{} #{}", dispatch.key, candidate.index))
+        .collect();
+    format!(
+        "// The winners of `tunespec tune`: {}.\n{}",
+        described.join(", "),
+        module(pairs)
+    )
+}
+
+fn module(pairs: &[(&Dispatch, &Candidate)]) -> String {
+    let mut matchers = String::new();
+    let mut entries = Vec::new();
+    for (dispatch, candidate) in pairs {
+        matchers.push_str(&matcher(dispatch, candidate));
+        entries.push(format!("@{} -> @apply_op_config", matcher_name(dispatch)));
+    }
+    format!(
+        "module attributes {{iree_codegen.tuning_spec_with_default_entrypoint, transform.with_named_sequence}} {{\n\
+\x20 transform.named_sequence @apply_op_config(%op: !transform.any_op {{transform.readonly}}, %config: !transform.any_param {{transform.readonly}}) {{\n\
+\x20   transform.annotate %op \"compilation_info\" = %config : !transform.any_op, !transform.any_param\n\
+\x20   transform.yield\n\
+\x20 }}\n\
+{matchers}\
+\x20 transform.named_sequence @__kernel_config(%root: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{\n\
+\x20   %res = transform.foreach_match in %root {entries} : (!transform.any_op) -> !transform.any_op\n\
+\x20   transform.yield %res : !transform.any_op\n\
+\x20 }}\n\
+}}\n",
+        entries = entries.join(", "),
+    )
+}
+
+fn matcher(dispatch: &Dispatch, candidate: &Candidate) -> String {
     let name = matcher_name(dispatch);
     let [m, n, k] = dispatch.sizes;
     let [lhs, rhs, out] = &dispatch.types;
@@ -184,13 +231,7 @@ pub fn spec(dispatch: &Dispatch, candidate: &Candidate) -> String {
         candidate.lowering_config, dispatch.translation_info
     );
     format!(
-        "// A tuning candidate written by `tunespec tune`: {key}, candidate {index} ({knobs}).\n\
-module attributes {{iree_codegen.tuning_spec_with_default_entrypoint, transform.with_named_sequence}} {{\n\
-\x20 transform.named_sequence @apply_op_config(%op: !transform.any_op {{transform.readonly}}, %config: !transform.any_param {{transform.readonly}}) {{\n\
-\x20   transform.annotate %op \"compilation_info\" = %config : !transform.any_op, !transform.any_param\n\
-\x20   transform.yield\n\
-\x20 }}\n\
-\x20 transform.named_sequence @{name}(%op: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param) {{\n\
+        "\x20 transform.named_sequence @{name}(%op: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param) {{\n\
 \x20   %batch, %m, %n, %k = transform.iree.match.contraction %op, lhs_type = {lhs}, rhs_type = {rhs}, output_type = {out}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>\n\
 \x20   transform.iree.match.dims_equal %batch, [] : !transform.param<i64>\n\
 \x20   transform.iree.match.dims_equal %m, [{m}] : !transform.param<i64>\n\
@@ -198,15 +239,7 @@ module attributes {{iree_codegen.tuning_spec_with_default_entrypoint, transform.
 \x20   transform.iree.match.dims_equal %k, [{k}] : !transform.param<i64>\n\
 \x20   %config = transform.param.constant {config} -> !transform.any_param\n\
 \x20   transform.yield %op, %config : !transform.any_op, !transform.any_param\n\
-\x20 }}\n\
-\x20 transform.named_sequence @__kernel_config(%root: !transform.any_op {{transform.consumed}}) -> !transform.any_op attributes {{iree_codegen.tuning_spec_entrypoint}} {{\n\
-\x20   %res = transform.foreach_match in %root @{name} -> @apply_op_config : (!transform.any_op) -> !transform.any_op\n\
-\x20   transform.yield %res : !transform.any_op\n\
-\x20 }}\n\
-}}\n",
-        key = dispatch.key,
-        index = candidate.index,
-        knobs = candidate.knobs,
+\x20 }}\n"
     )
 }
 
@@ -290,6 +323,11 @@ mod tests {
         assert!(text.contains("iree_codegen.tuning_spec_with_default_entrypoint"));
         let mlir = crate::mlir::Mlir::new();
         let verified = crate::verify::verify_bytes(&mlir, text.as_bytes(), "candidate.mlir");
+        assert!(!verified.has_errors());
+        let other = dispatch(1024);
+        let both = combined(&[(&d, candidate), (&other, &candidates(&other, 1)[0])]);
+        assert!(both.contains("@match_matmul_512x512x512_f32 -> @apply_op_config, @match_matmul_1024x1024x1024_f32 -> @apply_op_config"));
+        let verified = crate::verify::verify_bytes(&mlir, both.as_bytes(), "winners.mlir");
         assert!(!verified.has_errors());
         let (source, function) = payload(&d).unwrap();
         assert!(source.contains(&format!("@{function}(")));

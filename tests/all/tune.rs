@@ -110,6 +110,21 @@ fn check(venv: &Path, document: &serde_json::Value, out: &Path) {
             assert_eq!(candidate["confirm"]["status"], "faster", "{candidate:#}");
         }
     }
+    // The model benched with the winners together: their matchers take effect in the model's
+    // own dispatches (not `unchanged`) and its outputs are IREE's.
+    let model = document["model"].as_array().unwrap();
+    if winners == 0 {
+        assert!(model.is_empty());
+        assert!(document["model_note"].is_string());
+    } else {
+        assert_eq!(model.len(), 1, "{model:#?}");
+        let status = model[0]["outcome"]["status"].as_str().unwrap();
+        assert!(
+            ["faster", "slower", "no-difference"].contains(&status),
+            "{model:#?}"
+        );
+        assert!(model[0]["outcome"]["max_abs_diff"].is_number());
+    }
     let library = out.join("library");
     if winners == 0 {
         assert!(document["library"].is_null());
