@@ -426,7 +426,12 @@ impl TimingArgs {
                 target.unwrap_or("none")
             )));
         }
-        if local {
+        // Code timed on this machine's CPU is compiled for it (the `host` target says so
+        // already: once is enough).
+        let cpu_named = flags
+            .iter()
+            .any(|flag| flag.starts_with("--iree-llvmcpu-target-cpu="));
+        if local && !cpu_named {
             flags.push("--iree-llvmcpu-target-cpu=host".to_string());
         }
         Ok(flags)
