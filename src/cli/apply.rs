@@ -255,10 +255,14 @@ fn link_library<'c>(
     mlir: &'c Mlir,
     args: &LibraryArgs,
 ) -> Result<(OwnedOp<'c>, Option<Vec<u8>>), ExitStatus> {
-    let (inputs, cache) = args.inputs_and_cache(false)?;
-    let target = args.cache_target();
-    let _phase = tracing::info_span!("link", inputs = inputs.len()).entered();
-    let result = cache.link_live(mlir, &target, &inputs, args.link_options());
+    let (resolved, cache) = args.inputs_and_cache(false)?;
+    let _phase = tracing::info_span!("link", inputs = resolved.inputs.len()).entered();
+    let result = cache.link_live(
+        mlir,
+        &resolved.cache_target,
+        &resolved.inputs,
+        args.link_options(),
+    );
     report(&cache.take_warnings(), None);
     match result {
         Ok((module, library)) => {

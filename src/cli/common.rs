@@ -322,6 +322,13 @@ impl LibraryArgs {
     /// fallback chain (see [`registry::Registry::resolve`]). `--no-default` drops the defaults;
     /// without a target only the command-line specs are linked.
     pub fn inputs(&self) -> Result<Vec<LinkInput>, registry::Error> {
+        self.resolve().map(|resolved| resolved.inputs)
+    }
+
+    /// The specs to link (as [`Self::inputs`]) and the target part of the cache key, both from
+    /// one resolution: the registry is loaded and the target resolved once per call, so the
+    /// key names exactly the chain the inputs were chosen from.
+    pub fn resolve(&self) -> Result<Resolved, registry::Error> {
         let Some(target) = &self.target else {
             if !self.no_default {
                 return Err(registry::Error::BadTarget(
@@ -329,26 +336,26 @@ impl LibraryArgs {
                 ));
             }
             let specs = registry::Registry::command_line_specs(&self.specs)?;
-            return Ok(specs
-                .iter()
-                .map(registry::ResolvedSpec::link_input)
-                .collect());
+            return Ok(Resolved {
+                inputs: specs
+                    .iter()
+                    .map(registry::ResolvedSpec::link_input)
+                    .collect(),
+                cache_target: String::new(),
+            });
         };
         let resolution = self.resolution(target)?;
         // A spec library given for other targets only configures nothing here: said, once
         // per library and run (commands resolve more than once), never silent.
         static TOLD: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-        for skipped in resolution
-            .skipped
-            .iter()
-            .filter(|skipped| skipped.other_target)
-        {
-            let library = skipped.reason.split("spec library ").nth(1).unwrap_or("");
-            let library = library.split(';').next().unwrap_or(library).to_string();
+        for skipped in &resolution.skipped {
+            let Some(library) = &skipped.other_target_library else {
+                continue;
+            };
             let mut told = TOLD
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if !told.contains(&library) {
+            if !told.contains(library) {
                 told.push(library.clone());
                 warning(
                     tunespec::problem::codes::CONFIG,
@@ -359,12 +366,15 @@ impl LibraryArgs {
                 );
             }
         }
-        Ok(resolution
-            .specs
-            .iter()
-            .filter(|spec| !(self.no_default && spec.origin == registry::Origin::Default))
-            .map(registry::ResolvedSpec::link_input)
-            .collect())
+        Ok(Resolved {
+            inputs: resolution
+                .specs
+                .iter()
+                .filter(|spec| !(self.no_default && spec.origin == registry::Origin::Default))
+                .map(registry::ResolvedSpec::link_input)
+                .collect(),
+            cache_target: cache_target(&resolution),
+        })
     }
 
     /// The resolution of `target` with these flags' specs and derived choice.
@@ -388,30 +398,31 @@ impl LibraryArgs {
     }
 
     /// The inputs to link, their locations naming the user's files as given (or, `portable`,
-    /// relative to each spec's root), and the cache of linked libraries to link them through
-    /// (like `link`: a compile after the first only pays for copying the bytes).
+    /// relative to each spec's root), with the target part of their cache key, and the cache
+    /// of linked libraries to link them through (like `link`: a compile after the first only
+    /// pays for copying the bytes).
     pub fn inputs_and_cache(
         &self,
         portable: bool,
-    ) -> Result<(Vec<LinkInput>, tunespec::cache::Cache), ExitStatus> {
+    ) -> Result<(Resolved, tunespec::cache::Cache), ExitStatus> {
         // A config with located errors is a problem in the inputs (exit 1), as in `resolve`.
-        let mut inputs = self
-            .inputs()
+        let mut resolved = self
+            .resolve()
             .map_err(|error| super::resolve::report_error(&error))?;
         if !portable {
-            for input in &mut inputs {
+            for input in &mut resolved.inputs {
                 input.location.clone_from(&input.name);
             }
         }
         let cache = super::cache::open().ok_or(ExitStatus::Usage)?;
-        Ok((inputs, cache))
+        Ok((resolved, cache))
     }
 
     fn link_located(&self, mlir: &Mlir, portable: bool) -> Result<Vec<u8>, ExitStatus> {
-        let (inputs, cache) = self.inputs_and_cache(portable)?;
-        let target = self.cache_target();
+        let (resolved, cache) = self.inputs_and_cache(portable)?;
+        let inputs = &resolved.inputs;
         let _phase = tracing::info_span!("link", inputs = inputs.len()).entered();
-        let result = cache.link(mlir, &target, &inputs, self.link_options());
+        let result = cache.link(mlir, &resolved.cache_target, inputs, self.link_options());
         report(&cache.take_warnings(), None);
         match result {
             Ok(library) => {
@@ -426,33 +437,28 @@ impl LibraryArgs {
     }
 }
 
-impl LibraryArgs {
-    /// The target as resolved, for the cache key: the fallback chain (`gfx942>gfx9`) in the
-    /// registry these flags link from (defaults, configs, spec libraries given with `--spec`),
-    /// plus any feature suffix as written (`:sramecc+:xnack-`); the name as given when it does
-    /// not resolve; empty without a target. Shared by `link` and `attach`/`apply`, which link
-    /// through the same cache.
-    pub fn cache_target(&self) -> String {
-        let Some(name) = self.target.as_deref() else {
-            return String::new();
-        };
-        let (base, features) = name.split_once(':').unwrap_or((name, ""));
-        let chain = registry::Registry::discover()
-            .and_then(|registry| registry.with_command_line(&self.specs))
-            .and_then(|registry| {
-                let names: Vec<String> = registry
-                    .chain(base)?
-                    .iter()
-                    .map(|target| target.name.clone())
-                    .collect();
-                Ok(names.join(">"))
-            });
-        match chain {
-            Ok(chain) if features.is_empty() => chain,
-            Ok(chain) => format!("{chain}:{features}"),
-            Err(_) => name.to_string(),
-        }
-    }
+/// What [`LibraryArgs::resolve`] resolved: the specs to link and the target they were chosen
+/// for, as the cache key names it. Shared by `link` and `attach`/`apply`, which link through the
+/// same cache.
+pub struct Resolved {
+    /// The specs to link, highest priority first.
+    pub inputs: Vec<LinkInput>,
+    /// The target part of the cache key (see [`cache_target`]); empty without a target.
+    pub cache_target: String,
+}
+
+/// The target as resolved, for the cache key: the fallback chain (`gfx942>gfx9`) in the
+/// registry the inputs were resolved from (defaults, configs, spec libraries given with
+/// `--spec`), plus the requested features, canonical (`:sramecc+:xnack-`, as in
+/// [`registry::Resolution::target_id`]). The inputs themselves (names, locations, roles,
+/// bytes) are in the key already; the chain and features name what they were chosen for,
+/// so two spellings of one request (an alias, features in another order) share an entry.
+fn cache_target(resolution: &registry::Resolution) -> String {
+    let chain = resolution.chain_names().join(">");
+    let id = resolution.target_id();
+    // `target_id` is the head of the chain followed by the features: keep the features.
+    let features = id.strip_prefix(resolution.target.as_str()).unwrap_or("");
+    format!("{chain}{features}")
 }
 
 /// Reports problems to stderr (stdout may carry an output), with a snippet of `source` (the

@@ -47,8 +47,8 @@ pub struct Opts {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
-        let inputs = match self.library.inputs() {
-            Ok(inputs) => inputs,
+        let (inputs, target) = match self.library.resolve() {
+            Ok(resolved) => (resolved.inputs, resolved.cache_target),
             Err(error) => return super::resolve::report_error(&error),
         };
         if let Err(message) = output::check_not_an_input(&self.output, &self.library.specs, &inputs)
@@ -79,7 +79,6 @@ impl Opts {
             }
             Mlir::new_threaded()
         };
-        let target = self.library.cache_target();
         let options = LinkOptions {
             dedupe: self.dedupe,
             threads: self.jobs.map(usize::from),

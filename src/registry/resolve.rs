@@ -105,9 +105,11 @@ pub struct SkippedSpec {
     pub target: Option<String>,
     /// Why it was considered and why it was left out.
     pub reason: String,
-    /// Left out because its spec library is for other targets only (commands that link say
-    /// so: such a library configures nothing for this target).
-    pub other_target: bool,
+    /// The spec library (its directory, as displayed) when the spec was left out because that
+    /// library is for other targets only: commands that link name it in a warning, since such
+    /// a library configures nothing for this target. Carried here so that no one has to read
+    /// it back out of `reason`.
+    pub other_target_library: Option<String>,
 }
 
 /// What a target string resolves to: the chain and the ordered specs for a compile.
@@ -555,7 +557,7 @@ impl<'a> Builder<'a> {
                         keys.head,
                         keys.keys.join(" > ")
                     ),
-                    other_target: true,
+                    other_target_library: Some(dir.display().to_string()),
                 });
             }
         }
@@ -605,7 +607,7 @@ impl<'a> Builder<'a> {
             origin: origin.clone(),
             target: target.cloned(),
             reason: format!("{reason}; skipped: {why}"),
-            other_target: false,
+            other_target_library: None,
         });
         true
     }
@@ -698,7 +700,7 @@ impl<'a> Builder<'a> {
                         "{reason}; skipped: {}",
                         withheld_reason(spec.derived_matchers)
                     ),
-                    other_target: false,
+                    other_target_library: None,
                 });
                 self.withheld.push(resolved);
             }

@@ -57,6 +57,21 @@ fn options_and_targets_get_their_own_entries() {
     assert_eq!(stats(dir.path()).hits, 1);
 }
 
+/// The target part of the key is built from the resolution (its chain and canonical features),
+/// not from the text given: one request spelled two ways (case, feature order) is one entry,
+/// found again; other features, which may choose other specs, get their own entry.
+#[test]
+fn a_request_spelled_two_ways_is_one_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = run(tunespec(dir.path()).args(["link", "-t", "gfx942:xnack+:sramecc-"]));
+    let second = run(tunespec(dir.path()).args(["link", "-t", "GFX942:sramecc-:xnack+"]));
+    assert_eq!(first.stdout, second.stdout);
+    assert_eq!(entry_files(dir.path()).len(), 1);
+    assert_eq!(stats(dir.path()).hits, 1);
+    run(tunespec(dir.path()).args(["link", "-t", "gfx942"]));
+    assert_eq!(entry_files(dir.path()).len(), 2);
+}
+
 #[test]
 fn recache_relinks_and_stores_and_readonly_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
