@@ -66,8 +66,8 @@ impl Style {
         choice: anstream::ColorChoice,
         terminal: Option<(terminal_size::Width, terminal_size::Height)>,
     ) -> Self {
-        let width = std::env::var("TUNESPEC_TERM_WIDTH")
-            .ok()
+        let width = tunespec::config::process_env("TUNESPEC_TERM_WIDTH")
+            .and_then(|value| value.into_string().ok())
             .and_then(|value| value.parse().ok())
             .or(terminal.map(|(terminal_size::Width(width), _)| usize::from(width)))
             .filter(|&width| width > 0)

@@ -33,7 +33,7 @@ pub const ENV: &str = "TUNESPEC_LOG";
 /// invalid `TUNESPEC_LOG` is an error (the caller exits 2): a typo should not silently log
 /// nothing.
 pub fn init(verbose: u8, json: bool) -> Result<(), String> {
-    let directives = match std::env::var_os(ENV) {
+    let directives = match tunespec::config::process_env(ENV) {
         Some(value) if !value.is_empty() => value
             .into_string()
             .map_err(|_| format!("{ENV} is not valid UTF-8"))?,

@@ -44,7 +44,8 @@ static EXECUTABLE: OnceLock<Option<File>> = OnceLock::new();
 
 /// Turns containment on for this process (the CLI does, at start).
 pub fn enable() {
-    let trusted = std::env::var("TUNESPEC_TRUST_BYTECODE").is_ok_and(|value| value == "1");
+    let trusted =
+        crate::config::process_env("TUNESPEC_TRUST_BYTECODE").is_some_and(|value| value == "1");
     ENABLED.store(!trusted, Ordering::Relaxed);
     if !trusted {
         EXECUTABLE.get_or_init(|| File::open("/proc/self/exe").ok());

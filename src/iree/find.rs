@@ -157,10 +157,10 @@ pub fn find_with(explicit: Option<&Path>, python: bool) -> Result<Found, String>
     let not_found = format!(
         "IREE's compiler library ({LIBRARY}) was not found (--iree, {ENV_LIB}, {ENV_VENV}, iree-compile on PATH, python3's iree package); {install_hint}"
     );
-    if std::env::var_os(ENV_NO_IREE).is_some_and(|value| value == "1") {
+    if crate::config::process_env(ENV_NO_IREE).is_some_and(|value| value == "1") {
         return Err(format!("{ENV_NO_IREE}=1: {not_found}"));
     }
-    if let Some(value) = std::env::var_os(ENV_LIB).filter(|value| !value.is_empty()) {
+    if let Some(value) = crate::config::process_env(ENV_LIB).filter(|value| !value.is_empty()) {
         let path = PathBuf::from(value);
         return if path.is_file() {
             Ok(Found {
@@ -171,7 +171,7 @@ pub fn find_with(explicit: Option<&Path>, python: bool) -> Result<Found, String>
             Err(format!("{ENV_LIB}={} is not a file", path.display()))
         };
     }
-    if let Some(value) = std::env::var_os(ENV_VENV).filter(|value| !value.is_empty()) {
+    if let Some(value) = crate::config::process_env(ENV_VENV).filter(|value| !value.is_empty()) {
         let path = PathBuf::from(value);
         return library_under(&path)
             .map(|library| Found {
@@ -195,8 +195,10 @@ pub fn find_with(explicit: Option<&Path>, python: bool) -> Result<Found, String>
         }
     }
     if python {
-        let (dirs, lookup) =
-            super::probe::iree_dirs(std::env::var_os("PATH").as_deref(), super::store());
+        let (dirs, lookup) = super::probe::iree_dirs(
+            crate::config::process_env("PATH").as_deref(),
+            super::store(),
+        );
         tracing::debug!(lookup = %lookup, "iree.python");
         if let Ok(mut last) = LOOKUP.lock() {
             *last = Some(lookup);
@@ -223,7 +225,7 @@ pub fn find_with(explicit: Option<&Path>, python: bool) -> Result<Found, String>
 }
 
 fn on_path(program: &str) -> Option<PathBuf> {
-    let paths = std::env::var_os("PATH")?;
+    let paths = crate::config::process_env("PATH")?;
     std::env::split_paths(&paths)
         .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())
@@ -283,7 +285,9 @@ pub fn tool(
         };
     }
     if tool == Tool::Opt {
-        if let Some(value) = std::env::var_os(ENV_IREE_OPT).filter(|value| !value.is_empty()) {
+        if let Some(value) =
+            crate::config::process_env(ENV_IREE_OPT).filter(|value| !value.is_empty())
+        {
             let path = PathBuf::from(&value);
             return if path.is_file() {
                 Ok(path)
@@ -292,8 +296,8 @@ pub fn tool(
             };
         }
     }
-    let set = |name: &str| std::env::var_os(name).is_some_and(|value| !value.is_empty());
-    let no_iree = std::env::var_os(ENV_NO_IREE).is_some_and(|value| value == "1");
+    let set = |name: &str| crate::config::process_env(name).is_some_and(|value| !value.is_empty());
+    let no_iree = crate::config::process_env(ENV_NO_IREE).is_some_and(|value| value == "1");
     let configured = library_flag.is_some() || (!no_iree && (set(ENV_LIB) || set(ENV_VENV)));
     match library() {
         Ok(found) => {

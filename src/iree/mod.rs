@@ -43,8 +43,8 @@ pub use target::{compile_target, target_flags, CompileTarget};
 /// How long one request may take (a whole model's dispatch formation, one compile or run of
 /// `bench`): 600 s, or `TUNESPEC_IREE_TIMEOUT_SECS`.
 pub fn timeout() -> Duration {
-    std::env::var("TUNESPEC_IREE_TIMEOUT_SECS")
-        .ok()
+    crate::config::process_env("TUNESPEC_IREE_TIMEOUT_SECS")
+        .and_then(|value| value.into_string().ok())
         .and_then(|value| value.trim().parse::<u64>().ok())
         .filter(|&seconds| seconds > 0)
         .map_or(Duration::from_secs(600), Duration::from_secs)
@@ -628,7 +628,7 @@ pub fn iree_opt(explicit: Option<&Path>) -> Result<PathBuf, String> {
 /// is then an error even where IREE is optional.
 pub fn explicitly_configured() -> bool {
     EXPLICIT.get().is_some_and(Option::is_some)
-        || std::env::var_os(find::ENV_LIB).is_some_and(|value| !value.is_empty())
+        || crate::config::process_env(find::ENV_LIB).is_some_and(|value| !value.is_empty())
 }
 
 /// IREE's codegen-level dialects, which MLIR 22 does not register either: their ops mean a

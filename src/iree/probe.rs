@@ -248,7 +248,7 @@ fn identity(python: &Path, path_var: Option<&std::ffi::OsStr>) -> Vec<u8> {
         "VIRTUAL_ENV",
         "CONDA_PREFIX",
     ] {
-        let value = std::env::var_os(name).unwrap_or_default();
+        let value = crate::config::process_env(name).unwrap_or_default();
         add(value.as_encoded_bytes());
     }
     // A `#!` script (pyenv's or asdf's shim) chooses the interpreter by the directory it runs
@@ -265,9 +265,11 @@ fn identity(python: &Path, path_var: Option<&std::ffi::OsStr>) -> Vec<u8> {
                 }
             }
         }
-        let root = std::env::var_os("PYENV_ROOT")
+        let root = crate::config::process_env("PYENV_ROOT")
             .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".pyenv")));
+            .or_else(|| {
+                crate::config::process_env("HOME").map(|home| Path::new(&home).join(".pyenv"))
+            });
         if let Some(root) = root {
             add(root.as_os_str().as_encoded_bytes());
             add(&std::fs::read(root.join("version")).unwrap_or_default());

@@ -49,7 +49,7 @@ pub struct Tools {
 /// `_runtime_libs` of the library's `iree` package, else the directory of the venv's `bin/`
 /// (`<prefix>/bin` of the `site-packages` the library is in).
 fn runtime_dir(found: &Found) -> Result<PathBuf, String> {
-    if let Some(value) = std::env::var_os(ENV_RUNTIME).filter(|value| !value.is_empty()) {
+    if let Some(value) = crate::config::process_env(ENV_RUNTIME).filter(|value| !value.is_empty()) {
         let dir = PathBuf::from(value);
         return if dir.join("iree-benchmark-module").is_file() {
             Ok(dir)

@@ -30,8 +30,8 @@ const MAX_PARTS: usize = 8;
 
 /// The smallest part: `TUNESPEC_IREE_CHECK_PART_BYTES`, else [`MIN_PART_BYTES`].
 fn min_part_bytes() -> usize {
-    std::env::var("TUNESPEC_IREE_CHECK_PART_BYTES")
-        .ok()
+    crate::config::process_env("TUNESPEC_IREE_CHECK_PART_BYTES")
+        .and_then(|value| value.into_string().ok())
         .and_then(|value| value.trim().parse::<usize>().ok())
         .filter(|&bytes| bytes > 0)
         .unwrap_or(MIN_PART_BYTES)

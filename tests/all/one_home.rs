@@ -1,8 +1,9 @@
 //! One home for each kind of access (issue 31): inputs are read only through `files` (bounded,
 //! type checked, clear messages for missing, unreadable and non-UTF-8 files), manifests are
-//! parsed only by the manifest module, and `check` gives a spec the target the registry gives
-//! it (one glob rule). The scans read `src/`, so a new direct read or a manifest walked as raw
-//! TOML fails here instead of silently bypassing the rule.
+//! parsed only by the manifest module, `check` gives a spec the target the registry gives it
+//! (one glob rule), and the environment is read only through `config::process_env` (issue 43).
+//! The scans read `src/`, so a new direct read or a manifest walked as raw TOML fails here
+//! instead of silently bypassing the rule.
 
 use std::path::{Path, PathBuf};
 
@@ -125,6 +126,23 @@ fn commands_see_one_record_of_a_target() {
     assert!(
         found.is_empty(),
         "take targets from tunespec::registry::Registry (find, chain, targets):          registry::Target is the one record of a target, whoever defines it:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Files of `src/` allowed to read the process environment, and why: everything else asks
+/// `config::process_env`, so that every setting is read the same way (an unset `HOME` is the
+/// password database's) and a program using the library can see where each one comes from.
+/// (`crates/tunespec-core`, shared with `build.rs`, cannot use it and reads its one variable,
+/// iree-opt's time limit, itself.)
+const ENVIRONMENT_READS: &[(&str, &str)] = &[("config.rs", "`process_env`, the one reader")];
+
+#[test]
+fn the_environment_is_read_only_through_process_env() {
+    let found = violations(&["env::var"], ENVIRONMENT_READS);
+    assert!(
+        found.is_empty(),
+        "read environment variables with tunespec::config::process_env, the one reader:\n{}",
         found.join("\n")
     );
 }
