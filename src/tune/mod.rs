@@ -64,6 +64,10 @@ pub struct Request {
     pub output: PathBuf,
     /// Today (`YYYY-MM-DD`), for the measurements' records.
     pub date: String,
+    /// Only the share K of N (1-based) of the dispatches: those whose key hashes to it
+    /// ([`in_shard`]), so shards on several machines search disjoint dispatches whose libraries
+    /// merge (bench's writer merges by matcher key).
+    pub shard: Option<(u32, u32)>,
 }
 
 /// A dispatch with what is searched for it.
@@ -88,7 +92,10 @@ pub fn tune(
     let started = Instant::now();
     let mut phases = Phases::default();
     progress("reading IREE's configs");
-    let (searches, skipped) = generate(tools, request)?;
+    let (mut searches, skipped) = generate(tools, request)?;
+    if let Some((index, count)) = request.shard {
+        searches.retain(|search| in_shard(&search.dispatch.key, index, count));
+    }
     let header = header(iree, request);
     let (mut journal, earlier) = Journal::open(&request.output, &header)?;
     let mut records: Vec<(Record, bool)> = earlier.into_iter().map(|r| (r, true)).collect();
@@ -406,7 +413,12 @@ fn run_stage(
                 continue;
             };
             let record = record_of(&searches[s], c, stage.stage, row);
-            journal.append(&record)?;
+            // A failure other than the candidate's compile (a run that crashed or timed out,
+            // a tool that did not start) is reported but not journaled: the next run tries
+            // the candidate again.
+            if !transient(&record) {
+                journal.append(&record)?;
+            }
             records.push((record, false));
         }
     }
@@ -429,15 +441,20 @@ fn case_of(searches: &[Search], (s, c): Work) -> Case {
     }
 }
 
+/// Whether a record is a failure that another run may not repeat: not journaled.
+fn transient(record: &Record) -> bool {
+    record.status == Status::Failed && record.compiled
+}
+
 /// The journal's record of a candidate's row.
 fn record_of(search: &Search, candidate: usize, stage: Stage, row: &Row) -> Record {
     let message = row.message.clone();
-    // bench's words for a candidate IREE would not take: its spec or its compile.
+    // bench's words for a candidate iree-compile would not compile (attaching the spec, which
+    // tunespec verified, fails only when IREE's worker does: another run may succeed).
     let compiled = !(row.status == Status::Failed
-        && message.as_deref().is_some_and(|message| {
-            message.starts_with("compiling with the library")
-                || message.starts_with("attaching the library")
-        }));
+        && message
+            .as_deref()
+            .is_some_and(|message| message.starts_with("compiling with the library")));
     Record {
         dispatch: search.dispatch.key.clone(),
         candidate,
@@ -551,6 +568,16 @@ fn winner(
         .map(|(_, index)| index)
 }
 
+/// Whether the dispatch `key` is in shard `index` of `count` (1-based): BLAKE3 of the key, mod
+/// `count`, as `bench --shard` splits cases (disjoint shards that cover everything, whatever
+/// the order or the other dispatches).
+pub fn in_shard(key: &str, index: u32, count: u32) -> bool {
+    let hash = blake3::hash(key.as_bytes());
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&hash.as_bytes()[..8]);
+    count > 0 && u64::from_le_bytes(first) % u64::from(count) == u64::from(index.saturating_sub(1))
+}
+
 /// Seconds as a short duration: `45s`, `3m05s`, `1h02m`.
 pub fn eta_words(seconds: f64) -> String {
     let seconds = seconds.max(0.0).round() as u64;
@@ -630,6 +657,29 @@ mod tests {
         assert_eq!(survivors(KEY, &all, &records), vec![3, 5, 1]);
         // Nothing screened yet: nothing survives.
         assert!(survivors(KEY, &all, &[]).is_empty());
+    }
+
+    #[test]
+    fn shards_split_the_dispatches_disjointly_and_cover_them_all() {
+        let keys: Vec<String> = (1..=40)
+            .map(|size| format!("matmul {size}x{size}x{size} f32*f32->f32"))
+            .collect();
+        for key in &keys {
+            let owners: Vec<u32> = (1..=3).filter(|&k| in_shard(key, k, 3)).collect();
+            assert_eq!(owners.len(), 1, "{key}: {owners:?}");
+            assert!(in_shard(key, 1, 1));
+        }
+        assert!((1..=3).all(|k| keys.iter().any(|key| in_shard(key, k, 3))));
+    }
+
+    #[test]
+    fn only_a_failure_other_than_the_compile_is_retried_by_the_next_run() {
+        let (mut record, _) = record(1, Stage::Screen, 0.5, Status::Faster);
+        assert!(!transient(&record));
+        record.status = Status::Failed;
+        assert!(transient(&record), "a run that failed is tried again");
+        record.compiled = false;
+        assert!(!transient(&record), "a compile that failed stays failed");
     }
 
     #[test]

@@ -408,6 +408,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l repetitions -
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l min-time -d 'Seconds of warm-up before, and the least time of each repetition' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l alpha -d 'The chance of calling a config faster or slower when it is not, over all looks' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l min-effect -d 'The smallest relative difference of medians called faster or slower' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l shard -d 'Search only the deterministic share K of N of the dispatches (1-based), e.g. 2/4: each shard on its own machine, the libraries merged afterwards' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s j -l jobs -d 'Compiles at once (default: the number of CPUs); timing runs one at a time' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l iree-flag -d 'An extra iree-compile flag (repeatable)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l format -d 'Output format: human (a table per dispatch) or json (docs/schema/tune.schema.json)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
