@@ -115,7 +115,9 @@ pub(super) fn write(
         let tried = records
             .iter()
             .any(|(record, _)| record.stage == Stage::Screen);
-        notes.push(if tried {
+        notes.push(if searches.is_empty() {
+            "no matmul dispatch to tune: no library written".to_string()
+        } else if tried {
             "none beat IREE's own config: no library written".to_string()
         } else {
             "no candidate was tried (the budget ran out first): no library written".to_string()

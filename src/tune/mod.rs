@@ -275,7 +275,11 @@ fn generate(
             None,
             request.options.compile_timeout,
         )
-        .map_err(|error| format!("IREE cannot configure {}: {error}", request.name))?;
+        .map_err(|error| {
+            // IREE names the work copy; the user knows the file they gave.
+            let error = error.replace(&source.display().to_string(), &request.name);
+            format!("IREE cannot configure {}: {error}", request.name)
+        })?;
     let text = std::fs::read_to_string(&configured)
         .map_err(|error| format!("cannot read IREE's configs: {error}"))?;
     let (found, skipped) = dispatches::read(&text);

@@ -272,7 +272,8 @@ fn a_killed_tune_resumes_from_its_journal_and_finds_a_winner_or_says_none_won() 
 }
 
 #[test]
-fn tune_refuses_a_gpu_target_and_another_tunes_journal() {
+fn tune_refuses_a_gpu_target_another_tunes_journal_and_a_bad_payload_and_says_when_nothing_is_tunable(
+) {
     let Some(venv) = venv() else { return };
     let dir = tempfile::tempdir().unwrap();
     let output = output_with_timeout(
@@ -291,6 +292,39 @@ fn tune_refuses_a_gpu_target_and_another_tunes_journal() {
     let output = output_with_timeout(&mut tune(&venv, dir.path()));
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("journal of another tune"));
+    // A payload IREE cannot read: exit 2, IREE's error located in the user's file.
+    let bad = dir.path().join("bad.mlir");
+    std::fs::write(&bad, "garbage {\n").unwrap();
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .args(["tune", "-t", "host", "-o"])
+            .arg(dir.path().join("bad-out"))
+            .arg(&bad),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("{}:1:1: error", bad.display())),
+        "{stderr}"
+    );
+    // A model without a matmul: nothing to tune, exit 1, no library.
+    let out = dir.path().join("none");
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .current_dir(repo_root())
+            .args([
+                "tune",
+                "tests/fixtures/tune/no_matmul_model.mlir",
+                "-t",
+                "host",
+            ])
+            .args(["--format", "json", "-o"])
+            .arg(&out),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let document = report(&output);
+    assert!(document["dispatches"].as_array().unwrap().is_empty());
+    assert!(!out.join("library").exists());
 }
 
 #[test]
