@@ -45,7 +45,8 @@ pub struct Opts {
     /// library defines
     #[arg(long, short)]
     pub target: String,
-    /// A spec library that defines the target (repeatable)
+    /// A spec library (repeatable): one may define the target; the config the linked library
+    /// gives a dispatch, when another than IREE's, is candidate 1
     #[arg(long = "spec", short = 's')]
     pub specs: Vec<PathBuf>,
     /// The output directory: journal, report and the winners' library
@@ -165,7 +166,7 @@ impl Opts {
         let library = LibraryArgs {
             target: Some(self.target.clone()),
             specs: self.specs.clone(),
-            no_default: true,
+            no_default: false,
             derived: Default::default(),
             measured_on: None,
         };
@@ -204,6 +205,20 @@ impl Opts {
             Ok(payload) => payload,
             Err(status) => return status,
         };
+        // The library `link` would give the target (the user's specs and the target's measured
+        // entries): its config of a dispatch is candidate 1.
+        let linked = if self.specs.is_empty() {
+            None
+        } else {
+            let mlir = tunespec::mlir::Mlir::new_threaded();
+            let text = library
+                .link(&mlir)
+                .and_then(|bytes| super::attach::library_text(&mlir, &bytes));
+            match text {
+                Ok(text) => Some(text),
+                Err(status) => return status,
+            }
+        };
         let jobs = self.jobs.map_or_else(
             || std::thread::available_parallelism().map_or(1, usize::from),
             usize::from,
@@ -220,6 +235,7 @@ impl Opts {
             output: self.output.clone(),
             date: super::bench_report::today(),
             shard: self.shard,
+            linked,
         };
         super::bench::clean_up_on_interrupt();
         let report = match tune::tune(iree, &tools, &request, &progress) {

@@ -17,6 +17,7 @@
 //! through a callback, the report is a value ([`report`]).
 
 pub mod dispatches;
+mod generate;
 pub mod journal;
 mod library;
 pub mod model;
@@ -68,6 +69,10 @@ pub struct Request {
     /// ([`in_shard`]), so shards on several machines search disjoint dispatches whose libraries
     /// merge (bench's writer merges by matcher key).
     pub shard: Option<(u32, u32)>,
+    /// The library tunespec would link for the target (the user's specs and the target's
+    /// measured entries), as text: the config it gives a dispatch, when another than IREE's,
+    /// is candidate 1.
+    pub linked: Option<String>,
 }
 
 /// A dispatch with what is searched for it.
@@ -92,7 +97,7 @@ pub fn tune(
     let started = Instant::now();
     let mut phases = Phases::default();
     progress("reading IREE's configs");
-    let (mut searches, skipped) = generate(tools, request)?;
+    let (mut searches, skipped) = generate::generate((iree, tools), request)?;
     if let Some((index, count)) = request.shard {
         searches.retain(|search| in_shard(&search.dispatch.key, index, count));
     }
@@ -245,78 +250,6 @@ fn header(iree: &Iree, request: &Request) -> Header {
             request.max_candidates,
         ),
     }
-}
-
-/// Stage 1: IREE's configs of the payload, and each dispatch's candidates, specs and payload.
-fn generate(
-    tools: &Tools,
-    request: &Request,
-) -> Result<(Vec<Search>, Vec<dispatches::Skipped>), String> {
-    let work = tempfile::Builder::new()
-        .prefix(&bench::work_dir_prefix(std::process::id()))
-        .tempdir()
-        .map_err(|error| format!("cannot create a work directory: {error}"))?;
-    let bytecode = request.payload.starts_with(crate::verify::BYTECODE_MAGIC);
-    let source = work.path().join(if bytecode {
-        "payload.mlirbc"
-    } else {
-        "payload.mlir"
-    });
-    std::fs::write(&source, &request.payload)
-        .map_err(|error| format!("cannot write {}: {error}", source.display()))?;
-    let configured = work.path().join("configured.mlir");
-    let mut flags = request.options.flags.clone();
-    flags.push("--compile-to=executable-configurations".to_string());
-    tools
-        .compile(
-            &source,
-            &flags,
-            &configured,
-            None,
-            request.options.compile_timeout,
-        )
-        .map_err(|error| {
-            // IREE names the work copy; the user knows the file they gave.
-            let error = error.replace(&source.display().to_string(), &request.name);
-            format!("IREE cannot configure {}: {error}", request.name)
-        })?;
-    let text = std::fs::read_to_string(&configured)
-        .map_err(|error| format!("cannot read IREE's configs: {error}"))?;
-    let (found, skipped) = dispatches::read(&text);
-    let mlir = crate::mlir::Mlir::new();
-    let mut searches = Vec::new();
-    for dispatch in found {
-        let candidates: Vec<(Candidate, String)> =
-            space::candidates(&dispatch, request.max_candidates)
-                .into_iter()
-                .map(|candidate| {
-                    let spec = space::spec(&dispatch, &candidate);
-                    (candidate, spec)
-                })
-                .collect();
-        let matcher = space::matcher_name(&dispatch);
-        let verified = crate::verify::verify_bytes(&mlir, candidates[0].1.as_bytes(), &matcher);
-        let key = verified
-            .snapshot
-            .as_ref()
-            .and_then(|module| {
-                crate::tuner_import::keyed_matchers(module)
-                    .into_iter()
-                    .find(|keyed| keyed.name == matcher)
-            })
-            .map(|keyed| keyed.key)
-            .ok_or_else(|| format!("the spec written for {} has no matcher key", dispatch.key))?;
-        let (payload, function) = space::payload(&dispatch)?;
-        searches.push(Search {
-            dispatch,
-            matcher,
-            key,
-            payload,
-            function,
-            candidates,
-        });
-    }
-    Ok((searches, skipped))
 }
 
 /// A candidate to run at a stage: its search and candidate numbers.
@@ -611,6 +544,7 @@ mod tests {
                     index,
                     knobs: format!("k{index}"),
                     lowering_config: String::new(),
+                    translation_info: None,
                 };
                 (candidate, String::new())
             })

@@ -93,10 +93,13 @@ impl Tiles {
 pub struct Candidate {
     /// 0 for IREE's own config, then in the space's order.
     pub index: usize,
-    /// Its knobs in words ([`Tiles::words`]; IREE's own config: `iree`).
+    /// Its knobs in words ([`Tiles::words`]; IREE's own config: `iree`; the linked library's:
+    /// `linked: ` and its knobs).
     pub knobs: String,
     /// The `lowering_config` attribute.
     pub lowering_config: String,
+    /// Its `translation_info`, when not the dispatch's (IREE's own).
+    pub translation_info: Option<String>,
 }
 
 /// The grid: each knob's values.
@@ -105,15 +108,41 @@ const VECTOR_M: [i64; 4] = [1, 4, 8, 16];
 const VECTOR_N: [i64; 3] = [8, 16, 32];
 const REDUCTION: [i64; 4] = [1, 4, 16, 32];
 
-/// The candidates of `dispatch`, at most `most` (IREE's own first): the grid's points whose
-/// tiles fit (a distribution tile at most the dimension and a multiple of its vector tile, a
-/// reduction tile at most K), nearest to IREE's config first.
-pub fn candidates(dispatch: &Dispatch, most: usize) -> Vec<Candidate> {
+/// The candidates of `dispatch`, at most `most` (IREE's own first; then `linked`, the config
+/// (lowering, translation) the user's linked library gives it, when another than IREE's): the
+/// grid's points whose tiles fit (a distribution tile at most the dimension and a multiple of
+/// its vector tile, a reduction tile at most K), nearest to IREE's config first.
+pub fn candidates(
+    dispatch: &Dispatch,
+    linked: Option<&(String, String)>,
+    most: usize,
+) -> Vec<Candidate> {
     let mut out = vec![Candidate {
         index: 0,
         knobs: "iree".to_string(),
         lowering_config: dispatch.lowering_config.clone(),
+        translation_info: None,
     }];
+    let mut taken = Vec::new();
+    if let Some((lowering, translation)) = linked.filter(|_| most > 1) {
+        let same = crate::iree::configs::squash(lowering)
+            == crate::iree::configs::squash(&dispatch.lowering_config)
+            && crate::iree::configs::squash(translation)
+                == crate::iree::configs::squash(&dispatch.translation_info);
+        if !same {
+            let words = Tiles::parse(lowering).map_or_else(
+                || crate::iree::configs::squash(lowering),
+                |tiles| tiles.words(),
+            );
+            out.push(Candidate {
+                index: 1,
+                knobs: format!("linked: {words}"),
+                lowering_config: lowering.clone(),
+                translation_info: Some(translation.clone()),
+            });
+            taken.extend(Tiles::parse(lowering));
+        }
+    }
     let Some(iree) = Tiles::parse(&dispatch.lowering_config) else {
         // IREE's config has other levels than the space's: only IREE's own is tried.
         return out;
@@ -130,7 +159,7 @@ pub fn candidates(dispatch: &Dispatch, most: usize) -> Vec<Candidate> {
                             vector: [vm, vn],
                             reduction: vk,
                         };
-                        if tiles != iree {
+                        if tiles != iree && !taken.contains(&tiles) {
                             grid.push(tiles);
                         }
                     }
@@ -143,11 +172,13 @@ pub fn candidates(dispatch: &Dispatch, most: usize) -> Vec<Candidate> {
             .total_cmp(&b.distance(&iree))
             .then_with(|| a.cmp(b))
     });
-    for tiles in grid.into_iter().take(most.saturating_sub(1)) {
+    let room = most.saturating_sub(out.len());
+    for tiles in grid.into_iter().take(room) {
         out.push(Candidate {
             index: out.len(),
             knobs: tiles.words(),
             lowering_config: tiles.lowering_config(),
+            translation_info: None,
         });
     }
     out
@@ -228,7 +259,11 @@ fn matcher(dispatch: &Dispatch, candidate: &Candidate) -> String {
     let maps = MAPS.join(", ");
     let config = format!(
         "#iree_codegen.compilation_info<lowering_config = {}, translation_info = {}>",
-        candidate.lowering_config, dispatch.translation_info
+        candidate.lowering_config,
+        candidate
+            .translation_info
+            .as_deref()
+            .unwrap_or(&dispatch.translation_info)
     );
     format!(
         "\x20 transform.named_sequence @{name}(%op: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param) {{\n\
@@ -285,7 +320,7 @@ mod tests {
     #[test]
     fn candidate_zero_is_irees_own_and_the_rest_fit_and_are_distinct_nearest_first() {
         let d = dispatch(512);
-        let all = candidates(&d, 40);
+        let all = candidates(&d, None, 40);
         assert_eq!(all.len(), 40);
         assert_eq!(all[0].knobs, "iree");
         assert_eq!(all[0].lowering_config, d.lowering_config);
@@ -302,9 +337,9 @@ mod tests {
         }
         // One knob doubled or halved comes first.
         assert_eq!(all[1].knobs, "distribution=32x64 vector=8x16 reduction=16");
-        assert_eq!(candidates(&d, 9).len(), 9);
+        assert_eq!(candidates(&d, None, 9).len(), 9);
         // Small shapes: tiles no larger than the dimensions.
-        for candidate in candidates(&dispatch(32), 1000).iter().skip(1) {
+        for candidate in candidates(&dispatch(32), None, 1000).iter().skip(1) {
             if let Some(tiles) = Tiles::parse(&candidate.lowering_config) {
                 assert!(tiles.distribution.iter().all(|&t| t <= 32) && tiles.reduction <= 32);
             }
@@ -312,9 +347,33 @@ mod tests {
     }
 
     #[test]
+    fn the_linked_config_is_candidate_one_when_it_is_not_irees() {
+        let d = dispatch(512);
+        let tiles = Tiles {
+            distribution: [128, 128],
+            vector: [8, 32],
+            reduction: 16,
+        };
+        let linked = (tiles.lowering_config(), d.translation_info.clone());
+        let all = candidates(&d, Some(&linked), 9);
+        assert_eq!(all.len(), 9);
+        assert_eq!(
+            all[1].knobs,
+            "linked: distribution=128x128 vector=8x32 reduction=16"
+        );
+        assert_eq!(all[1].lowering_config, tiles.lowering_config());
+        assert!(all[2..]
+            .iter()
+            .all(|c| c.lowering_config != tiles.lowering_config()));
+        // IREE's own config linked is no candidate of its own.
+        let own = (d.lowering_config.clone(), d.translation_info.clone());
+        assert_eq!(candidates(&d, Some(&own), 9)[1].knobs, all[2].knobs);
+    }
+
+    #[test]
     fn a_spec_holds_the_matcher_the_config_and_the_entry_point() {
         let d = dispatch(512);
-        let candidate = &candidates(&d, 2)[1];
+        let candidate = &candidates(&d, None, 2)[1];
         let text = spec(&d, candidate);
         assert!(text.contains("@match_matmul_512x512x512_f32"));
         assert!(text.contains("transform.iree.match.dims_equal %k, [512]"));
@@ -325,7 +384,7 @@ mod tests {
         let verified = crate::verify::verify_bytes(&mlir, text.as_bytes(), "candidate.mlir");
         assert!(!verified.has_errors());
         let other = dispatch(1024);
-        let both = combined(&[(&d, candidate), (&other, &candidates(&other, 1)[0])]);
+        let both = combined(&[(&d, candidate), (&other, &candidates(&other, None, 1)[0])]);
         assert!(both.contains("@match_matmul_512x512x512_f32 -> @apply_op_config, @match_matmul_1024x1024x1024_f32 -> @apply_op_config"));
         let verified = crate::verify::verify_bytes(&mlir, both.as_bytes(), "winners.mlir");
         assert!(!verified.has_errors());

@@ -346,3 +346,58 @@ fn a_budget_spent_before_any_candidate_leaves_them_all_not_tried_and_writes_noth
     assert!(!dir.path().join("library").exists());
     assert_eq!(journal(dir.path()).len(), 0);
 }
+
+#[test]
+fn the_config_the_linked_library_gives_is_candidate_one_on_a_user_defined_cpu_target() {
+    let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .current_dir(repo_root())
+            .args([
+                "tune",
+                MODEL,
+                "-t",
+                "tune_cpu",
+                "--spec",
+                "tests/fixtures/tune/linked_lib",
+            ])
+            .args([
+                "--max-candidates",
+                "4",
+                "--budget",
+                "0.001",
+                "--format",
+                "json",
+                "-o",
+            ])
+            .arg(dir.path()),
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "nothing tried within the budget"
+    );
+    let document = report(&output);
+    assert_eq!(document["target"], "tune_cpu");
+    let dispatches = document["dispatches"].as_array().unwrap();
+    let knobs = |index: usize| -> Vec<String> {
+        dispatches[index]["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["knobs"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // The library configures the 512^3 matmul only.
+    assert_eq!(
+        knobs(0)[1],
+        "linked: distribution=128x128 vector=8x32 reduction=16"
+    );
+    assert!(dispatches[0]["candidates"][1]["lowering_config"]
+        .as_str()
+        .unwrap()
+        .contains("distribution = [128, 128, 0]"));
+    assert_eq!(knobs(0).len(), 4);
+    assert!(knobs(1).iter().all(|k| !k.starts_with("linked")));
+}

@@ -396,7 +396,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s v -l verbose
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s t -l target -d 'The target: `host` (IREE/'s llvm-cpu for this machine/'s CPU) or a CPU target a spec library defines' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s s -l spec -d 'A spec library that defines the target (repeatable)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s s -l spec -d 'A spec library (repeatable): one may define the target; the config the linked library gives a dispatch, when another than IREE/'s, is candidate 1' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s o -l output -d 'The output directory: journal, report and the winners/' library' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l budget -d 'The time this run may take (`90s`, `10m`, `1h`, or seconds); the screen takes at most 60% of it. Default: no limit' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l max-candidates -d 'The most candidates per dispatch, IREE/'s own config included' -r
