@@ -356,13 +356,21 @@ fn dispatch_table(dispatch: &DispatchReport) -> String {
         dispatch.compiled,
         dispatch.candidates.len()
     );
+    // The knobs column as wide as its longest entry: rows stay aligned.
+    let width = dispatch
+        .candidates
+        .iter()
+        .map(|candidate| candidate.knobs.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
     out.push_str(&format!(
-        "  {:>3}  {:<46}  {:<10}  {:<28}  {}\n",
+        "  {:>3}  {:<width$}  {:<10}  {:<28}  {}\n",
         "#", "knobs", "screen", "confirm", "verdict"
     ));
     for candidate in &dispatch.candidates {
         out.push_str(&format!(
-            "  {:>3}  {:<46}  {:<10}  {:<28}  {}\n",
+            "  {:>3}  {:<width$}  {:<10}  {:<28}  {}\n",
             candidate.index,
             candidate.knobs,
             ratio_words(candidate.screen.as_ref()),
