@@ -93,10 +93,18 @@ impl Journal {
             .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
         let path = dir.join(FILE);
         let mut records = Vec::new();
-        let existing = match std::fs::read_to_string(&path) {
+        // The journal is a file in the user's directory: read as any input is (bounded, its
+        // type checked, problems worded).
+        let existing = match crate::files::read_input_text(&path) {
             Ok(text) => Some(text),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-            Err(error) => return Err(format!("cannot read {}: {error}", path.display())),
+            Err(error) => {
+                return Err(format!(
+                    "cannot read {}: {}",
+                    path.display(),
+                    crate::problem::io_message(&error)
+                ))
+            }
         };
         let mut file = std::fs::OpenOptions::new()
             .create(true)

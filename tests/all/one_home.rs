@@ -22,6 +22,10 @@ const DIRECT_READS: &[(&str, &str)] = &[
         "iree-compile's dumps and iree-run-module's outputs in bench's own temporary directory",
     ),
     ("bench/measured.rs", "/proc/cpuinfo"),
+    (
+        "tune/generate.rs",
+        "iree-compile's executable-configurations in tune's own temporary directory",
+    ),
 ];
 
 /// Files of `src/` allowed to parse TOML, and why: none of them parses a manifest.
