@@ -214,11 +214,18 @@ pub fn model_winners(
         locations.sort_unstable();
         locations.dedup();
         let [location] = locations[..] else {
-            losers.push(format!(
-                "{}: configured by {} matchers, its time belongs to none alone (left out)",
-                row.name,
-                locations.len()
-            ));
+            losers.push(if locations.is_empty() {
+                format!(
+                    "{}: no matcher of the library is known to configure it (left out)",
+                    row.name
+                )
+            } else {
+                format!(
+                    "{}: configured by {} matchers, its time belongs to none alone (left out)",
+                    row.name,
+                    locations.len()
+                )
+            });
             continue;
         };
         match matcher_at(location, specs) {
@@ -520,7 +527,7 @@ mod model_tests {
         assert!(losers[1].starts_with("d2: slower"), "{losers:?}");
         assert!(losers[2].contains("has no key"), "{losers:?}");
         assert!(
-            losers[3].starts_with("d4: configured by 0 matchers"),
+            losers[3].starts_with("d4: no matcher of the library is known"),
             "{losers:?}"
         );
         // The entry records the dispatch it was measured in, on the matcher it came from.
