@@ -18,6 +18,15 @@ const CPU_LIB: &str = "tests/fixtures/bench/cpu_lib";
 const SPEC: &str = "tests/fixtures/bench/cpu_lib/specs/two_matmuls.mlir";
 const MODEL: &str = "tests/fixtures/bench/two_matmuls_model.mlir";
 const MATCHER: &str = "match_mm_128_tiny_tiles";
+/// Short timing, as bench's tests use: the effects timed here (tiles of 1) are large.
+const QUICK: [&str; 6] = [
+    "--repetitions",
+    "2",
+    "--min-time",
+    "0.02",
+    "--max-rounds",
+    "80",
+];
 
 /// A row `bench` would call faster for the 128 matmul's matcher (tuned at `factor` of IREE's).
 fn faster_row(factor: f64) -> Row {
@@ -143,22 +152,9 @@ fn a_measured_library_for_a_user_defined_target_works_alone_and_beside_its_sourc
     );
     // check --bench measures it against IREE's own on the target the library defines (tiles of
     // 1: slower, so the recorded speedup is stale: a warning, exit 0).
-    let (status, stdout, stderr) = run(
-        &venv,
-        &[
-            "check",
-            measured,
-            "--bench",
-            "--repetitions",
-            "2",
-            "--min-time",
-            "0.02",
-            "--max-rounds",
-            "80",
-            "--format",
-            "json",
-        ],
-    );
+    let mut check = vec!["check", measured, "--bench", "--format", "json"];
+    check.extend(QUICK);
+    let (status, stdout, stderr) = run(&venv, &check);
     assert_eq!(status, Some(0), "{stdout}\n{stderr}");
     let document: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let result = &document["results"][0];
@@ -251,18 +247,7 @@ fn winners_on_a_model_come_from_its_dispatch_rows() {
     let (status, _, stderr) = run(&venv, &[&common[..], &[MODEL]].concat());
     assert_eq!(status, Some(2), "{stderr}");
     assert!(stderr.contains("needs --dispatches"), "{stderr}");
-    let quick = [
-        "--dispatches",
-        "--repetitions",
-        "2",
-        "--min-time",
-        "0.02",
-        "--max-rounds",
-        "80",
-        "--format",
-        "json",
-        MODEL,
-    ];
+    let quick = [&QUICK[..], &["--dispatches", "--format", "json", MODEL]].concat();
     let (status, stdout, stderr) = run(&venv, &[&common[..], &quick[..]].concat());
     assert_eq!(status, Some(0), "{stdout}\n{stderr}");
     let document: serde_json::Value = serde_json::from_str(&stdout).unwrap();
