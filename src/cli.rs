@@ -39,6 +39,7 @@ pub mod show;
 pub mod table;
 pub mod targets;
 pub mod tune;
+pub mod tune_compile;
 pub mod verify;
 
 pub use common::{DiagnosticFormat, ExitStatus};

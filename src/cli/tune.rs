@@ -96,6 +96,23 @@ pub struct Opts {
     /// Output format: human (a table per dispatch) or json (docs/schema/tune.schema.json)
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    /// Generate and compile every candidate, time none: for a GPU target on a machine
+    /// without that GPU. Writes DIR/candidates/<matcher>/<N>_spec.mlir and
+    /// DIR/compile-report.json
+    #[arg(long)]
+    pub compile_only: bool,
+    /// GPU targets: the most solutions of each pipeline's constraints (IREE's space)
+    /// enumerated before the model orders them
+    #[arg(long, value_name = "N", default_value_t = tune::gpu::POOL, value_parser = parse_solutions)]
+    pub solutions: usize,
+}
+
+/// A count of solutions, at least 1.
+fn parse_solutions(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(count) if count >= 1 => Ok(count),
+        _ => Err(format!("'{text}' is not a count of at least 1")),
+    }
 }
 
 /// `K/N` with 1 <= K <= N.
@@ -155,14 +172,6 @@ impl Opts {
         if let Err(status) = timing.validate() {
             return status;
         }
-        let scheme = self.device.split("://").next().unwrap_or(&self.device);
-        if !matches!(scheme, "local-task" | "local-sync") {
-            tool_error(format!(
-                "--device {}: tune searches llvm-cpu configs so far; give local-task or local-sync",
-                self.device
-            ));
-            return ExitStatus::Usage;
-        }
         let library = LibraryArgs {
             target: Some(self.target.clone()),
             specs: self.specs.clone(),
@@ -174,12 +183,14 @@ impl Opts {
             Ok(flags) => flags,
             Err(status) => return status,
         };
-        if !flags
+        let cpu = flags
             .iter()
-            .any(|flag| flag == "--iree-hal-local-target-device-backends=llvm-cpu")
-        {
+            .any(|flag| flag == "--iree-hal-local-target-device-backends=llvm-cpu");
+        let scheme = self.device.split("://").next().unwrap_or(&self.device);
+        let local = matches!(scheme, "local-task" | "local-sync");
+        if !cpu && local && !self.compile_only {
             tool_error(format!(
-                "target '{}' is not a CPU target (IREE's llvm-cpu): tune searches llvm-cpu configs so far",
+                "target '{}' is a GPU target: time its candidates on its GPU (--device cuda or hip), or give --compile-only to generate and compile them here",
                 self.target
             ));
             return ExitStatus::Usage;
@@ -192,7 +203,13 @@ impl Opts {
             Ok(tools) => tools,
             Err(status) => return status,
         };
-        let mut flags = match timing.device_flags(flags, Some(&self.target)) {
+        // Compiled only: for the target as it is, not for a device of this machine.
+        let device_flags = if self.compile_only && !cpu {
+            Ok(flags)
+        } else {
+            timing.device_flags(flags, Some(&self.target))
+        };
+        let mut flags = match device_flags {
             Ok(flags) => flags,
             Err(status) => return status,
         };
@@ -231,6 +248,7 @@ impl Opts {
             options: timing.options(flags, jobs),
             screen_rounds: self.screen_rounds,
             max_candidates: usize::from(self.max_candidates),
+            solutions: self.solutions,
             budget: self.budget,
             output: self.output.clone(),
             date: super::bench_report::today(),
@@ -238,6 +256,13 @@ impl Opts {
             linked,
         };
         super::bench::clean_up_on_interrupt();
+        if let Err(error) = std::fs::create_dir_all(&self.output) {
+            tool_error(format!("cannot create {}: {error}", self.output.display()));
+            return ExitStatus::Usage;
+        }
+        if self.compile_only {
+            return self.compile_only(iree, &tools, &request);
+        }
         let report = match tune::tune(iree, &tools, &request, &progress) {
             Ok(report) => report,
             Err(message) => {
@@ -247,6 +272,40 @@ impl Opts {
         };
         self.render(&report);
         let compiled: usize = report.dispatches.iter().map(|d| d.compiled).sum();
+        if compiled == 0 {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Ok
+        }
+    }
+
+    fn compile_only(
+        &self,
+        iree: &tunespec::iree::Iree,
+        tools: &tunespec::iree::runtime::Tools,
+        request: &Request,
+    ) -> ExitStatus {
+        let report = match tune::compile::compile_only(iree, tools, request, &progress) {
+            Ok(report) => report,
+            Err(message) => {
+                tool_error(message);
+                return ExitStatus::Usage;
+            }
+        };
+        if self.format == Format::Json {
+            emit(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            ));
+        } else {
+            emit(&super::tune_compile::table(&report));
+        }
+        let compiled = report
+            .dispatches
+            .iter()
+            .flat_map(|d| &d.candidates)
+            .filter(|c| c.status == "compiled")
+            .count();
         if compiled == 0 {
             ExitStatus::Problems
         } else {

@@ -20,6 +20,7 @@ pub mod bytecode;
 pub mod child;
 pub mod codes;
 pub mod configs;
+pub mod constraints;
 pub mod dispatches;
 mod ffi;
 pub mod find;

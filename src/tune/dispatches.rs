@@ -8,6 +8,7 @@
 //! matcher key (maps, sizes, types) follows from the printed op alone; other contractions are
 //! listed as skipped with the reason, never tuned half-right.
 
+use super::contraction::{self, Shape};
 use crate::iree::configs;
 
 /// One contraction to tune.
@@ -18,10 +19,8 @@ pub struct Dispatch {
     pub key: String,
     /// The dispatch functions IREE formed with this op (first seen first).
     pub functions: Vec<String>,
-    /// M, N, K.
-    pub sizes: [i64; 3],
-    /// lhs, rhs and output element types.
-    pub types: [String; 3],
+    /// Its shape: layout, batch, M, N, K and element types.
+    pub shape: Shape,
     /// IREE's own `lowering_config`, as printed.
     pub lowering_config: String,
     /// The function's `translation_info`, as printed.
@@ -41,7 +40,7 @@ pub struct Skipped {
 
 /// The tunable dispatches of IREE's printed `executable-configurations` IR (deduplicated by
 /// key, in IREE's order) and the configured root ops that are not tuned.
-pub fn read(text: &str) -> (Vec<Dispatch>, Vec<Skipped>) {
+pub fn read(text: &str, gpu: bool) -> (Vec<Dispatch>, Vec<Skipped>) {
     let mut dispatches: Vec<Dispatch> = Vec::new();
     let mut skipped = Vec::new();
     let mut function: Option<(String, Option<String>)> = None;
@@ -68,11 +67,24 @@ pub fn read(text: &str) -> (Vec<Dispatch>, Vec<Skipped>) {
             op: op.to_string(),
             why: why.to_string(),
         };
-        if op != "linalg.matmul" {
+        let shape = match contraction::read(op, trimmed) {
+            Ok(shape) => shape,
+            Err(why) if op == "linalg.matmul" || gpu => {
+                skipped.push(skip(why));
+                continue;
+            }
+            Err(_) => {
+                skipped.push(skip("only linalg.matmul is tuned so far"));
+                continue;
+            }
+        };
+        // llvm-cpu's space is tiles of a named row-major matmul's loops (`space`); the GPU
+        // space is IREE's own constraints of whatever contraction it configured.
+        if !gpu && op != "linalg.matmul" {
             skipped.push(skip("only linalg.matmul is tuned so far"));
             continue;
         }
-        if trimmed.contains("indexing_maps") {
+        if !gpu && shape.kind != "matmul" {
             skipped.push(skip(
                 "a matmul with explicit indexing maps (transposed operands) is not tuned so far",
             ));
@@ -82,21 +94,14 @@ pub fn read(text: &str) -> (Vec<Dispatch>, Vec<Skipped>) {
             skipped.push(skip("its function has no translation_info"));
             continue;
         };
-        let Some((sizes, types)) = matmul_shape(trimmed) else {
-            skipped.push(skip("its operands are not static 2-d tensors"));
-            continue;
-        };
-        let key = format!(
-            "matmul {}x{}x{} {}*{}->{}",
-            sizes[0], sizes[1], sizes[2], types[0], types[1], types[2]
-        );
+        let [lhs, rhs, out] = &shape.types;
+        let key = format!("{} {} {lhs}*{rhs}->{out}", shape.kind, shape.dims_words());
         match dispatches.iter_mut().find(|known| known.key == key) {
             Some(known) => known.functions.push(name),
             None => dispatches.push(Dispatch {
                 key,
                 functions: vec![name],
-                sizes,
-                types,
+                shape,
                 lowering_config,
                 translation_info,
             }),
@@ -115,37 +120,6 @@ fn op_name(line: &str) -> Option<&str> {
     name.contains('.').then_some(name)
 }
 
-/// M, N, K and the element types of a pretty-printed `linalg.matmul` line:
-/// `ins(%a, %b : tensor<MxKxf32>, tensor<KxNxf32>) outs(%c : tensor<MxNxf32>)`.
-fn matmul_shape(line: &str) -> Option<([i64; 3], [String; 3])> {
-    let ins = line.split_once("ins(")?.1;
-    let (_, types) = ins.split_once(" : ")?;
-    let types = types.split_once(')')?.0;
-    let outs = line.split_once("outs(")?.1.split_once(" : ")?.1;
-    let outs = outs.split_once(')')?.0;
-    let mut tensors = types.split(", ").chain(std::iter::once(outs)).map(tensor);
-    let (a, b, c) = (tensors.next()??, tensors.next()??, tensors.next()??);
-    let ([m, k], [k2, n], [m2, n2]) = (
-        <[i64; 2]>::try_from(a.0.as_slice()).ok()?,
-        <[i64; 2]>::try_from(b.0.as_slice()).ok()?,
-        <[i64; 2]>::try_from(c.0.as_slice()).ok()?,
-    );
-    (k == k2 && m == m2 && n == n2 && [m, n, k].iter().all(|&size| size > 0))
-        .then_some(([m, n, k], [a.1, b.1, c.1]))
-}
-
-/// `tensor<512x256xf32>` -> ([512, 256], "f32"); `None` for a dynamic or unranked tensor.
-fn tensor(text: &str) -> Option<(Vec<i64>, String)> {
-    let inner = text.trim().strip_prefix("tensor<")?.strip_suffix('>')?;
-    let mut parts: Vec<&str> = inner.split('x').collect();
-    let element = parts.pop()?.to_string();
-    let shape = parts
-        .into_iter()
-        .map(|size| size.parse::<i64>().ok())
-        .collect::<Option<Vec<i64>>>()?;
-    Some((shape, element))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,11 +136,11 @@ mod tests {
 
     #[test]
     fn matmuls_are_read_with_their_config_and_deduplicated_by_key() {
-        let (dispatches, skipped) = read(TEXT);
+        let (dispatches, skipped) = read(TEXT, false);
         assert_eq!(dispatches.len(), 1);
         let dispatch = &dispatches[0];
         assert_eq!(dispatch.key, "matmul 512x256x128 f32*f32->f32");
-        assert_eq!(dispatch.sizes, [512, 256, 128]);
+        assert_eq!(dispatch.shape.sizes, [512, 256, 128]);
         assert_eq!(dispatch.functions.len(), 2);
         assert!(dispatch
             .lowering_config
@@ -179,7 +153,7 @@ mod tests {
     #[test]
     fn dynamic_shapes_are_skipped_with_a_reason() {
         let text = TEXT.replace("tensor<512x128xf32>", "tensor<?x128xf32>");
-        let (dispatches, skipped) = read(&text);
+        let (dispatches, skipped) = read(&text, false);
         assert!(dispatches.is_empty());
         assert!(skipped.iter().any(|s| s.why.contains("static")));
     }

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::dispatches;
 use super::space::{self, Candidate};
+use super::{dispatches, gpu};
 use super::{Request, Search};
 use crate::bench;
 use crate::iree::runtime::Tools;
@@ -15,7 +15,7 @@ use crate::iree::Iree;
 pub(super) fn generate(
     (iree, tools): (&Iree, &Tools),
     request: &Request,
-) -> Result<(Vec<Search>, Vec<dispatches::Skipped>), String> {
+) -> Result<Generated, String> {
     let work = tempfile::Builder::new()
         .prefix(&bench::work_dir_prefix(std::process::id()))
         .tempdir()
@@ -28,8 +28,23 @@ pub(super) fn generate(
     });
     std::fs::write(&source, &request.payload)
         .map_err(|error| format!("cannot write {}: {error}", source.display()))?;
-    let text = configure(tools, request, &source)?;
-    let (found, skipped) = dispatches::read(&text);
+    let gpu = is_gpu(&request.options.flags);
+    // IREE 3.13 crashes emitting the constraints of some ops (batched contractions): the
+    // model's configs are then read without them, and each dispatch's space apart.
+    let (text, whole) = match configure(tools, request, &source, gpu) {
+        Ok(text) => (text, None),
+        Err(error) if gpu => (configure(tools, request, &source, false)?, Some(error)),
+        Err(error) => return Err(error),
+    };
+    let (found, skipped) = dispatches::read(&text, gpu);
+    let iree_opt = if gpu {
+        Some(crate::iree::iree_opt(None).map_err(|error| {
+            format!("the GPU space is IREE's constraints, read with iree-opt: {error}")
+        })?)
+    } else {
+        None
+    };
+    let mut generations = Vec::new();
     let linked = match &request.linked {
         Some(library) => linked_configs((iree, tools), request, library, work.path())?,
         None => HashMap::new(),
@@ -37,14 +52,44 @@ pub(super) fn generate(
     let mlir = crate::mlir::Mlir::new();
     let mut searches = Vec::new();
     for dispatch in found {
-        let candidates: Vec<(Candidate, String)> =
-            space::candidates(&dispatch, linked.get(&dispatch.key), request.max_candidates)
-                .into_iter()
-                .map(|candidate| {
-                    let spec = space::spec(&dispatch, &candidate);
-                    (candidate, spec)
-                })
-                .collect();
+        let mut candidates =
+            space::candidates(&dispatch, linked.get(&dispatch.key), request.max_candidates);
+        if let Some(iree_opt) = &iree_opt {
+            let apart = space_apart(tools, request, &dispatch, &text, work.path())?;
+            let source = match &apart {
+                Some((text, surrogate)) => gpu::Source {
+                    text,
+                    function: None,
+                    surrogate: surrogate.clone(),
+                },
+                None => gpu::Source {
+                    text: &text,
+                    function: dispatch.functions.first().map(String::as_str),
+                    surrogate: None,
+                },
+            };
+            let (all, mut generated) = gpu::candidates(
+                iree_opt,
+                work.path(),
+                &source,
+                (&dispatch, candidates),
+                (&request.target, request.max_candidates, request.solutions),
+            )?;
+            if generated.is_empty() {
+                if let Some(error) = &whole {
+                    generated.push(gpu::Generation::none(&dispatch.key, error));
+                }
+            }
+            candidates = all;
+            generations.extend(generated);
+        }
+        let candidates: Vec<(Candidate, String)> = candidates
+            .into_iter()
+            .map(|candidate| {
+                let spec = space::spec(&dispatch, &candidate);
+                (candidate, spec)
+            })
+            .collect();
         let matcher = space::matcher_name(&dispatch);
         let verified = crate::verify::verify_bytes(&mlir, candidates[0].1.as_bytes(), &matcher);
         let key = verified
@@ -67,15 +112,98 @@ pub(super) fn generate(
             candidates,
         });
     }
-    Ok((searches, skipped))
+    Ok(Generated {
+        searches,
+        skipped,
+        generations,
+    })
+}
+
+/// The space of a dispatch whose constraints are not in the model's `text`: IREE's configured
+/// module of the dispatch alone (without its batch dimensions, whose constraints IREE 3.13
+/// cannot emit) and the note that it is a surrogate; `None` when `text` has them.
+fn space_apart(
+    tools: &Tools,
+    request: &Request,
+    dispatch: &dispatches::Dispatch,
+    text: &str,
+    work: &Path,
+) -> Result<Option<(String, Option<String>)>, String> {
+    let own = crate::iree::constraints::read(text)
+        .iter()
+        .any(|space| dispatch.functions.first() == Some(&space.function));
+    if own {
+        return Ok(None);
+    }
+    let batched = !dispatch.shape.batch.is_empty();
+    let alone = dispatches::Dispatch {
+        shape: dispatch.shape.without_batch(),
+        ..dispatch.clone()
+    };
+    let (payload, _) = space::payload(&alone)?;
+    let name = format!("{}.alone.mlir", space::matcher_name(&alone));
+    let path = work.join(&name);
+    std::fs::write(&path, payload)
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    let alone_request = Request {
+        name: name.clone(),
+        ..request.clone()
+    };
+    match configure(tools, &alone_request, &path, true) {
+        Ok(text) => Ok(Some((
+            text,
+            batched.then(|| {
+                "IREE 3.13 emits no constraints for a batched contraction (its constraint generator crashes on batch dimensions): the space is the same contraction's without its batch dimension, each solution lifted with batch tile 1 (TileAndFuse only)".to_string()
+            }),
+        ))),
+        Err(error) => Ok(Some((
+            String::new(),
+            Some(format!(
+                "IREE emitted no constraints for the dispatch alone either: {}",
+                error.lines().next().unwrap_or(&error)
+            )),
+        ))),
+    }
+}
+
+/// Stage 1's outcome.
+pub(super) struct Generated {
+    /// Each tunable dispatch's search.
+    pub searches: Vec<Search>,
+    /// The configured ops that are not tuned, and why.
+    pub skipped: Vec<dispatches::Skipped>,
+    /// What generating the GPU spaces did (none on llvm-cpu).
+    pub generations: Vec<gpu::Generation>,
+}
+
+/// Whether `flags` compile for a GPU (IREE's constraints are the space) rather than llvm-cpu.
+pub(super) fn is_gpu(flags: &[String]) -> bool {
+    flags.iter().any(|flag| {
+        matches!(
+            flag.as_str(),
+            "--iree-hal-target-device=cuda"
+                | "--iree-hal-target-device=hip"
+                | "--iree-hal-target-backends=cuda"
+                | "--iree-hal-target-backends=rocm"
+        )
+    })
 }
 
 /// IREE's `executable-configurations` of `source` (the request's payload, or it with a library
 /// attached), as text.
-fn configure(tools: &Tools, request: &Request, source: &Path) -> Result<String, String> {
+/// With `constraints`, IREE keeps each GPU root op's pipeline constraints (the space).
+fn configure(
+    tools: &Tools,
+    request: &Request,
+    source: &Path,
+    constraints: bool,
+) -> Result<String, String> {
     let configured = source.with_extension("configured.mlir");
     let mut flags = request.options.flags.clone();
     flags.push("--compile-to=executable-configurations".to_string());
+    if constraints {
+        flags.push("--iree-codegen-emit-pipeline-constraints".to_string());
+    }
     tools
         .compile(
             source,
@@ -113,8 +241,9 @@ fn linked_configs(
     let source = work.join("linked.mlir");
     std::fs::write(&source, &attached)
         .map_err(|error| format!("cannot write {}: {error}", source.display()))?;
-    let text = configure(tools, request, &source)?;
-    let (found, _) = dispatches::read(&text);
+    let gpu = is_gpu(&request.options.flags);
+    let text = configure(tools, request, &source, false)?;
+    let (found, _) = dispatches::read(&text, gpu);
     Ok(found
         .into_iter()
         .map(|dispatch| {

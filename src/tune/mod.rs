@@ -16,12 +16,17 @@
 //! continues without measuring a finished candidate again. Nothing here prints; progress goes
 //! through a callback, the report is a value ([`report`]).
 
+pub mod compile;
+pub mod contraction;
 pub mod dispatches;
 mod generate;
+pub mod gpu;
 pub mod journal;
 mod library;
 pub mod model;
+pub mod order;
 pub mod report;
+pub mod solve;
 pub mod space;
 
 use std::path::{Path, PathBuf};
@@ -59,6 +64,9 @@ pub struct Request {
     pub screen_rounds: u32,
     /// The most candidates per dispatch (IREE's own included).
     pub max_candidates: usize,
+    /// GPU targets: the most solutions of each pipeline's constraints enumerated before the
+    /// model orders them ([`gpu::POOL`] by default).
+    pub solutions: usize,
     /// The time this run may take; `None`: until every candidate is screened and confirmed.
     pub budget: Option<Duration>,
     /// The output directory: the journal, the report, the library.
@@ -97,7 +105,11 @@ pub fn tune(
     let started = Instant::now();
     let mut phases = Phases::default();
     progress("reading IREE's configs");
-    let (mut searches, skipped) = generate::generate((iree, tools), request)?;
+    let generate::Generated {
+        mut searches,
+        skipped,
+        ..
+    } = generate::generate((iree, tools), request)?;
     if let Some((index, count)) = request.shard {
         searches.retain(|search| in_shard(&search.dispatch.key, index, count));
     }

@@ -147,7 +147,7 @@ pub fn candidates(
         // IREE's config has other levels than the space's: only IREE's own is tried.
         return out;
     };
-    let [m, n, k] = dispatch.sizes;
+    let [m, n, k] = dispatch.shape.sizes;
     let mut grid = Vec::new();
     for dm in DISTRIBUTION.into_iter().filter(|&d| d <= m) {
         for dn in DISTRIBUTION.into_iter().filter(|&d| d <= n) {
@@ -184,22 +184,17 @@ pub fn candidates(
     out
 }
 
-/// The matcher's name for a dispatch: `match_matmul_512x512x512_f32`.
+/// The matcher's name for a dispatch: `match_matmul_512x512x512_f32`,
+/// `match_batch_matmul_32x4096x4096x128_f16_f16_f32`.
 pub fn matcher_name(dispatch: &Dispatch) -> String {
-    let [m, n, k] = dispatch.sizes;
-    let types = if dispatch.types.iter().all(|ty| *ty == dispatch.types[0]) {
-        dispatch.types[0].clone()
+    let shape = &dispatch.shape;
+    let types = if shape.types.iter().all(|ty| *ty == shape.types[0]) {
+        shape.types[0].clone()
     } else {
-        dispatch.types.join("_")
+        shape.types.join("_")
     };
-    format!("match_matmul_{m}x{n}x{k}_{types}")
+    format!("match_{}_{}_{types}", shape.kind, shape.dims_words())
 }
-
-const MAPS: [&str; 3] = [
-    "affine_map<(d0, d1, d2) -> (d0, d2)>",
-    "affine_map<(d0, d1, d2) -> (d2, d1)>",
-    "affine_map<(d0, d1, d2) -> (d0, d1)>",
-];
 
 /// The standalone tuner-form spec of a candidate: one matcher of the dispatch's contraction
 /// (`transform.iree.match.contraction` and `dims_equal` per dimension group), the
@@ -254,9 +249,11 @@ fn module(pairs: &[(&Dispatch, &Candidate)]) -> String {
 
 fn matcher(dispatch: &Dispatch, candidate: &Candidate) -> String {
     let name = matcher_name(dispatch);
-    let [m, n, k] = dispatch.sizes;
-    let [lhs, rhs, out] = &dispatch.types;
-    let maps = MAPS.join(", ");
+    let shape = &dispatch.shape;
+    let [m, n, k] = shape.sizes;
+    let [lhs, rhs, out] = &shape.types;
+    let maps = shape.maps.join(", ");
+    let batch = list(&shape.batch);
     let config = format!(
         "#iree_codegen.compilation_info<lowering_config = {}, translation_info = {}>",
         candidate.lowering_config,
@@ -268,7 +265,7 @@ fn matcher(dispatch: &Dispatch, candidate: &Candidate) -> String {
     format!(
         "\x20 transform.named_sequence @{name}(%op: !transform.any_op {{transform.readonly}}) -> (!transform.any_op, !transform.any_param) {{\n\
 \x20   %batch, %m, %n, %k = transform.iree.match.contraction %op, lhs_type = {lhs}, rhs_type = {rhs}, output_type = {out}, indexing_maps = [{maps}] : !transform.any_op -> !transform.param<i64>\n\
-\x20   transform.iree.match.dims_equal %batch, [] : !transform.param<i64>\n\
+\x20   transform.iree.match.dims_equal %batch, [{batch}] : !transform.param<i64>\n\
 \x20   transform.iree.match.dims_equal %m, [{m}] : !transform.param<i64>\n\
 \x20   transform.iree.match.dims_equal %n, [{n}] : !transform.param<i64>\n\
 \x20   transform.iree.match.dims_equal %k, [{k}] : !transform.param<i64>\n\
@@ -278,19 +275,29 @@ fn matcher(dispatch: &Dispatch, candidate: &Candidate) -> String {
     )
 }
 
+/// `[32, 4]` -> `32, 4`.
+fn list(values: &[i64]) -> String {
+    values
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The payload a dispatch's candidates are timed on: its contraction alone, built as `bench`
 /// builds a matcher's payload; and the function to call.
 pub fn payload(dispatch: &Dispatch) -> Result<(String, String), String> {
     let name = matcher_name(dispatch);
-    let [m, n, k] = dispatch.sizes;
+    let shape = &dispatch.shape;
+    let [m, n, k] = shape.sizes;
     let info = MatcherInfo {
         name: name.clone(),
         loc: None,
         kind: "contraction".to_string(),
-        types: Some(dispatch.types.clone()),
-        maps: MAPS.iter().map(|map| map.to_string()).collect(),
+        types: Some(shape.types.clone()),
+        maps: shape.maps.to_vec(),
         dims: vec![
-            Some(Vec::new()),
+            Some(shape.batch.clone()),
             Some(vec![m]),
             Some(vec![n]),
             Some(vec![k]),
@@ -310,8 +317,11 @@ mod tests {
         Dispatch {
             key: format!("matmul {m}x{m}x{m} f32*f32->f32"),
             functions: vec!["main_dispatch_0".into()],
-            sizes: [m, m, m],
-            types: ["f32".into(), "f32".into(), "f32".into()],
+            shape: super::super::contraction::read(
+                "linalg.matmul",
+                &format!("%7 = linalg.matmul ins(%3, %4 : tensor<{m}x{m}xf32>, tensor<{m}x{m}xf32>) outs(%6 : tensor<{m}x{m}xf32>)"),
+            )
+            .unwrap(),
             lowering_config: "#iree_cpu.lowering_config<distribution = [64, 64, 0], vector_common_parallel = [8, 16, 0], vector_reduction = [0, 0, 16]>".into(),
             translation_info: "#iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>".into(),
         }

@@ -33,6 +33,7 @@ mod ffi;
 mod parallel;
 mod parse;
 mod payload;
+mod smtlib;
 mod snapshot;
 
 pub use context::{Mlir, MLIR_STACK_BYTES};
