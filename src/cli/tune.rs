@@ -12,28 +12,37 @@ use super::bench::TimingArgs;
 use super::common::{emit, emit_stderr, quiet, tool_error, ExitStatus, Format, LibraryArgs};
 
 const AFTER_HELP: &str = "\
-For each matmul dispatch of the model (deduplicated by the key a matcher would match),
-candidate 0 is IREE's own config and the rest are #iree_cpu.lowering_config tile levels around
-it (nearest first). Every candidate is compiled (a failure is reported, never timed), its outputs
-checked against IREE's own config's, and screened with --screen-rounds rounds; the best of the
-screen (ratio below 1, at most a quarter, at most 3 per dispatch) are timed with full rounds,
-and a winner is only one bench's calibrated rule calls faster than IREE's own.
+For each contraction dispatch of the model (deduplicated by the key a matcher would match),
+candidate 0 is IREE's own config and candidate 1 the linked library's, when another. On a CPU
+target (llvm-cpu) the rest are #iree_cpu.lowering_config tile levels around IREE's own (nearest
+first). On a GPU target (hip, cuda) the rest are IREE's own space: the pipeline constraints
+IREE emits for the dispatch, solved by z3 (at most --solutions per pipeline), ordered by a
+cheap model (occupancy, arithmetic intensity, MMA fit: docs/tune.md) and materialized by IREE.
+
+Every candidate is compiled (a failure is reported, never timed), its outputs checked against
+IREE's own config's, and screened with --screen-rounds rounds; the best of the screen (ratio
+below 1, at most a quarter, at most 3 per dispatch) are timed with full rounds, and a winner is
+only one bench's calibrated rule calls faster than IREE's own. With --compile-only nothing is
+timed: every candidate is compiled for the target and checked to carry its own config (for a
+GPU target on a machine without that GPU).
 
 DIR holds journal.jsonl (every outcome, synced as it is known: the same command again after an
 interruption continues without measuring a finished candidate again), report.json, and
-library/ (the winners as a measured library, when any won).
+library/ (the winners as a measured library, when any won); with --compile-only,
+candidates/<matcher>/<N>_spec.mlir and compile-report.json.
 
 Examples:
   tunespec tune model.mlir -t host -o tuned --budget 10m
   tunespec tune model.mlir -t host -o tuned --max-candidates 16 --format json
+  tunespec tune model.mlir -t gfx942 -o candidates --compile-only
   tunespec link --target host --spec tuned/library -o lib.mlir
 
 Exit status:
   0  the search ran (whether or not a candidate beat IREE's own; see the report)
-  1  nothing could be tuned: no matmul dispatch, no candidate compiled, or the budget ran out
-     before any was tried
-  2  usage or tool error: IREE or its runtime missing, a target that is not a CPU target,
-     DIR holding the journal of another tune";
+  1  nothing could be tuned: no contraction dispatch, no candidate compiled, or the budget
+     ran out before any was tried
+  2  usage or tool error: IREE or its runtime missing, a GPU target without its device or
+     --compile-only, DIR holding the journal of another tune";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
@@ -41,8 +50,8 @@ pub struct Opts {
     /// The model to tune (MLIR text or bytecode)
     #[arg(value_name = "PAYLOAD")]
     pub payload: PathBuf,
-    /// The target: `host` (IREE's llvm-cpu for this machine's CPU) or a CPU target a spec
-    /// library defines
+    /// The target: `host` (IREE's llvm-cpu for this machine's CPU), a CPU target a spec
+    /// library defines, or a GPU target (`gfx942`, `sm_90`, ...)
     #[arg(long, short)]
     pub target: String,
     /// A spec library (repeatable): one may define the target; the config the linked library
@@ -62,7 +71,8 @@ pub struct Opts {
     /// Rounds of the screen (every candidate)
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..100))]
     pub screen_rounds: u32,
-    /// The runtime's device: local-task or local-sync
+    /// The runtime's device: local-task or local-sync for a CPU target, the target's GPU
+    /// (`cuda`, `hip`, `cuda://1`) for a GPU target
     #[arg(long, short, default_value = "local-task")]
     pub device: String,
     /// Rounds of the confirmation before its first look

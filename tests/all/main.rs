@@ -56,6 +56,7 @@ mod streams;
 mod support;
 mod swaps;
 mod tune;
+mod tune_gpu;
 mod tuner_runs;
 mod user_paths;
 mod which_iree;
