@@ -59,8 +59,11 @@ fn main() {
     }
 }
 
-/// A run's name and its timed candidates: (config, problem, microseconds).
-fn run(dir: &Path) -> Option<(String, Vec<(Config, Problem, f64)>)> {
+/// A timed candidate: its config, the problem, microseconds.
+type Timed = (Config, Problem, f64);
+
+/// A run's name and its timed candidates.
+fn run(dir: &Path) -> Option<(String, Vec<Timed>)> {
     let csv_path = std::fs::read_dir(dir)
         .ok()?
         .filter_map(Result::ok)

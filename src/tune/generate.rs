@@ -55,31 +55,13 @@ pub(super) fn generate(
         let mut candidates =
             space::candidates(&dispatch, linked.get(&dispatch.key), request.max_candidates);
         if let Some(iree_opt) = &iree_opt {
-            let apart = space_apart(tools, request, &dispatch, &text, work.path())?;
-            let source = match &apart {
-                Some((text, surrogate)) => gpu::Source {
-                    text,
-                    function: None,
-                    surrogate: surrogate.clone(),
-                },
-                None => gpu::Source {
-                    text: &text,
-                    function: dispatch.functions.first().map(String::as_str),
-                    surrogate: None,
-                },
-            };
-            let (all, mut generated) = gpu::candidates(
-                iree_opt,
-                work.path(),
-                &source,
+            let (all, generated) = gpu_candidates(
+                (tools, iree_opt),
+                request,
                 (&dispatch, candidates),
-                (&request.target, request.max_candidates, request.solutions),
+                (&text, whole.as_deref()),
+                work.path(),
             )?;
-            if generated.is_empty() {
-                if let Some(error) = &whole {
-                    generated.push(gpu::Generation::none(&dispatch.key, error));
-                }
-            }
             candidates = all;
             generations.extend(generated);
         }
@@ -117,6 +99,43 @@ pub(super) fn generate(
         skipped,
         generations,
     })
+}
+
+/// A dispatch's GPU candidates: IREE's constraints in the model's `text`, else in the
+/// dispatch's own module ([`space_apart`]); `whole` is why the model's own had none.
+fn gpu_candidates(
+    (tools, iree_opt): (&Tools, &Path),
+    request: &Request,
+    (dispatch, candidates): (&dispatches::Dispatch, Vec<Candidate>),
+    (text, whole): (&str, Option<&str>),
+    work: &Path,
+) -> Result<(Vec<Candidate>, Vec<gpu::Generation>), String> {
+    let apart = space_apart(tools, request, dispatch, text, work)?;
+    let source = match &apart {
+        Some((text, surrogate)) => gpu::Source {
+            text,
+            function: None,
+            surrogate: surrogate.clone(),
+        },
+        None => gpu::Source {
+            text,
+            function: dispatch.functions.first().map(String::as_str),
+            surrogate: None,
+        },
+    };
+    let (all, mut generated) = gpu::candidates(
+        iree_opt,
+        work,
+        &source,
+        (dispatch, candidates),
+        (&request.target, request.max_candidates, request.solutions),
+    )?;
+    if generated.is_empty() {
+        if let Some(error) = whole {
+            generated.push(gpu::Generation::none(&dispatch.key, error));
+        }
+    }
+    Ok((all, generated))
 }
 
 /// The space of a dispatch whose constraints are not in the model's `text`: IREE's configured

@@ -116,7 +116,46 @@ pub fn candidates(
     if out.len() >= most {
         return Ok((out, Vec::new()));
     }
-    let solvers = constraints::to_smt(iree_opt, work, &spaces)?;
+    let (mut generations, mut scored) =
+        solve_spaces((iree_opt, work), source, dispatch, &spaces, (target, pool))?;
+    scored.sort_by(|a, b| {
+        a.0.total_cmp(&b.0)
+            .then(a.1.cmp(&b.1))
+            .then_with(|| a.2.cmp(&b.2))
+    });
+    scored.truncate(most.saturating_sub(out.len()));
+    let mut configs = materialize_chosen(
+        (iree_opt, work),
+        dispatch,
+        &spaces,
+        &scored,
+        &mut generations,
+    );
+    // In the model's order across pipelines.
+    for (_, space, values) in &scored {
+        let words = words(&spaces[*space], values);
+        if let Some((lowering_config, translation_info)) = configs.remove(&words) {
+            out.push(Candidate {
+                index: out.len(),
+                knobs: words,
+                lowering_config,
+                translation_info: Some(translation_info),
+            });
+        }
+    }
+    Ok((out, generations))
+}
+
+/// Each space's solutions (lowered to SMT-LIB, enumerated by z3) with the model's estimate,
+/// and what solving did.
+fn solve_spaces(
+    (iree_opt, work): (&Path, &Path),
+    source: &Source<'_>,
+    dispatch: &Dispatch,
+    spaces: &[Space],
+    (target, pool): (&str, usize),
+) -> Result<(Vec<Generation>, Vec<Scored>), String> {
+    let solvers = constraints::to_smt(iree_opt, work, spaces)?;
     let mlir = crate::mlir::Mlir::new();
     let problem = order::Problem {
         batch: dispatch.shape.batch.iter().product(),
@@ -150,12 +189,18 @@ pub fn candidates(
             scored.push((score(space, &values, &problem, units), index, values));
         }
     }
-    scored.sort_by(|a, b| {
-        a.0.total_cmp(&b.0)
-            .then(a.1.cmp(&b.1))
-            .then_with(|| a.2.cmp(&b.2))
-    });
-    scored.truncate(most.saturating_sub(out.len()));
+    Ok((generations, scored))
+}
+
+/// The chosen solutions (those left in `scored`) materialized by IREE, per space in one run,
+/// lifted to the dispatch's loops: their configs by knob words.
+fn materialize_chosen(
+    (iree_opt, work): (&Path, &Path),
+    dispatch: &Dispatch,
+    spaces: &[Space],
+    scored: &[Scored],
+    generations: &mut [Generation],
+) -> HashMap<String, (String, String)> {
     let mut configs: HashMap<String, (String, String)> = HashMap::new();
     for (index, space) in spaces.iter().enumerate() {
         let chosen: Vec<Vec<i64>> = scored
@@ -188,19 +233,7 @@ pub fn candidates(
             }
         }
     }
-    // In the model's order across pipelines.
-    for (_, space, values) in &scored {
-        let words = words(&spaces[*space], values);
-        if let Some((lowering_config, translation_info)) = configs.remove(&words) {
-            out.push(Candidate {
-                index: out.len(),
-                knobs: words,
-                lowering_config,
-                translation_info: Some(translation_info),
-            });
-        }
-    }
-    Ok((out, generations))
+    configs
 }
 
 /// The model's estimate of a solution (`f64::MAX` when the model cannot read its knobs: last).
