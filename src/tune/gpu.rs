@@ -134,7 +134,20 @@ pub fn candidates(
     // In the model's order across pipelines.
     for (_, space, values) in &scored {
         let words = words(&spaces[*space], values);
-        if let Some((lowering_config, translation_info)) = configs.remove(&words) {
+        let Some((lowering_config, translation_info)) = configs.remove(&words) else {
+            continue;
+        };
+        // A solution equal to IREE's own or the linked config is that candidate already.
+        let same = |candidate: &Candidate| {
+            configs::squash(&candidate.lowering_config) == configs::squash(&lowering_config)
+                && configs::squash(
+                    candidate
+                        .translation_info
+                        .as_deref()
+                        .unwrap_or(&dispatch.translation_info),
+                ) == configs::squash(&translation_info)
+        };
+        if !out.iter().any(same) {
             out.push(Candidate {
                 index: out.len(),
                 knobs: words,
