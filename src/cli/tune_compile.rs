@@ -51,6 +51,17 @@ pub fn table(report: &CompileReport) -> String {
         }
     }
     for generation in &report.generation {
+        if generation.pipeline == "none" {
+            out.push_str(&format!(
+                "{}: no space: {}\n",
+                generation.dispatch,
+                generation
+                    .note
+                    .as_deref()
+                    .unwrap_or("IREE emitted no constraints")
+            ));
+            continue;
+        }
         out.push_str(&format!(
             "{} {}: {} solutions{} in {:.1}s, {} chosen by the model and materialized by IREE{}\n",
             generation.dispatch,

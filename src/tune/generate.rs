@@ -130,7 +130,8 @@ fn gpu_candidates(
         (dispatch, candidates),
         (&request.target, request.max_candidates, request.solutions),
     )?;
-    if generated.is_empty() {
+    let room = all.len() < request.max_candidates;
+    if generated.is_empty() && room {
         if let Some(error) = whole {
             generated.push(gpu::Generation::none(&dispatch.key, error));
         }

@@ -106,15 +106,15 @@ pub fn candidates(
         .filter(|space| source.surrogate.is_none() || space.pipeline == "TileAndFuse")
         .collect();
     let mut out = first;
+    if out.len() >= most {
+        return Ok((out, Vec::new()));
+    }
     if spaces.is_empty() {
         let noted = source.surrogate.as_ref().map(|note| Generation {
             note: Some(note.clone()),
             ..Generation::none(&dispatch.key, "")
         });
         return Ok((out, noted.into_iter().collect()));
-    }
-    if out.len() >= most {
-        return Ok((out, Vec::new()));
     }
     let (mut generations, mut scored) =
         solve_spaces((iree_opt, work), source, dispatch, &spaces, (target, pool))?;
