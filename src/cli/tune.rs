@@ -27,8 +27,8 @@ timed: every candidate is compiled for the target and checked to carry its own c
 GPU target on a machine without that GPU).
 
 DIR holds journal.jsonl (every outcome, synced as it is known: the same command again after an
-interruption continues without measuring a finished candidate again), report.json, and
-library/ (the winners as a measured library, when any won); with --compile-only,
+interruption continues without measuring a finished candidate again), report.json,
+report.svg (each timed candidate's ratio per dispatch), and library/ (the winners as a measured library, when any won); with --compile-only,
 candidates/<matcher>/<N>_spec.mlir and compile-report.json.
 
 Examples:

@@ -25,6 +25,7 @@ pub mod journal;
 mod library;
 pub mod model;
 pub mod order;
+pub mod picture;
 pub mod report;
 pub mod solve;
 pub mod space;
@@ -205,12 +206,26 @@ pub fn tune(
     Ok(report)
 }
 
-/// The report's JSON in the output directory (`report.json`), written whole or not at all.
+/// The report's JSON in the output directory (`report.json`) and, when a candidate was timed,
+/// its picture (`report.svg`), each written whole or not at all.
 fn write_report(output: &Path, report: &Report) -> Result<(), String> {
     let text = serde_json::to_string_pretty(report).map_err(|error| error.to_string())?;
-    let path = output.join("report.json");
-    let staged = output.join(".report.json.partial");
-    std::fs::write(&staged, format!("{text}\n"))
+    write_whole(output, "report.json", &format!("{text}\n"))?;
+    match picture::svg(report).map_err(|error| format!("cannot draw report.svg: {error}"))? {
+        Some(svg) => write_whole(output, "report.svg", &svg),
+        None => {
+            // A picture of an earlier run of this directory would describe other outcomes.
+            let _ = std::fs::remove_file(output.join("report.svg"));
+            Ok(())
+        }
+    }
+}
+
+/// `text` as `output/name`, staged beside it and renamed.
+fn write_whole(output: &Path, name: &str, text: &str) -> Result<(), String> {
+    let path = output.join(name);
+    let staged = output.join(format!(".{name}.partial"));
+    std::fs::write(&staged, text)
         .and_then(|()| std::fs::rename(&staged, &path))
         .map_err(|error| format!("cannot write {}: {error}", path.display()))
 }

@@ -74,6 +74,9 @@ fn journal(out: &Path) -> Vec<serde_json::Value> {
 /// library, or none.
 fn check(venv: &Path, document: &serde_json::Value, out: &Path) {
     let dispatches = document["dispatches"].as_array().unwrap();
+    // Every candidate was screened (below): the picture has a panel per dispatch.
+    let svg = std::fs::read_to_string(out.join("report.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("matmul 1024x1024x1024"));
     let keys: Vec<&str> = dispatches
         .iter()
         .map(|d| d["key"].as_str().unwrap())
