@@ -424,8 +424,11 @@ fn ratio_words(outcome: Option<&tune::report::Outcome>) -> String {
 }
 
 fn dispatch_table(dispatch: &DispatchReport) -> String {
+    let share = dispatch.share.map_or(String::new(), |share| {
+        format!("; {:.0}% of the model's dispatch time", share * 100.0)
+    });
     let mut out = format!(
-        "{} ({}; {} of {} candidates compiled)\n",
+        "{} ({}; {} of {} candidates compiled{share})\n",
         dispatch.key,
         dispatch.functions.join(", "),
         dispatch.compiled,

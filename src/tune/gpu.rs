@@ -123,7 +123,9 @@ pub fn candidates(
             .then(a.1.cmp(&b.1))
             .then_with(|| a.2.cmp(&b.2))
     });
-    scored.truncate(most.saturating_sub(out.len()));
+    // As many as could fill the candidates even if each of those already there is among
+    // them (a solution equal to IREE's own or the linked config is not tried twice).
+    scored.truncate(most);
     let mut configs = materialize_chosen(
         (iree_opt, work),
         dispatch,
@@ -147,7 +149,7 @@ pub fn candidates(
                         .unwrap_or(&dispatch.translation_info),
                 ) == configs::squash(&translation_info)
         };
-        if !out.iter().any(same) {
+        if out.len() < most && !out.iter().any(same) {
             out.push(Candidate {
                 index: out.len(),
                 knobs: words,

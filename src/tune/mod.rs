@@ -27,6 +27,7 @@ pub mod model;
 pub mod order;
 pub mod picture;
 pub mod report;
+mod shares;
 pub mod solve;
 pub mod space;
 
@@ -114,6 +115,23 @@ pub fn tune(
     if let Some((index, count)) = request.shard {
         searches.retain(|search| in_shard(&search.dispatch.key, index, count));
     }
+    // The heaviest dispatches first: the budget goes where the model's time is.
+    progress("timing the model's dispatches with IREE's own configs");
+    let (shares, shares_note) = match shares::measure(tools, request, &searches) {
+        Ok(shares) => {
+            let mut order: Vec<(f64, Search)> = shares.into_iter().zip(searches).collect();
+            order.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let (shares, sorted): (Vec<f64>, Vec<Search>) = order.into_iter().unzip();
+            searches = sorted;
+            (shares.into_iter().map(Some).collect(), None)
+        }
+        Err(why) => (
+            vec![None; searches.len()],
+            Some(format!(
+                "the dispatches are searched in IREE's order: their times could not be measured ({why})"
+            )),
+        ),
+    };
     let header = header(iree, request);
     let (mut journal, earlier) = Journal::open(&request.output, &header)?;
     let mut records: Vec<(Record, bool)> = earlier.into_iter().map(|r| (r, true)).collect();
@@ -168,7 +186,11 @@ pub fn tune(
     progress("");
     let reports: Vec<DispatchReport> = searches
         .iter()
-        .map(|search| dispatch_report(search, &records))
+        .zip(&shares)
+        .map(|(search, share)| DispatchReport {
+            share: *share,
+            ..dispatch_report(search, &records)
+        })
         .collect();
     let ((model, model_note), model_s) = model::bench_model(
         (iree, tools),
@@ -198,6 +220,7 @@ pub fn tune(
         budget_exhausted: clock.exhausted,
         model,
         model_note,
+        shares_note,
         phases,
         written,
         library,
@@ -511,6 +534,7 @@ fn dispatch_report(search: &Search, records: &[(Record, bool)]) -> DispatchRepor
             .count(),
         candidates,
         winner,
+        share: None,
     }
 }
 

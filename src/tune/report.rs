@@ -82,6 +82,9 @@ pub struct DispatchReport {
     pub winner: Option<usize>,
     /// How many candidates compiled.
     pub compiled: usize,
+    /// Its share of the model's dispatch time under IREE's own configs (0 to 1), measured
+    /// before the search; dispatches are searched heaviest first. `None`: not measured.
+    pub share: Option<f64>,
 }
 
 /// Seconds spent per phase.
@@ -127,6 +130,8 @@ pub struct Report {
     pub model: Vec<super::model::ModelRow>,
     /// Why the model was not benched (no winner, the budget ran out).
     pub model_note: Option<String>,
+    /// Why the dispatches' shares were not measured (then they are searched in IREE's order).
+    pub shares_note: Option<String>,
     /// Time per phase (this run's, not the journal's).
     pub phases: Phases,
     /// Notes of the library's writing (why a winner was left out, what was written).

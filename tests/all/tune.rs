@@ -81,12 +81,21 @@ fn check(venv: &Path, document: &serde_json::Value, out: &Path) {
         .iter()
         .map(|d| d["key"].as_str().unwrap())
         .collect();
+    // Heaviest first: the 1024³ matmul is eight times the 512³'s work.
     assert_eq!(
         keys,
         [
-            "matmul 512x512x512 f32*f32->f32",
-            "matmul 1024x1024x1024 f32*f32->f32"
+            "matmul 1024x1024x1024 f32*f32->f32",
+            "matmul 512x512x512 f32*f32->f32"
         ]
+    );
+    let shares: Vec<f64> = dispatches
+        .iter()
+        .map(|d| d["share"].as_f64().expect("shares measured"))
+        .collect();
+    assert!(
+        shares[0] > shares[1] && shares[0] + shares[1] <= 1.0 + 1e-9,
+        "{shares:?}"
     );
     let mut winners = 0;
     for dispatch in dispatches {
@@ -388,7 +397,13 @@ fn the_config_the_linked_library_gives_is_candidate_one_on_a_user_defined_cpu_ta
     );
     let document = report(&output);
     assert_eq!(document["target"], "tune_cpu");
-    let dispatches = document["dispatches"].as_array().unwrap();
+    // Dispatches come heaviest first: found by key.
+    let all = document["dispatches"].as_array().unwrap();
+    let by_key = |key: &str| all.iter().find(|d| d["key"] == key).unwrap().clone();
+    let dispatches = [
+        by_key("matmul 512x512x512 f32*f32->f32"),
+        by_key("matmul 1024x1024x1024 f32*f32->f32"),
+    ];
     let knobs = |index: usize| -> Vec<String> {
         dispatches[index]["candidates"]
             .as_array()

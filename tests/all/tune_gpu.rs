@@ -55,13 +55,20 @@ fn check_report(report: &serde_json::Value, out: &Path) {
             assert_eq!(candidate["status"], "compiled", "{candidate:#}");
             assert!(out.join(candidate["spec"].as_str().unwrap()).is_file());
         }
-        for candidate in &candidates[1..] {
-            let knobs = candidate["knobs"].as_str().unwrap();
-            assert!(
-                knobs.starts_with("TileAndFuse ") || knobs.starts_with("VectorDistribute "),
-                "{knobs}"
-            );
-        }
+        // Candidate 1 may be the config tunespec links today (its defaults for the target);
+        // the rest are solutions of IREE's constraints.
+        let solved = candidates[1..]
+            .iter()
+            .map(|candidate| candidate["knobs"].as_str().unwrap())
+            .filter(|knobs| !knobs.starts_with("linked: "))
+            .inspect(|knobs| {
+                assert!(
+                    knobs.starts_with("TileAndFuse ") || knobs.starts_with("VectorDistribute "),
+                    "{knobs}"
+                )
+            })
+            .count();
+        assert!(solved >= 2, "{dispatch:#}");
     }
     // The batch matmul's space is its batch-free surrogate's (IREE 3.13 emits none for it).
     let generation = report["generation"].as_array().unwrap();
