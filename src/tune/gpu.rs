@@ -117,7 +117,7 @@ pub fn candidates(
         return Ok((out, noted.into_iter().collect()));
     }
     let (mut generations, mut scored) =
-        solve_spaces((iree_opt, work), source, dispatch, &spaces, (target, pool))?;
+        solve_spaces((iree_opt, work), source, dispatch, &spaces, (target, pool));
     scored.sort_by(|a, b| {
         a.0.total_cmp(&b.0)
             .then(a.1.cmp(&b.1))
@@ -169,8 +169,13 @@ fn solve_spaces(
     dispatch: &Dispatch,
     spaces: &[Space],
     (target, pool): (&str, usize),
-) -> Result<(Vec<Generation>, Vec<Scored>), String> {
-    let solvers = constraints::to_smt(iree_opt, work, spaces)?;
+) -> (Vec<Generation>, Vec<Scored>) {
+    // A space IREE cannot lower or z3 cannot decide is reported as such; the other spaces of
+    // the dispatch, and the other dispatches, are still searched.
+    let solvers = match constraints::to_smt(iree_opt, work, spaces) {
+        Ok(solvers) => solvers.into_iter().map(Ok).collect(),
+        Err(error) => vec![Err(error); spaces.len()],
+    };
     let mlir = crate::mlir::Mlir::new();
     let problem = order::Problem {
         batch: dispatch.shape.batch.iter().product(),
@@ -180,14 +185,30 @@ fn solve_spaces(
     let units = order::compute_units(target);
     let mut generations = Vec::new();
     let mut scored: Vec<Scored> = Vec::new();
-    for (index, (space, solver)) in spaces.iter().zip(&solvers).enumerate() {
-        let parsed = mlir.parse(solver.as_bytes(), "constraints.smt.mlir");
-        let module = parsed
-            .module
-            .ok_or("MLIR 22 could not read IREE's SMT lowering")?;
-        let script = module.export_smtlib(&mlir)?;
+    for (index, (space, solver)) in spaces.iter().zip(solvers).enumerate() {
         let started = Instant::now();
-        let found = solve::solutions(&script, &space.knobs, pool.max(1), SOLVE_TIME)?;
+        let found = solver.and_then(|solver| {
+            let parsed = mlir.parse(solver.as_bytes(), "constraints.smt.mlir");
+            let module = parsed
+                .module
+                .ok_or("MLIR 22 could not read IREE's SMT lowering")?;
+            let script = module.export_smtlib(&mlir)?;
+            solve::solutions(&script, &space.knobs, pool.max(1), SOLVE_TIME)
+        });
+        let (found, failure) = match found {
+            Ok(found) => (found, None),
+            Err(error) => (
+                solve::Solutions {
+                    values: Vec::new(),
+                    complete: false,
+                },
+                Some(error),
+            ),
+        };
+        let note = match (&source.surrogate, failure) {
+            (Some(surrogate), Some(failure)) => Some(format!("{surrogate}; {failure}")),
+            (surrogate, failure) => failure.or_else(|| surrogate.clone()),
+        };
         generations.push(Generation {
             dispatch: dispatch.key.clone(),
             pipeline: space.pipeline.clone(),
@@ -198,13 +219,13 @@ fn solve_spaces(
             materialized: 0,
             not_materialized: Vec::new(),
             materialize_s: 0.0,
-            note: source.surrogate.clone(),
+            note,
         });
         for values in found.values {
             scored.push((score(space, &values, &problem, units), index, values));
         }
     }
-    Ok((generations, scored))
+    (generations, scored)
 }
 
 /// The chosen solutions (those left in `scored`) materialized by IREE, per space in one run,
