@@ -7,7 +7,8 @@
 //! is "not applied", never "compiled".
 //!
 //! The candidates' specs are written to `DIR/candidates/<matcher>/<N>_spec.mlir` (the SHARK
-//! tuner's layout), so that they can be timed elsewhere with `bench`.
+//! tuner's layout) beside the dispatch's own payload (`payload.mlir`), so that they can be
+//! timed elsewhere with `bench`.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -97,6 +98,10 @@ pub fn compile_only(
         let dir = request.output.join("candidates").join(&search.matcher);
         std::fs::create_dir_all(&dir)
             .map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+        // The dispatch's own payload beside its specs: what `bench` times them on elsewhere.
+        let payload = dir.join("payload.mlir");
+        write_whole(&payload, search.payload.as_bytes())
+            .map_err(|error| format!("cannot write {}: {error}", payload.display()))?;
         for (candidate, spec) in &search.candidates {
             let path = dir.join(format!("{}_spec.mlir", candidate.index));
             write_whole(&path, spec.as_bytes())

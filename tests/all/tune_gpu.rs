@@ -82,6 +82,14 @@ fn check_report(report: &serde_json::Value, out: &Path) {
         .iter()
         .all(|g| g["solutions"].as_u64().unwrap() > 0));
     assert!(out.join("compile-report.json").is_file());
+    for dispatch in dispatches {
+        let matcher = dispatch["matcher"].as_str().unwrap();
+        assert!(out
+            .join("candidates")
+            .join(matcher)
+            .join("payload.mlir")
+            .is_file());
+    }
 }
 
 #[test]
