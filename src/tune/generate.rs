@@ -132,9 +132,8 @@ fn gpu_candidates(
     )?;
     let room = all.len() < request.max_candidates;
     if generated.is_empty() && room {
-        if let Some(error) = whole {
-            generated.push(gpu::Generation::none(&dispatch.key, error));
-        }
+        let why = whole.unwrap_or("not for this op, in the model or alone");
+        generated.push(gpu::Generation::none(&dispatch.key, why));
     }
     Ok((all, generated))
 }
