@@ -395,13 +395,13 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l time-unchang
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s h -l help -d 'Print help (see more with /'--help/')'
-complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s t -l target -d 'The target: `host` (IREE/'s llvm-cpu for this machine/'s CPU) or a CPU target a spec library defines' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s t -l target -d 'The target: `host` (IREE/'s llvm-cpu for this machine/'s CPU), a CPU target a spec library defines, or a GPU target (`gfx942`, `sm_90`, ...)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s s -l spec -d 'A spec library (repeatable): one may define the target; the config the linked library gives a dispatch, when another than IREE/'s, is candidate 1' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s o -l output -d 'The output directory: journal, report and the winners/' library' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l budget -d 'The time this run may take (`90s`, `10m`, `1h`, or seconds); the screen takes at most 60% of it. Default: no limit' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l max-candidates -d 'The most candidates per dispatch, IREE/'s own config included' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l screen-rounds -d 'Rounds of the screen (every candidate)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s d -l device -d 'The runtime/'s device: local-task or local-sync' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s d -l device -d 'The runtime/'s device: local-task or local-sync for a CPU target, the target/'s GPU (`cuda`, `hip`, `cuda://1`) for a GPU target' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l rounds -d 'Rounds of the confirmation before its first look' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l max-rounds -d 'The most rounds of a confirmation' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l repetitions -d 'Repetitions per run (their median is the run/'s time)' -r
@@ -416,10 +416,12 @@ json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are J
 short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'
 github/t'The human report; diagnostics as GitHub Actions workflow commands'
 sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when there are none)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l solutions -d 'GPU targets: the most solutions of each pipeline/'s constraints (IREE/'s space) enumerated before the model orders them' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l compile-only -d 'Generate and compile every candidate, time none: for a GPU target on a machine without that GPU. Writes DIR/candidates/<matcher>/<N>_spec.mlir and DIR/compile-report.json'
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s h -l help -d 'Print help (see more with /'--help/')'
