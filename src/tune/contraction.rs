@@ -187,6 +187,9 @@ pub fn read(op: &str, line: &str) -> Result<Shape, &'static str> {
             _ => return Err("a loop is not a batch, M, N or K dimension"),
         }
     }
+    if k.is_empty() {
+        return Err("it is not a contraction (no dimension reduced over both inputs)");
+    }
     let (&[(dm, sm)], &[(dn, sn)], &[(dk, sk)]) = (m.as_slice(), n.as_slice(), k.as_slice()) else {
         return Err("it has not exactly one M, one N and one K dimension (not tuned so far)");
     };
@@ -353,6 +356,11 @@ mod tests {
         .is_err());
         let elementwise = "%7 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>]} ins(%a, %b : tensor<4xf32>, tensor<4xf32>) outs(%c : tensor<4xf32>)";
         assert!(read("linalg.generic", elementwise)
+            .unwrap_err()
+            .contains("not a contraction"));
+        // Two M dimensions (a contraction tunespec does not tune so far).
+        let two_m = "%7 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]} ins(%a, %b : tensor<2x4x8xf32>, tensor<8x16xf32>) outs(%c : tensor<2x4x16xf32>)";
+        assert!(read("linalg.generic", two_m)
             .unwrap_err()
             .contains("exactly one"));
     }

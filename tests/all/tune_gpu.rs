@@ -142,3 +142,33 @@ fn gpu_candidates_come_from_irees_constraints_and_all_compile_with_their_config(
         "the reference compile applies the candidate's tiles"
     );
 }
+
+#[test]
+fn a_gpu_model_without_a_contraction_has_nothing_to_compile_and_bad_options_are_refused() {
+    let Some(venv) = venv() else { return };
+    let scratch = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let mut command = with_iree(&venv);
+        command
+            .current_dir(repo_root())
+            .args([
+                "tune",
+                "tests/fixtures/tune/no_matmul_model.mlir",
+                "--compile-only",
+            ])
+            .args(["-t", "gfx942", "-o"])
+            .arg(scratch.path().join("out"))
+            .args(extra);
+        output_with_timeout(&mut command)
+    };
+    let output = run(&[]);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("no contraction dispatch to tune"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("it is not a contraction"), "{stdout}");
+    let output = run(&["--solutions", "0"]);
+    assert_eq!(output.status.code(), Some(2));
+}
