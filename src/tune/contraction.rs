@@ -100,18 +100,57 @@ impl Shape {
 
     /// A config of [`Shape::without_batch`]'s loops lifted to this shape's: each per-loop list
     /// of the `lowering_config` (`workgroup`, `reduction`, `subgroup`) gets the batch loops
-    /// back, tile 1 in `workgroup` and 0 elsewhere. `None` when the config has another
-    /// per-loop attribute tunespec does not know how to lift.
+    /// back, tile 1 in `workgroup` and 0 elsewhere; VectorDistribute's `subgroup_basis` gets a
+    /// count of 1 for them and the identity mapping. `None` when a list is not of the
+    /// surrogate's three loops or the basis maps them otherwise.
     pub fn lift(&self, lowering_config: &str) -> Option<String> {
         if self.batch.is_empty() {
             return Some(lowering_config.to_string());
         }
-        if lowering_config.contains("subgroup_basis") {
-            return None;
-        }
         let surrogate = self.without_batch();
         let loops = self.batch.len() + 3;
         let mut out = lowering_config.to_string();
+        // VectorDistribute: subgroup counts per loop and their mapping, `[[m, n, k], [0, 1, 2]]`.
+        if let Some(basis) = configs::attribute_named(&out, "subgroup_basis") {
+            let lists: Vec<Vec<i64>> = basis
+                .trim()
+                .strip_prefix('[')?
+                .strip_suffix(']')?
+                .split(']')
+                .map(|part| part.trim_start_matches([',', ' ', '[']))
+                .filter(|part| !part.trim().is_empty())
+                .map(|part| {
+                    part.split(',')
+                        .map(|item| item.trim().parse().ok())
+                        .collect::<Option<Vec<i64>>>()
+                })
+                .collect::<Option<_>>()?;
+            let [counts, mapping] = <[Vec<i64>; 2]>::try_from(lists).ok()?;
+            if counts.len() != 3 || mapping != [0, 1, 2] {
+                return None;
+            }
+            let mut lifted = vec![1; loops];
+            for role in 0..3 {
+                lifted[self.loops[role]] = counts[surrogate.loops[role]];
+            }
+            let list = |values: &[i64]| {
+                values
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let identity: Vec<i64> = (0..loops as i64).collect();
+            out = out.replacen(
+                &format!("subgroup_basis = {basis}"),
+                &format!(
+                    "subgroup_basis = [[{}], [{}]]",
+                    list(&lifted),
+                    list(&identity)
+                ),
+                1,
+            );
+        }
         for (key, batch_value) in [("workgroup", 1), ("reduction", 0), ("subgroup", 0)] {
             let Some(list) = configs::attribute_named(&out, key) else {
                 continue;
@@ -319,8 +358,14 @@ mod tests {
             shape.lift(config).unwrap(),
             "#iree_gpu.lowering_config<{mma_kind = #iree_gpu.mma_layout<MFMA_F32_16x16x16_F16>, promote_operands = [0, 1], reduction = [0, 0, 0, 4], subgroup = [0, 2, 4, 0], workgroup = [1, 64, 128, 0]}>"
         );
+        assert_eq!(
+            shape
+                .lift("#iree_gpu.lowering_config<{reduction = [0, 0, 64], subgroup_basis = [[2, 4, 1], [0, 1, 2]], workgroup = [64, 128, 0]}>")
+                .unwrap(),
+            "#iree_gpu.lowering_config<{reduction = [0, 0, 0, 64], subgroup_basis = [[1, 2, 4, 1], [0, 1, 2, 3]], workgroup = [1, 64, 128, 0]}>"
+        );
         assert!(shape
-            .lift("#iree_gpu.lowering_config<{subgroup_basis = [[1, 2, 1], [0, 1, 2]]}>")
+            .lift("#iree_gpu.lowering_config<{subgroup_basis = [[1, 2, 1], [0, 2, 1]]}>")
             .is_none());
         let linear = generic
             .replace(

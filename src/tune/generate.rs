@@ -172,7 +172,7 @@ fn space_apart(
         Ok(text) => Ok(Some((
             text,
             batched.then(|| {
-                "IREE 3.13 emits no constraints for a batched contraction (its constraint generator crashes on batch dimensions): the space is the same contraction's without its batch dimension, each solution lifted with batch tile 1 (TileAndFuse only)".to_string()
+                "IREE 3.13 emits no constraints for a batched contraction (its constraint generator crashes on batch dimensions): the space is the same contraction's without its batch dimension, each solution lifted with batch tile 1".to_string()
             }),
         ))),
         Err(error) => Ok(Some((

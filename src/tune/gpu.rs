@@ -102,8 +102,6 @@ pub fn candidates(
                 .function
                 .is_none_or(|function| function == space.function)
         })
-        // A lifted VectorDistribute config's subgroup basis is not a per-loop list.
-        .filter(|space| source.surrogate.is_none() || space.pipeline == "TileAndFuse")
         .collect();
     let mut out = first;
     if out.len() >= most {
