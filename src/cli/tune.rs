@@ -344,6 +344,15 @@ impl Opts {
     }
 }
 
+/// The knobs column as wide as its longest entry (at least the header's): rows stay aligned.
+pub fn knobs_width<'a>(knobs: impl Iterator<Item = &'a str>) -> usize {
+    knobs
+        .map(|knobs| knobs.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5)
+}
+
 /// On a terminal only: one line rewritten in place (an empty line clears it), cut to the
 /// terminal's width, as `bench` does.
 fn progress(line: &str) {
@@ -434,14 +443,7 @@ fn dispatch_table(dispatch: &DispatchReport) -> String {
         dispatch.compiled,
         dispatch.candidates.len()
     );
-    // The knobs column as wide as its longest entry: rows stay aligned.
-    let width = dispatch
-        .candidates
-        .iter()
-        .map(|candidate| candidate.knobs.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(5);
+    let width = knobs_width(dispatch.candidates.iter().map(|c| c.knobs.as_str()));
     out.push_str(&format!(
         "  {:>3}  {:<width$}  {:<10}  {:<28}  {}\n",
         "#", "knobs", "screen", "confirm", "verdict"

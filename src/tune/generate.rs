@@ -7,7 +7,6 @@ use std::path::Path;
 use super::space::{self, Candidate};
 use super::{dispatches, gpu};
 use super::{Request, Search};
-use crate::bench;
 use crate::iree::runtime::Tools;
 use crate::iree::Iree;
 
@@ -16,18 +15,7 @@ pub(super) fn generate(
     (iree, tools): (&Iree, &Tools),
     request: &Request,
 ) -> Result<Generated, String> {
-    let work = tempfile::Builder::new()
-        .prefix(&bench::work_dir_prefix(std::process::id()))
-        .tempdir()
-        .map_err(|error| format!("cannot create a work directory: {error}"))?;
-    let bytecode = request.payload.starts_with(crate::verify::BYTECODE_MAGIC);
-    let source = work.path().join(if bytecode {
-        "payload.mlirbc"
-    } else {
-        "payload.mlir"
-    });
-    std::fs::write(&source, &request.payload)
-        .map_err(|error| format!("cannot write {}: {error}", source.display()))?;
+    let (work, source) = super::staged_payload(request)?;
     let gpu = is_gpu(&request.options.flags);
     // IREE 3.13 crashes emitting the constraints of some ops (batched contractions): the
     // model's configs are then read without them, and each dispatch's space apart.

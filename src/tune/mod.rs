@@ -253,6 +253,24 @@ fn write_whole(output: &Path, name: &str, text: &str) -> Result<(), String> {
         .map_err(|error| format!("cannot write {}: {error}", path.display()))
 }
 
+/// A work directory (removed when dropped) holding the request's payload, and the payload's
+/// path in it (`payload.mlir`, or `payload.mlirbc` for bytecode: iree-compile reads either).
+fn staged_payload(request: &Request) -> Result<(tempfile::TempDir, PathBuf), String> {
+    let work = tempfile::Builder::new()
+        .prefix(&bench::work_dir_prefix(std::process::id()))
+        .tempdir()
+        .map_err(|error| format!("cannot create a work directory: {error}"))?;
+    let bytecode = request.payload.starts_with(crate::verify::BYTECODE_MAGIC);
+    let source = work.path().join(if bytecode {
+        "payload.mlirbc"
+    } else {
+        "payload.mlir"
+    });
+    std::fs::write(&source, &request.payload)
+        .map_err(|error| format!("cannot write {}: {error}", source.display()))?;
+    Ok((work, source))
+}
+
 /// The budget: whether a stage may start more work.
 struct Clock {
     started: Instant,

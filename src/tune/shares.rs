@@ -21,17 +21,7 @@ pub(super) fn measure(
     request: &Request,
     searches: &[Search],
 ) -> Result<Vec<f64>, String> {
-    let work = tempfile::Builder::new()
-        .prefix(&crate::bench::work_dir_prefix(std::process::id()))
-        .tempdir()
-        .map_err(|error| format!("cannot create a work directory: {error}"))?;
-    let bytecode = request.payload.starts_with(crate::verify::BYTECODE_MAGIC);
-    let source = work.path().join(if bytecode {
-        "model.mlirbc"
-    } else {
-        "model.mlir"
-    });
-    std::fs::write(&source, &request.payload).map_err(|error| error.to_string())?;
+    let (work, source) = super::staged_payload(request)?;
     let dumps = work.path().join("dispatches");
     let options = &request.options;
     tools.compile(
