@@ -26,6 +26,14 @@ const DIRECT_READS: &[(&str, &str)] = &[
         "tune/generate.rs",
         "iree-compile's executable-configurations in tune's own temporary directory",
     ),
+    (
+        "tune/compile.rs",
+        "iree-compile's dumped executable configurations in tune's own temporary directory",
+    ),
+    (
+        "tune/shares.rs",
+        "iree-compile's dumped dispatch benchmark modules in tune's own temporary directory",
+    ),
 ];
 
 /// Files of `src/` allowed to parse TOML, and why: none of them parses a manifest.
