@@ -44,6 +44,7 @@ pub mod config;
 // (`PROBE_COMMAND`, `run_probe`, `enable`) and checks files with it.
 #[doc(hidden)]
 pub mod contain;
+pub mod device;
 pub mod diagnostic_codes;
 pub mod export;
 pub mod fastpath;

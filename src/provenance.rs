@@ -159,7 +159,7 @@ impl Measurement {
     /// Entries of two identities never replace each other (a time on `local-task` says nothing
     /// of `local-sync`); linking picks one by it ([`DeviceChoice`]).
     pub fn identity(&self) -> String {
-        let kind = self.device.split("://").next().unwrap_or(&self.device);
+        let kind = crate::device::kind_of(&self.device);
         let mut parts = vec![kind.to_string()];
         parts.extend(self.device_name.clone());
         parts.extend(
@@ -178,7 +178,7 @@ impl Measurement {
     /// one record lacks (a tuner run whose logs do not say its IREE version) does not make
     /// another device: such runs of one team still merge by speed.
     pub fn same_device(&self, other: &Measurement) -> bool {
-        let kind = |m: &Measurement| m.device.split("://").next().unwrap_or_default().to_string();
+        let kind = |m: &Measurement| crate::device::kind_of(&m.device).to_string();
         let agree = |a: Option<&str>, b: Option<&str>| match (a, b) {
             (Some(a), Some(b)) => a == b,
             _ => true,

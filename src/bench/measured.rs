@@ -2,6 +2,7 @@
 //! noise, outputs equal) becomes a spec of its own annotated with its measurement, merged by key
 //! into a measured library (`bench --write`), as `import-tuner` does for tuner runs.
 
+use crate::device::Device;
 use crate::manifest::Definition;
 use crate::measured_library::{self, Entry};
 use crate::mlir::Mlir;
@@ -24,8 +25,8 @@ pub struct DeviceName {
 
 impl DeviceName {
     /// The name of the runtime's `device`.
-    pub fn of(device: &str) -> DeviceName {
-        match device.split("://").next().unwrap_or(device) {
+    pub fn of(device: &Device) -> DeviceName {
+        match device.kind() {
             "cuda" => nvidia_smi().unwrap_or_default(),
             "local-task" => DeviceName {
                 name: cpu_name(),
@@ -72,7 +73,7 @@ fn cpu_name() -> Option<String> {
 /// How a bench was run, for the records.
 pub struct Context<'a> {
     /// The runtime's device (`cuda`, `local-task`).
-    pub device: &'a str,
+    pub device: &'a Device,
     /// What it is.
     pub name: &'a DeviceName,
     /// The IREE compiler's revision.
@@ -380,8 +381,9 @@ mod tests {
             driver: None,
             threads: Some(4),
         };
+        let device = Device::parse("local-task").unwrap();
         let context = Context {
-            device: "local-task",
+            device: &device,
             name: &name,
             iree: "3.13.0 @ abc",
             runtime: Some("iree-base-runtime 3.13.0"),
@@ -541,8 +543,9 @@ mod model_tests {
             0.01,
         ));
         let name = DeviceName::default();
+        let device = Device::parse("local-task").unwrap();
         let context = Context {
-            device: "local-task",
+            device: &device,
             name: &name,
             iree: "3.13.0",
             runtime: None,

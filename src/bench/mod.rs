@@ -31,6 +31,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::device::Device;
 use crate::iree::runtime::{Call, Tools};
 use crate::iree::Iree;
 use data::{Agreement, Signature, Tolerance};
@@ -79,7 +80,7 @@ pub struct MatcherCase {
 #[derive(Clone, Debug)]
 pub struct Options {
     /// The runtime's device (`local-task`, `cuda`, `hip`, `vulkan`, `cuda://1`).
-    pub device: String,
+    pub device: Device,
     /// iree-compile's flags (target device and backend).
     pub flags: Vec<String>,
     /// Compiles at once.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 use tunespec::bench::{self, stats::Rule, Case, MatcherCase, Options, Row, Status};
+use tunespec::device::Device;
 use tunespec::iree::runtime::{self, Tools};
 use tunespec::mlir::Mlir;
 use tunespec::spec_check::payload;
@@ -73,8 +74,8 @@ pub struct Opts {
 #[derive(Debug, Clone, clap::Args)]
 pub struct TimingArgs {
     /// The runtime's device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)
-    #[arg(long, short, default_value = "local-task")]
-    pub device: String,
+    #[arg(long, short, default_value = "local-task", value_parser = Device::parse)]
+    pub device: Device,
     /// Rounds before the first look: in each, IREE's config and the library's are timed by one
     /// runtime process each, order reversed every round; the rounds are what is judged
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..1000))]
@@ -396,8 +397,7 @@ impl TimingArgs {
         mut flags: Vec<String>,
         target: Option<&str>,
     ) -> Result<Vec<String>, ExitStatus> {
-        let scheme = self.device.split("://").next().unwrap_or(&self.device);
-        let local = matches!(scheme, "local-task" | "local-sync");
+        let local = self.device.is_local();
         if flags.is_empty() {
             if !local {
                 return Err(usage(format!(
@@ -417,7 +417,7 @@ impl TimingArgs {
         let fits = if local {
             device_flag == "local"
         } else {
-            device_flag == scheme
+            device_flag == self.device.kind()
         };
         if !fits {
             return Err(usage(format!(
@@ -439,17 +439,12 @@ impl TimingArgs {
 }
 
 /// Exit 2 with the runtime's devices when `device` is not one of them.
-fn check_device(tools: &Tools, device: &str) -> Result<(), ExitStatus> {
+fn check_device(tools: &Tools, device: &Device) -> Result<(), ExitStatus> {
     let devices = tools.devices().map_err(|message| {
         tool_error_with(RUNTIME, message, None);
         ExitStatus::Usage
     })?;
-    let scheme = device.split("://").next().unwrap_or(device);
-    let known = devices.iter().any(|listed| {
-        listed.trim_end_matches('/') == device.trim_end_matches('/')
-            || listed.split("://").next() == Some(scheme)
-    });
-    if known {
+    if devices.iter().any(|listed| device.is_listed_as(listed)) {
         return Ok(());
     }
     tool_error_with(

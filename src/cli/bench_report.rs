@@ -381,7 +381,7 @@ mod tests {
 
     fn options() -> Options {
         Options {
-            device: "local-task".into(),
+            device: tunespec::device::Device::parse("local-task").unwrap(),
             flags: Vec::new(),
             jobs: 1,
             rounds: 10,

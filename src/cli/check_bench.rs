@@ -37,7 +37,7 @@ pub fn run(
         };
         let skipped = |report: &mut MatcherReport, why: String| {
             report.performance = Some(Performance {
-                device: timing.device.clone(),
+                device: timing.device.to_string(),
                 status: Status::Failed,
                 ratio: None,
                 recorded_speedup: Some(measurement.speedup),
@@ -81,7 +81,7 @@ pub fn run(
             };
             let index = indexes[position];
             let recorded = jobs[index].measurement.as_ref().map(|m| m.speedup);
-            record(&mut reports[index], row, &timing.device, recorded);
+            record(&mut reports[index], row, timing.device.as_str(), recorded);
         }
     }
     Ok(())

@@ -73,8 +73,8 @@ pub struct Opts {
     pub screen_rounds: u32,
     /// The runtime's device: local-task or local-sync for a CPU target, the target's GPU
     /// (`cuda`, `hip`, `cuda://1`) for a GPU target
-    #[arg(long, short, default_value = "local-task")]
-    pub device: String,
+    #[arg(long, short, default_value = "local-task", value_parser = tunespec::device::Device::parse)]
+    pub device: tunespec::device::Device,
     /// Rounds of the confirmation before its first look
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..1000))]
     pub rounds: u32,
@@ -200,8 +200,7 @@ impl Opts {
         let cpu = flags
             .iter()
             .any(|flag| flag == "--iree-hal-local-target-device-backends=llvm-cpu");
-        let scheme = self.device.split("://").next().unwrap_or(&self.device);
-        let local = matches!(scheme, "local-task" | "local-sync");
+        let local = self.device.is_local();
         if !cpu && local && !self.compile_only {
             tool_error(format!(
                 "target '{}' is a GPU target: time its candidates on its GPU (--device cuda or hip), or give --compile-only to generate and compile them here",

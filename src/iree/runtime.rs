@@ -227,7 +227,7 @@ pub struct Call<'a> {
     /// The vmfb.
     pub module: &'a Path,
     /// The runtime's device (`local-task`, `cuda`, `cuda://0`).
-    pub device: &'a str,
+    pub device: &'a crate::device::Device,
     /// The function; `None`: every function (a dispatch benchmark module has one).
     pub function: Option<&'a str>,
     /// `--input` values (`256x256xf32=@a.bin`).

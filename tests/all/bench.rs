@@ -607,3 +607,46 @@ fn an_interrupted_bench_leaves_no_library() {
         "nothing written, no staging left: {left:?}"
     );
 }
+
+/// `--device` is parsed once, by clap, into the device type (issue 43): a device that is not
+/// a driver's name or a URI of one is a usage error that says why, before IREE is looked for,
+/// for each command that takes it.
+#[test]
+fn a_malformed_device_is_a_usage_error_that_says_why() {
+    for (args, says) in [
+        (
+            &["bench", "--device", "CUDA"][..],
+            "a driver's name is lowercase",
+        ),
+        (&["bench", "--device", "://1"], "no driver named"),
+        (&["check", "--bench", "--device", "cu da", "x"], "not ' '"),
+        (&["tune", "-t", "host", "--device", ""], "no driver named"),
+    ] {
+        let output = crate::support::tunespec_command()
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(says),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    // In JSON, the usage error is a diagnostic like any other.
+    let output = crate::support::tunespec_command()
+        .args(["bench", "--format", "json", "--device", "CUDA"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("\"code\":\"tunespec::usage\""),
+        "{}",
+        stderr(&output)
+    );
+}

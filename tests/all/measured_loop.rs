@@ -69,8 +69,9 @@ fn write_measured(output: &Path, target: &str, device: &str, factor: f64) {
         driver: None,
         threads: Some(if device == "local-sync" { 1 } else { 2 }),
     };
+    let device = tunespec::device::Device::parse(device).unwrap();
     let context = Context {
-        device,
+        device: &device,
         name: &name,
         iree: "3.13.0",
         runtime: Some("iree-base-runtime 3.13.0"),

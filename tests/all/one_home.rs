@@ -1,9 +1,9 @@
 //! One home for each kind of access (issue 31): inputs are read only through `files` (bounded,
 //! type checked, clear messages for missing, unreadable and non-UTF-8 files), manifests are
 //! parsed only by the manifest module, `check` gives a spec the target the registry gives it
-//! (one glob rule), and the environment is read only through `config::process_env` (issue 43).
-//! The scans read `src/`, so a new direct read or a manifest walked as raw TOML fails here
-//! instead of silently bypassing the rule.
+//! (one glob rule), the environment is read only through `config::process_env`, and `--device`
+//! is parsed only by `device.rs` (issue 43). The scans read `src/`, so a new direct read or a
+//! manifest walked as raw TOML fails here instead of silently bypassing the rule.
 
 use std::path::{Path, PathBuf};
 
@@ -156,6 +156,59 @@ fn the_environment_is_read_only_through_process_env() {
         found.is_empty(),
         "read environment variables with tunespec::config::process_env, the one reader:\n{}",
         found.join("\n")
+    );
+}
+
+/// Files of `src/` allowed to know how a device URI is spelled (issue 43): `--device` is parsed
+/// once into `tunespec::device::Device`, and records' devices are read by `device::kind_of`.
+const DEVICE_URIS: &[(&str, &str)] = &[("device.rs", "the device type, the one parser")];
+
+/// The lines of `text` before its unit tests that hold the literal `"://"` in code. Not
+/// [`hits`]: its comment stripping cuts the literal itself at `//`.
+fn uri_splits(text: &str) -> Vec<(usize, String)> {
+    text.lines()
+        .take_while(|line| !line.starts_with("#[cfg(test)]"))
+        .enumerate()
+        .filter(|(_, line)| {
+            line.find("\"://\"")
+                .is_some_and(|at| !line[..at].contains("//"))
+        })
+        .map(|(index, line)| (index + 1, line.trim().to_string()))
+        .collect()
+}
+
+#[test]
+fn the_device_is_parsed_only_by_the_device_module() {
+    let src = repo_root().join("src");
+    let mut found = Vec::new();
+    let mut in_device_module = 0;
+    for (relative, path) in rust_files(&src) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let splits = uri_splits(&text);
+        if DEVICE_URIS.iter().any(|(allowed, _)| relative == *allowed) {
+            in_device_module += splits.len();
+            continue;
+        }
+        for (line, code) in splits {
+            found.push(format!("src/{relative}:{line}: {code}"));
+        }
+    }
+    // The scan sees the parser's own separator: it would see another file's too.
+    assert!(
+        in_device_module > 0,
+        "src/device.rs no longer spells the separator"
+    );
+    assert!(
+        found.is_empty(),
+        "take the device as tunespec::device::Device (kind, id, index, is_local), or a record's \
+         device's kind from device::kind_of, instead of splitting on \"://\":\n{}",
+        found.join("\n")
+    );
+    assert_eq!(
+        uri_splits(
+            "let k = d.split(\"://\");\n// d.split(\"://\")\n#[cfg(test)]\nx.split(\"://\");\n"
+        ),
+        [(1, "let k = d.split(\"://\");".to_string())]
     );
 }
 
