@@ -185,9 +185,10 @@ pub fn run(cli: Cli) -> ExitStatus {
         common::finish();
         return ExitStatus::Usage;
     }
-    tunespec::iree::configure(cli.iree.clone());
-    tunespec::iree::configure_store(&tunespec::cache::GlobalStore);
-    tunespec::iree_text::install();
+    common::configure(tunespec::settings::Flags {
+        iree: cli.iree.clone(),
+    });
+    tunespec::iree_text::install(common::settings().iree.clone());
     let status = match cli.command {
         Command::Verify(opts) => opts.run(),
         Command::Link(opts) => opts.run(),

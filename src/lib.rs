@@ -56,6 +56,7 @@ pub mod link;
 pub mod measured_library;
 pub mod provenance;
 pub mod registry;
+pub mod settings;
 pub mod spec_check;
 pub mod tune;
 pub mod tuner_import;

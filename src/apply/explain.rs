@@ -219,7 +219,9 @@ fn visit_sequence(
 
 /// Explains which pair configures each candidate op (linalg ops and ops the library touched).
 /// In the [`View::Dispatch`] view (IREE's real compile) each row also says what matching the op
-/// as written gives when that differs.
+/// as written gives when that differs. `library_bytecode` is tunespec's (a link's, or what
+/// [`super::extract`] gives of an attached library): bytecode of IREE's newer MLIR is read
+/// through IREE first ([`crate::iree::bytecode::readable`]), which needs the program's IREE.
 pub fn explain(
     mlir: &Mlir,
     payload_bytes: &[u8],
@@ -333,16 +335,16 @@ fn explain_one(
     engine: Engine,
     view: View,
 ) -> Result<Explanation, Vec<Problem>> {
-    // An attached library is IREE's own bytecode (newer MLIR): read through IREE first.
-    let readable = crate::iree::bytecode::readable(library_bytecode)
-        .map_err(|message| vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)])?;
-    let library = mlir.parse(&readable, "<library>").module.ok_or_else(|| {
-        vec![Problem::error(
-            codes::CORRUPT_LIBRARY,
-            "the library does not parse",
-            None,
-        )]
-    })?;
+    let library = mlir
+        .parse(library_bytecode, "<library>")
+        .module
+        .ok_or_else(|| {
+            vec![Problem::error(
+                codes::CORRUPT_LIBRARY,
+                "the library does not parse",
+                None,
+            )]
+        })?;
     let library_snapshot = library.snapshot();
     let pairs = library_pairs(&library_snapshot);
     let payload = payload_for_view(mlir, payload_bytes, payload_name, view)?;

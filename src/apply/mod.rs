@@ -105,18 +105,20 @@ pub fn attach(
 }
 
 /// The attached library's bytes, found on the module or the first nested op that carries it,
-/// checked to be a transform library.
+/// checked to be a transform library. Bytecode IREE wrote (newer MLIR) is read through the
+/// `iree` session's IREE (see [`crate::iree::bytecode::readable`]); without one it is reported.
 pub fn extract(
     mlir: &Mlir,
     payload: &OwnedOp<'_>,
     attr: &str,
     payload_name: &str,
+    iree: Option<&crate::iree::Session>,
 ) -> Result<Vec<u8>, Vec<Problem>> {
     let bytes = attached_bytes(payload, attr, payload_name)?;
     // A library IREE attached is bytecode of IREE's newer MLIR: read through iree-opt's text
     // when it is at hand (see `iree::bytecode`), and handed back as tunespec's own bytecode.
     let converted = crate::iree::bytecode::is_newer_bytecode(&bytes);
-    let bytes = crate::iree::bytecode::readable(&bytes)
+    let bytes = crate::iree::bytecode::readable(&bytes, iree)
         .map_err(|message| vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)])?
         .into_owned();
     crate::contain::check(&bytes, &format!("{payload_name}[{attr}]"))
@@ -170,13 +172,15 @@ pub fn attached_bytes(
 /// Parses library bytes for applying. Not verified yet: the native matcher only reads it, and
 /// [`apply`] runs MLIR's verifier before handing it to the interpreter. `trusted`: the bytes were
 /// just produced by this process (a link), so the bytecode probe of `contain.rs` is skipped.
+/// `iree`: the session that reads bytecode IREE wrote (as for [`extract`]).
 pub fn load_library<'c>(
     mlir: &'c Mlir,
     bytes: &[u8],
     name: &str,
     trusted: bool,
+    iree: Option<&crate::iree::Session>,
 ) -> Result<OwnedOp<'c>, Vec<Problem>> {
-    let readable = crate::iree::bytecode::readable(bytes)
+    let readable = crate::iree::bytecode::readable(bytes, iree)
         .map_err(|message| vec![Problem::error(codes::CORRUPT_LIBRARY, message, None)])?;
     let bytes: &[u8] = &readable;
     let (problems, parseable) = verify::byte_checks(bytes, name);

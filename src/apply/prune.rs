@@ -60,7 +60,8 @@ pub fn prune(
     views: &[View],
 ) -> Result<Result<Pruned, String>, Vec<Problem>> {
     // Trusted: the bytes of the link this process just made.
-    let library = load_library(mlir, library_bytecode, "<library>", true)?;
+    // Linked by this process: tunespec's own bytecode, never IREE's (no session needed).
+    let library = load_library(mlir, library_bytecode, "<library>", true, None)?;
     let structure = library.snapshot_structure();
     let Some(native) = crate::fastpath::compile(&structure) else {
         return Ok(Err(
@@ -175,8 +176,8 @@ pub fn prune_cached(
     payload_bytes: &[u8],
     payload_name: &str,
     views: &[View],
+    cache: &crate::cache::Cache,
 ) -> Result<Result<Pruned, String>, Vec<Problem>> {
-    let cache = crate::cache::Cache::global();
     let key = prune_key(library_bytecode, payload_bytes, views);
     let mut whole = None;
     let entry = cache.get_or_insert_with(&key, || {

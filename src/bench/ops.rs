@@ -108,7 +108,7 @@ pub fn exports(dump: &str) -> Vec<String> {
 /// Each dispatch function (in IREE's order) with its ops: those a matcher
 /// configured, or, where none did, its linalg ops.
 fn find_in(mlir: &Mlir, iree: &Iree, case: &Case, flags: &[String]) -> Result<Found, String> {
-    let store = crate::iree::store();
+    let store = iree.store();
     let sources = dispatches::sources(iree, store, &case.payload, &case.name, flags)
         .map_err(|failure| failure.summary())?;
     let matched = dispatches::matched(iree, store, &sources, &case.name, flags)

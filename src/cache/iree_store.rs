@@ -3,7 +3,7 @@
 //!
 //! Why here and not in `iree/`: the cache depends on linking and the registry; IREE's module
 //! depends on nothing of the crate, so the cache implements IREE's small trait, and the binary
-//! hands the cache to IREE (`iree::configure_store`).
+//! hands the cache to its IREE session (`iree::Session::new`).
 
 use std::sync::Arc;
 
@@ -47,17 +47,33 @@ impl Store for Cache {
     }
 }
 
-/// [`Cache::global`] as a [`Store`], opened on first use only: a command that never asks IREE
-/// never opens (or warns about) the cache directory.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct GlobalStore;
+/// A cache configured from the environment ([`Cache::from_env`]) and opened on first use
+/// only: a command that never asks IREE or prunes never opens (or warns about) the cache
+/// directory. One program's cache for IREE's answers and cut-down libraries: the CLI keeps one
+/// in its settings and hands it to its IREE session as the [`Store`].
+#[derive(Default)]
+pub struct OnDemand {
+    cache: std::sync::OnceLock<Cache>,
+}
 
-impl Store for GlobalStore {
+impl OnDemand {
+    /// A cache not opened yet.
+    pub fn new() -> OnDemand {
+        OnDemand::default()
+    }
+
+    /// The cache, opened now if it was not.
+    pub fn get(&self) -> &Cache {
+        self.cache.get_or_init(Cache::from_env)
+    }
+}
+
+impl Store for OnDemand {
     fn get_or_make(
         &self,
         key: &StoreKey<'_>,
         make: &mut dyn FnMut() -> Result<Vec<u8>, Failure>,
     ) -> Result<Vec<u8>, Failure> {
-        Cache::global().get_or_make(key, make)
+        self.get().get_or_make(key, make)
     }
 }

@@ -156,7 +156,7 @@ mod settings;
 
 pub use disk::*;
 pub use entry::*;
-pub use iree_store::GlobalStore;
+pub use iree_store::OnDemand;
 pub use key::*;
 use memory::*;
 pub use settings::*;
@@ -262,12 +262,6 @@ impl Cache {
             cache.warn(warning);
         }
         Ok(cache)
-    }
-
-    /// One process-wide cache configured from the environment, for library users.
-    pub fn global() -> &'static Cache {
-        static GLOBAL: OnceLock<Cache> = OnceLock::new();
-        GLOBAL.get_or_init(Cache::from_env)
     }
 
     /// A cache with these settings (the disk cache only if its directory can be trusted).

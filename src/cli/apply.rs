@@ -8,7 +8,7 @@ use tunespec::mlir::{Mlir, OwnedOp};
 use tunespec::problem::Problem;
 
 use super::common::{
-    emit_stderr, fail, load_payload, report, write, ExitStatus, Format, LibraryArgs,
+    emit_stderr, fail, load_payload, report, write, ExitStatus, Format, LibraryArgs, Resolved,
 };
 use super::explain::{render_explanation, report_unmatched};
 use super::table;
@@ -91,7 +91,7 @@ impl Opts {
         // The payload and the library are each parsed once (a library linked here is applied
         // as linked, never written to bytecode and read back); the library is verified only if
         // it has to go through the interpreter (see `apply::apply`).
-        let (library, library_bytes) = match self.library_for(&mlir, &payload, &name) {
+        let (library, library_bytes, resolved) = match self.library_for(&mlir, &payload, &name) {
             Ok(library) => library,
             Err(Failure::Status(status)) => return status,
             Err(Failure::Problems(problems)) => return fail(problems, &payload_bytes),
@@ -118,7 +118,14 @@ impl Opts {
             return written;
         }
         if self.explain {
-            if let Err(problems) = self.explain(&mlir, &payload_bytes, &name, &library_bytes) {
+            let explained = self.explain(
+                &mlir,
+                &payload_bytes,
+                &name,
+                &library_bytes,
+                resolved.as_ref(),
+            );
+            if let Err(problems) = explained {
                 return fail(problems, &payload_bytes);
             }
         }
@@ -133,29 +140,38 @@ impl Opts {
     }
 
     /// The library: linked from the library flags, else the one attached to the payload under
-    /// `--attr`; with its bytecode when it is at hand and MLIR 22's (`--explain` reads it).
+    /// `--attr`; with its bytecode when it is at hand and MLIR 22's (`--explain` reads it), and
+    /// the resolution it was linked from (`None`: attached).
     fn library_for<'c>(
         &self,
         mlir: &'c Mlir,
         payload: &OwnedOp<'c>,
         name: &str,
-    ) -> Result<(OwnedOp<'c>, Option<Vec<u8>>), Failure> {
+    ) -> Result<Linked<'c>, Failure> {
         if self.library.given() {
-            return link_library(mlir, &self.library).map_err(Failure::Status);
+            return link_library(mlir, &self.library)
+                .map(|(module, bytecode, resolved)| (module, bytecode, Some(resolved)))
+                .map_err(Failure::Status);
         }
         let bytes = apply::attached_bytes(payload, &self.attr, name).map_err(Failure::Problems)?;
         let library_name = format!("{name}[{}]", self.attr);
         let loaded = {
             let _phase = tracing::info_span!("apply.load-library", bytes = bytes.len()).entered();
-            apply::load_library(mlir, &bytes, &library_name, false)
+            apply::load_library(
+                mlir,
+                &bytes,
+                &library_name,
+                false,
+                Some(&super::common::settings().iree),
+            )
         };
         match loaded {
             // IREE's bytecode (what `attach` writes when IREE is found) was read through
             // IREE: `--explain` gets the library as tunespec read it.
             Ok(library) if tunespec::iree::bytecode::is_newer_bytecode(&bytes) => {
-                Ok((library, None))
+                Ok((library, None, None))
             }
-            Ok(library) => Ok((library, Some(bytes))),
+            Ok(library) => Ok((library, Some(bytes), None)),
             Err(problems) => Err(Failure::Problems(problems)),
         }
     }
@@ -206,6 +222,7 @@ impl Opts {
         payload_bytes: &[u8],
         name: &str,
         library_bytes: &[u8],
+        resolved: Option<&Resolved>,
     ) -> Result<(), Vec<Problem>> {
         let _phase = tracing::info_span!("apply.explain").entered();
         let mut explanation = apply::explain(
@@ -223,7 +240,7 @@ impl Opts {
         )?;
         let would = super::explain_provenance::annotate(
             mlir,
-            &self.library,
+            resolved,
             &mut explanation,
             payload_bytes,
             name,
@@ -241,6 +258,9 @@ impl Opts {
     }
 }
 
+/// The library to apply, its bytecode when at hand, and the resolution it was linked from.
+type Linked<'c> = (OwnedOp<'c>, Option<Vec<u8>>, Option<Resolved>);
+
 /// Why `apply` stops before writing: a status already reported (usage, I/O, a failed link), or
 /// problems to report against the payload's text.
 enum Failure {
@@ -254,7 +274,7 @@ enum Failure {
 fn link_library<'c>(
     mlir: &'c Mlir,
     args: &LibraryArgs,
-) -> Result<(OwnedOp<'c>, Option<Vec<u8>>), ExitStatus> {
+) -> Result<(OwnedOp<'c>, Option<Vec<u8>>, Resolved), ExitStatus> {
     let (resolved, cache) = args.inputs_and_cache(false)?;
     let _phase = tracing::info_span!("link", inputs = resolved.inputs.len()).entered();
     let result = cache.link_live(
@@ -279,7 +299,7 @@ fn link_library<'c>(
                 );
                 return Err(ExitStatus::Problems);
             }
-            Ok((module, library.bytecode))
+            Ok((module, library.bytecode, resolved))
         }
         Err(problems) => {
             report(&problems, None);

@@ -90,7 +90,7 @@ impl Opts {
         };
         // With IREE at hand, the library is IREE's own bytecode: the consumer reads it whatever
         // its MLIR version (MLIR 22's bytecode of some ops is not readable by IREE 3.13).
-        let library = match tunespec::iree::optional() {
+        let library = match super::common::settings().iree.optional() {
             Some(Ok(iree)) => match library_for_iree(|| &mlir, iree, &library) {
                 Ok(bytes) => bytes,
                 Err(status) => return status,
@@ -133,7 +133,14 @@ impl Opts {
             return Ok(library);
         }
         let _phase = tracing::info_span!("attach.prune").entered();
-        match apply::prune::prune_cached(mlir, &library, payload, name, views) {
+        match apply::prune::prune_cached(
+            mlir,
+            &library,
+            payload,
+            name,
+            views,
+            super::common::settings().cache.get(),
+        ) {
             Ok(Ok(pruned)) => {
                 if !super::common::quiet() {
                     super::common::emit_stderr(&prune_note(&pruned, name, views));
@@ -189,22 +196,27 @@ pub fn library_for_iree<'m>(
         "iree-bytecode",
     );
     let mut status = None;
-    let entry = tunespec::cache::Cache::global().get_or_insert_with(&key, || {
-        let converted = with_library_text(mlir(), library, |text| {
-            iree.reprint(text, "<linked library>", true)
-        })
-        .and_then(|answer| answer.map_err(|(failure, text)| super::model::report(failure, &text)));
-        match converted {
-            Ok(bytecode) => Ok(tunespec::cache::Artifact {
-                bytecode,
-                problems: Vec::new(),
-            }),
-            Err(failed) => {
-                status = Some(failed);
-                Err(Vec::new())
+    let entry = super::common::settings()
+        .cache
+        .get()
+        .get_or_insert_with(&key, || {
+            let converted = with_library_text(mlir(), library, |text| {
+                iree.reprint(text, "<linked library>", true)
+            })
+            .and_then(|answer| {
+                answer.map_err(|(failure, text)| super::model::report(failure, &text))
+            });
+            match converted {
+                Ok(bytecode) => Ok(tunespec::cache::Artifact {
+                    bytecode,
+                    problems: Vec::new(),
+                }),
+                Err(failed) => {
+                    status = Some(failed);
+                    Err(Vec::new())
+                }
             }
-        }
-    });
+        });
     entry
         .map(|entry| entry.bytecode)
         .map_err(|_| status.unwrap_or(ExitStatus::Problems))

@@ -85,7 +85,9 @@ impl Opts {
         // IREE first: without it nothing is checked, and nothing is written.
         // Without IREE, plain `check` reads what tunespec can and says what it did not check;
         // `--fix` and `--bench` (which IREE checks or runs) and `--require-iree` need it.
-        if tunespec::iree::shared().is_err() && !(self.require_iree || self.fix || self.bench) {
+        if super::common::settings().iree.shared().is_err()
+            && !(self.require_iree || self.fix || self.bench)
+        {
             return self.without_iree(&files);
         }
         let iree = match super::model::iree_for("tunespec check") {

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
+use tunespec::settings::Settings;
 
 use crate::cli::output::write_output;
 use clap::ValueEnum;
@@ -88,6 +89,21 @@ struct Session {
 }
 
 static SESSION: OnceLock<Session> = OnceLock::new();
+
+/// The program's settings ([`tunespec::settings::Settings`]: the IREE session, the cache), built
+/// once by `cli::run` from the global flags. The binary's, not the library's: commands take
+/// what they need from it and hand it to the library as values.
+static SETTINGS: OnceLock<Settings> = OnceLock::new();
+
+/// Builds the run's settings from the command line's `flags` (the first call wins).
+pub fn configure(flags: tunespec::settings::Flags) {
+    let _ = SETTINGS.set(Settings::new(flags));
+}
+
+/// The run's settings (from the environment alone before [`configure`]: `--version -v`).
+pub fn settings() -> &'static Settings {
+    SETTINGS.get_or_init(|| Settings::new(tunespec::settings::Flags::default()))
+}
 
 /// `-q`: no progress bars, no summaries (set once by `cli::run`).
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -342,6 +358,8 @@ impl LibraryArgs {
                     .map(registry::ResolvedSpec::link_input)
                     .collect(),
                 cache_target: String::new(),
+                resolution: None,
+                no_default: self.no_default,
             });
         };
         let resolution = self.resolution(target)?;
@@ -374,6 +392,8 @@ impl LibraryArgs {
                 .map(registry::ResolvedSpec::link_input)
                 .collect(),
             cache_target: cache_target(&resolution),
+            resolution: Some(resolution),
+            no_default: self.no_default,
         })
     }
 
@@ -388,13 +408,20 @@ impl LibraryArgs {
     /// it as bytecode; prints link warnings to stderr. Its locations name the user's files as
     /// given, which is what `explain` and `coverage` print.
     pub fn link(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
+        self.link_located(mlir, false).map(|(library, _)| library)
+    }
+
+    /// [`Self::link`], with the resolution the library was linked from: what `explain` says of
+    /// each pair (its layer, the derived defaults withheld) comes from the same resolution, not
+    /// from a second one.
+    pub fn link_resolved(&self, mlir: &Mlir) -> Result<(Vec<u8>, Resolved), ExitStatus> {
         self.link_located(mlir, false)
     }
 
     /// Links the library to be written out (`attach`): its locations are relative to each
     /// spec's root, so the same specs give the same bytes in any checkout.
     pub fn link_portable(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
-        self.link_located(mlir, true)
+        self.link_located(mlir, true).map(|(library, _)| library)
     }
 
     /// The inputs to link, their locations naming the user's files as given (or, `portable`,
@@ -418,7 +445,7 @@ impl LibraryArgs {
         Ok((resolved, cache))
     }
 
-    fn link_located(&self, mlir: &Mlir, portable: bool) -> Result<Vec<u8>, ExitStatus> {
+    fn link_located(&self, mlir: &Mlir, portable: bool) -> Result<(Vec<u8>, Resolved), ExitStatus> {
         let (resolved, cache) = self.inputs_and_cache(portable)?;
         let inputs = &resolved.inputs;
         let _phase = tracing::info_span!("link", inputs = inputs.len()).entered();
@@ -427,7 +454,7 @@ impl LibraryArgs {
         match result {
             Ok(library) => {
                 report(&library.problems, None);
-                Ok(library.bytecode)
+                Ok((library.bytecode, resolved))
             }
             Err(problems) => {
                 report(&problems, None);
@@ -445,6 +472,10 @@ pub struct Resolved {
     pub inputs: Vec<LinkInput>,
     /// The target part of the cache key (see [`cache_target`]); empty without a target.
     pub cache_target: String,
+    /// The target's resolution the inputs were chosen from; `None` without a target.
+    pub resolution: Option<registry::Resolution>,
+    /// `--no-default`: the resolution's defaults were left out of the inputs.
+    pub no_default: bool,
 }
 
 /// The target as resolved, for the cache key: the fallback chain (`gfx942>gfx9`) in the
@@ -571,18 +602,22 @@ pub fn fail(problems: Vec<Problem>, source: &[u8]) -> ExitStatus {
 }
 
 /// The library to apply: the one attached to the payload, or one linked from `args` when given
-/// (or when none is attached).
+/// (or when none is attached), with the resolution it was linked from (`None`: attached).
 pub fn library_for(
     mlir: &Mlir,
     args: &LibraryArgs,
     payload_bytes: &[u8],
     name: &str,
     attr: &str,
-) -> Result<Vec<u8>, ExitStatus> {
+) -> Result<(Vec<u8>, Option<Resolved>), ExitStatus> {
     if args.given() {
-        return args.link(mlir);
+        return args
+            .link_resolved(mlir)
+            .map(|(library, resolved)| (library, Some(resolved)));
     }
     let payload = apply::parse_payload(mlir, payload_bytes, name)
         .map_err(|problems| fail(problems, payload_bytes))?;
-    apply::extract(mlir, &payload, attr, name).map_err(|problems| fail(problems, payload_bytes))
+    apply::extract(mlir, &payload, attr, name, Some(&settings().iree))
+        .map(|library| (library, None))
+        .map_err(|problems| fail(problems, payload_bytes))
 }

@@ -40,8 +40,9 @@ pub struct Opts {
 impl Opts {
     pub fn run(self) -> ExitStatus {
         let mlir = Mlir::new_threaded();
-        let library_bytes = match self.library.link(&mlir) {
-            Ok(bytes) => bytes,
+        // The layers below come from the resolution the library was linked from.
+        let (library_bytes, resolved) = match self.library.link_resolved(&mlir) {
+            Ok(linked) => linked,
             Err(status) => return status,
         };
         let phase = tracing::info_span!("coverage.match", payloads = self.payloads.len()).entered();
@@ -55,10 +56,8 @@ impl Opts {
             .map(|e| e.pairs.clone())
             .unwrap_or_default();
         if let Some(first) = explanations.first_mut() {
-            if let Ok(inputs) = self.library.inputs() {
-                apply::set_layers(first, &inputs);
-                pairs = first.pairs.clone();
-            }
+            apply::set_layers(first, &resolved.inputs);
+            pairs = first.pairs.clone();
         }
         let report = Report {
             payloads: self.payloads.len(),

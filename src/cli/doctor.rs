@@ -53,7 +53,7 @@ fn compile_targets() -> Vec<tunespec::iree::CompileTarget> {
 
 /// One line on the IREE found, for `--version -v`.
 pub fn iree_line() -> String {
-    match tunespec::iree::shared() {
+    match super::common::settings().iree.shared() {
         Ok(iree) => format!(
             "IREE {} (API {}) from {}: {}",
             iree.revision,
@@ -110,7 +110,7 @@ fn runtime_line(iree: &Result<tunespec::iree::Iree, String>) -> String {
 /// How the `python3` step of the search answered: whether a Python interpreter was started
 /// (the start-up cost every command would otherwise pay), or why none was needed.
 fn python_lookup() -> String {
-    match tunespec::iree::find::python_lookup() {
+    match super::common::settings().iree.python_lookup() {
         Some(lookup) => lookup.to_string(),
         None => "not needed (a setting or an earlier step of the search answered)".to_string(),
     }
@@ -118,8 +118,8 @@ fn python_lookup() -> String {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
-        let iree = tunespec::iree::shared();
-        let iree_opt = tunespec::iree::iree_opt(None);
+        let iree = super::common::settings().iree.shared();
+        let iree_opt = super::common::settings().iree.iree_opt(None);
         let mlir_opt = std::path::Path::new("/usr/lib/llvm-22/bin/mlir-opt");
         match self.format {
             DoctorFormat::Json => {
@@ -199,7 +199,7 @@ impl Opts {
             }
         }
         // A library that was named but does not load is a broken setup: exit 2.
-        if iree.is_err() && tunespec::iree::explicitly_configured() {
+        if iree.is_err() && super::common::settings().iree.explicitly_configured() {
             return ExitStatus::Usage;
         }
         ExitStatus::Ok

@@ -80,9 +80,9 @@ impl Opts {
             }
             Err(status) => return status,
         };
-        let library_bytes =
+        let (library_bytes, resolved) =
             match library_for(&mlir, &self.library, &payload_bytes, &name, &self.attr) {
-                Ok(bytes) => bytes,
+                Ok(linked) => linked,
                 Err(status) => return status,
             };
         let explained = {
@@ -109,7 +109,7 @@ impl Opts {
                 // Each pair's layer, and the ops a withheld derived default would configure.
                 let would = super::explain_provenance::annotate(
                     &mlir,
-                    &self.library,
+                    resolved.as_ref(),
                     &mut explanation,
                     &payload_bytes,
                     &name,

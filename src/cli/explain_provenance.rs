@@ -13,7 +13,7 @@ use tunespec::apply::{self, Explanation, PairInfo};
 use tunespec::mlir::Mlir;
 use tunespec::provenance::{self, Kind, Measured};
 
-use super::common::LibraryArgs;
+use super::common::Resolved;
 
 /// The per-op JSON fields: `provenance_kind` and `measurement` (null for an unmatched op).
 pub fn op_json(pair: Option<&PairInfo>) -> (serde_json::Value, serde_json::Value) {
@@ -134,50 +134,46 @@ pub fn would_lines(would: &[WouldApply]) -> String {
     out
 }
 
-/// What `explain` and `apply --explain` add to the explanation of a library they linked (none
-/// for a library attached to the payload): each pair's layer, from the inputs its matchers'
-/// locations name, and the ops a withheld derived default would configure ([`would_apply`]).
+/// What `explain` and `apply --explain` add to the explanation of a library they linked from
+/// `resolved` (none for a library attached to the payload, `None`): each pair's layer, from the
+/// inputs its matchers' locations name, and the ops a withheld derived default would configure
+/// ([`would_apply`]). The resolution is the link's own: the target is resolved once.
 pub fn annotate(
     mlir: &Mlir,
-    args: &LibraryArgs,
+    resolved: Option<&Resolved>,
     explanation: &mut Explanation,
     payload: &[u8],
     name: &str,
     attr: &str,
     engine: apply::Engine,
 ) -> Vec<WouldApply> {
-    if !args.given() {
+    let Some(resolved) = resolved else {
         return Vec::new();
-    }
-    if let Ok(inputs) = args.inputs() {
-        apply::set_layers(explanation, &inputs);
-    }
-    withheld_would_apply(mlir, args, explanation, payload, name, attr, engine)
+    };
+    apply::set_layers(explanation, &resolved.inputs);
+    withheld_would_apply(mlir, resolved, explanation, payload, name, attr, engine)
 }
 
 /// The ops nothing configured in `explanation` that a derived default withheld by measured
 /// first would have configured, for the target the command line names
-/// ([`tunespec::apply::provenance::would_apply`]); none without a target, with
-/// `--no-default`, or when the target does not resolve.
+/// ([`tunespec::apply::provenance::would_apply`]); none without a target or with
+/// `--no-default`.
 fn withheld_would_apply(
     mlir: &Mlir,
-    args: &LibraryArgs,
+    resolved: &Resolved,
     explanation: &Explanation,
     payload: &[u8],
     name: &str,
     attr: &str,
     engine: apply::Engine,
 ) -> Vec<WouldApply> {
-    let Some(target) = args.target.as_deref() else {
+    let Some(resolution) = &resolved.resolution else {
         return Vec::new();
     };
-    if args.no_default || explanation.rows.iter().all(|row| row.pair.is_some()) {
+    if resolved.no_default || explanation.rows.iter().all(|row| row.pair.is_some()) {
         return Vec::new();
     }
-    let Ok(resolution) = args.resolution(target) else {
-        return Vec::new();
-    };
-    would_apply(mlir, &resolution, explanation, payload, name, attr, engine)
+    would_apply(mlir, resolution, explanation, payload, name, attr, engine)
 }
 
 /// The unmatched-op notes of `github` and `sarif` (one per unmatched row, in row order, as

@@ -31,7 +31,13 @@ impl Opts {
             Ok(loaded) => loaded,
             Err(status) => return status,
         };
-        let library = match apply::extract(&mlir, &payload, &self.attr, &name) {
+        let library = match apply::extract(
+            &mlir,
+            &payload,
+            &self.attr,
+            &name,
+            Some(&super::common::settings().iree),
+        ) {
             Ok(library) => library,
             Err(problems) => return fail(problems, &payload_bytes),
         };

@@ -51,7 +51,10 @@ pub struct Opts {
 
 impl Opts {
     pub fn run(self) -> ExitStatus {
-        let iree_opt = match tunespec::iree::iree_opt(self.iree_opt.as_deref()) {
+        let iree_opt = match super::common::settings()
+            .iree
+            .iree_opt(self.iree_opt.as_deref())
+        {
             Ok(path) => path,
             Err(message) => {
                 tool_error(message);

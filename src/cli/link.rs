@@ -69,7 +69,7 @@ impl Opts {
         // split across workers for a large library (the text is about as long as the inputs).
         let start_iree = || {
             if !self.no_iree_check {
-                if let Some(Ok(iree)) = tunespec::iree::optional() {
+                if let Some(Ok(iree)) = super::common::settings().iree.optional() {
                     let bytes = inputs.iter().map(|input| input.bytes.len()).sum();
                     iree.prestart_n(tunespec::iree::split::parts_for(
                         bytes,
@@ -140,7 +140,7 @@ impl Opts {
         if self.no_iree_check {
             return Ok(bytes);
         }
-        let iree = match tunespec::iree::optional() {
+        let iree = match super::common::settings().iree.optional() {
             None => return Ok(bytes),
             Some(Ok(iree)) => iree,
             Some(Err(message)) => {
@@ -162,21 +162,24 @@ impl Opts {
         let what = "iree-text-check";
         let key = tunespec::cache::dispatches_key(&bytes, what, &iree.revision, &[], what);
         let mut status = None;
-        let checked = tunespec::cache::Cache::global().get_or_insert_with(&key, || {
-            // Cached as the hex of the input's hash when IREE read the text as it is (the
-            // entry only records that this IREE read these bytes), else as IREE's own text of
-            // it (see `text_for_iree`).
-            match text_for_iree(iree, &bytes, self.jobs.map(usize::from)) {
-                Ok(payload) => Ok(tunespec::cache::Artifact {
-                    bytecode: payload,
-                    problems: Vec::new(),
-                }),
-                Err(failed) => {
-                    status = Some(failed);
-                    Err(Vec::new())
+        let checked = super::common::settings()
+            .cache
+            .get()
+            .get_or_insert_with(&key, || {
+                // Cached as the hex of the input's hash when IREE read the text as it is (the
+                // entry only records that this IREE read these bytes), else as IREE's own text of
+                // it (see `text_for_iree`).
+                match text_for_iree(iree, &bytes, self.jobs.map(usize::from)) {
+                    Ok(payload) => Ok(tunespec::cache::Artifact {
+                        bytecode: payload,
+                        problems: Vec::new(),
+                    }),
+                    Err(failed) => {
+                        status = Some(failed);
+                        Err(Vec::new())
+                    }
                 }
-            }
-        });
+            });
         match checked {
             Ok(entry) => Ok(match entry.bytecode.strip_prefix(IREE_TEXT) {
                 Some(text) => text.to_vec(),

@@ -125,14 +125,18 @@ pub fn possible_views(library: &LibraryArgs) -> &'static [tunespec::apply::View]
 
 /// The loaded IREE, or a usage error saying why a command needs it.
 pub fn iree_for(why: &str) -> Result<&'static iree::Iree, ExitStatus> {
-    iree::shared().as_ref().map_err(|message| {
-        tool_error_with(
-            NEEDED,
-            format!("{why}, which needs IREE's compiler: {message}"),
-            None,
-        );
-        ExitStatus::Usage
-    })
+    super::common::settings()
+        .iree
+        .shared()
+        .as_ref()
+        .map_err(|message| {
+            tool_error_with(
+                NEEDED,
+                format!("{why}, which needs IREE's compiler: {message}"),
+                None,
+            );
+            ExitStatus::Usage
+        })
 }
 
 /// `--dispatches`: who forms the dispatches a payload is matched on.
@@ -179,7 +183,7 @@ pub fn read(
     let flags = flags_for(library, &why)?;
     let _phase = tracing::info_span!("iree.dispatches", dialect = %dialect).entered();
     let sources = sources(iree, bytes, name, &flags)?;
-    let matched = dispatches::matched(iree, iree::store(), &sources, name, &flags)
+    let matched = dispatches::matched(iree, iree.store(), &sources, name, &flags)
         .map_err(|failure| report(failure, &sources))?;
     IREE_FORMED.store(true, std::sync::atomic::Ordering::Relaxed);
     Ok(Read::Dispatches {
@@ -207,7 +211,7 @@ pub fn cached_as(
     make: impl FnOnce(&iree::Iree) -> Result<Vec<u8>, Failure>,
 ) -> Result<Vec<u8>, ExitStatus> {
     let (input, source) = keyed;
-    dispatches::cached(iree, iree::store(), input, name, flags, phase, make)
+    dispatches::cached(iree, iree.store(), input, name, flags, phase, make)
         .map_err(|failure| report(failure, source))
 }
 
@@ -218,7 +222,7 @@ pub fn sources(
     name: &str,
     flags: &[String],
 ) -> Result<Vec<u8>, ExitStatus> {
-    dispatches::sources(iree, iree::store(), bytes, name, flags)
+    dispatches::sources(iree, iree.store(), bytes, name, flags)
         .map_err(|failure| report(failure, bytes))
 }
 

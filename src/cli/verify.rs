@@ -173,7 +173,7 @@ impl Opts {
         // lookup may ask python3 where IREE's library is, a cost only the check should pay.
         let iree_opt = match (&self.iree_opt, self.no_iree_check) {
             (_, true) => None,
-            (Some(path), false) => match tunespec::iree::iree_opt(Some(path)) {
+            (Some(path), false) => match super::common::settings().iree.iree_opt(Some(path)) {
                 Ok(path) => Some(Some(path)),
                 Err(message) => {
                     tool_error(message);
@@ -189,7 +189,7 @@ impl Opts {
         let not_checked = match iree_opt {
             Some(iree_opt) => check_iree_attributes(&mut results, || match iree_opt {
                 Some(path) => Ok(path),
-                None => tunespec::iree::iree_opt(None),
+                None => super::common::settings().iree.iree_opt(None),
             }),
             None => None,
         };
@@ -567,7 +567,7 @@ fn check_iree_attributes(
     // cache: verifying an unchanged spec again starts no iree-opt (IREE's 320 MiB start-up is
     // ten times tunespec's whole verify of a small spec). Only a clean verdict is kept.
     let accepted_key = accepted_key(&iree_opt, &sites);
-    let cache = tunespec::cache::Cache::global();
+    let cache = super::common::settings().cache.get();
     let mut found_problems = None;
     let checked = cache.get_or_insert_with(&accepted_key, || {
         let _phase = tracing::info_span!("verify.iree-opt", attributes = sites.len()).entered();

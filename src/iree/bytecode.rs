@@ -12,6 +12,7 @@
 use std::borrow::Cow;
 use std::process::Command;
 
+use super::Session;
 use crate::verify::{bytecode_producer, mlir_major, BYTECODE_MAGIC};
 
 /// The MLIR major version tunespec is built on.
@@ -27,13 +28,14 @@ pub fn is_newer_bytecode(bytes: &[u8]) -> bool {
 
 /// `bytes` as tunespec can read them: unchanged, or (newer bytecode, iree-opt found) the text
 /// iree-opt prints of them. Errors only when iree-opt was found and failed; without iree-opt
-/// the bytes come back unchanged and the reader reports them.
-pub fn readable(bytes: &[u8]) -> Result<Cow<'_, [u8]>, String> {
-    if !is_newer_bytecode(bytes) {
+/// (or without a `session`: bytes this process wrote are never newer) the bytes come back
+/// unchanged and the reader reports them.
+pub fn readable<'b>(bytes: &'b [u8], session: Option<&Session>) -> Result<Cow<'b, [u8]>, String> {
+    let Some(session) = session.filter(|_| is_newer_bytecode(bytes)) else {
         return Ok(Cow::Borrowed(bytes));
-    }
+    };
     // IREE's own library, where found (cheaply), prints its bytecode as text; else iree-opt.
-    if let Some(Ok(iree)) = super::optional() {
+    if let Some(Ok(iree)) = session.optional() {
         // Generic form: MLIR 22 reads it whatever IREE's custom syntax of an op.
         return iree
             .generic(bytes, "<bytecode>")
@@ -46,7 +48,7 @@ pub fn readable(bytes: &[u8]) -> Result<Cow<'_, [u8]>, String> {
                 )
             });
     }
-    let Ok(iree_opt) = super::iree_opt(None) else {
+    let Ok(iree_opt) = session.iree_opt(None) else {
         return Ok(Cow::Borrowed(bytes));
     };
     let (status, stdout, stderr) = print_text(&iree_opt, bytes)?;

@@ -122,24 +122,34 @@ pub fn library_under(path: &Path) -> Option<PathBuf> {
     None
 }
 
-/// How this process's last `python3` step answered ([`find_with`]).
-static LOOKUP: std::sync::Mutex<Option<Lookup>> = std::sync::Mutex::new(None);
-
-/// How this process's `python3` step of the search answered (`doctor` says it): `None` when
-/// none ran, because a setting named IREE or an earlier step found it.
-pub fn python_lookup() -> Option<Lookup> {
-    LOOKUP.lock().ok().and_then(|last| last.clone())
-}
-
-/// Finds the library; `Err` says what was tried or which setting names nothing.
-pub fn find(explicit: Option<&Path>) -> Result<Found, String> {
-    find_with(explicit, true)
+/// Finds the library; `Err` says what was tried or which setting names nothing. `store` keeps
+/// python3's answer (see [`find_with`]).
+pub fn find(explicit: Option<&Path>, store: &dyn super::Store) -> Result<Found, String> {
+    find_with(explicit, true, store).0
 }
 
 /// [`find`], looking at python3 only when `python` (where neither a venv's layout nor the
 /// cache knows, it costs a Python start, up to half a second behind a version manager's shim:
-/// paid by commands that need IREE, not by those for which it is a check on top).
-pub fn find_with(explicit: Option<&Path>, python: bool) -> Result<Found, String> {
+/// paid by commands that need IREE, not by those for which it is a check on top); with how the
+/// `python3` step answered (`doctor` says it), `None` when none ran because a setting named
+/// IREE or an earlier step found it.
+pub fn find_with(
+    explicit: Option<&Path>,
+    python: bool,
+    store: &dyn super::Store,
+) -> (Result<Found, String>, Option<Lookup>) {
+    let mut lookup = None;
+    let found = search(explicit, python, store, &mut lookup);
+    (found, lookup)
+}
+
+/// The search of [`find_with`]; `lookup` is set when the python3 step runs.
+fn search(
+    explicit: Option<&Path>,
+    python: bool,
+    store: &dyn super::Store,
+    last: &mut Option<Lookup>,
+) -> Result<Found, String> {
     let install_hint = "install IREE's compiler (`pip install iree-base-compiler`, or tools/iree-venv.sh) and activate its venv, or pass --iree PATH";
     if let Some(path) = explicit {
         return library_under(path)
@@ -195,14 +205,10 @@ pub fn find_with(explicit: Option<&Path>, python: bool) -> Result<Found, String>
         }
     }
     if python {
-        let (dirs, lookup) = super::probe::iree_dirs(
-            crate::config::process_env("PATH").as_deref(),
-            super::store(),
-        );
+        let (dirs, lookup) =
+            super::probe::iree_dirs(crate::config::process_env("PATH").as_deref(), store);
         tracing::debug!(lookup = %lookup, "iree.python");
-        if let Ok(mut last) = LOOKUP.lock() {
-            *last = Some(lookup);
-        }
+        *last = Some(lookup);
         if let Some(library) = dirs.iter().find_map(|dir| library_under(dir)) {
             return Ok(Found {
                 library,

@@ -28,6 +28,7 @@ pub mod import;
 pub mod probe;
 pub mod protocol;
 pub mod runtime;
+mod session;
 pub mod split;
 pub mod target;
 pub mod worker;
@@ -39,6 +40,7 @@ use std::time::Duration;
 
 pub use find::{Found, Origin, Tool};
 use protocol::{Diagnostic, Op, Request, Response};
+pub use session::Session;
 pub use target::{compile_target, target_flags, CompileTarget};
 
 /// How long one request may take (a whole model's dispatch formation, one compile or run of
@@ -62,6 +64,19 @@ pub struct Iree {
     pub api_version: String,
     /// Workers started ahead of their requests ([`Iree::prestart`]), taken by the next ones.
     spare: Spare,
+    /// Where this IREE's answers are kept (its [`Session`]'s store).
+    store: Stored,
+}
+
+/// An [`Iree`]'s store: shared by its clones, and what keeps its answers for the commands
+/// that ask it (`bench`, the model readers).
+#[derive(Clone)]
+struct Stored(std::sync::Arc<dyn Store + Send>);
+
+impl std::fmt::Debug for Stored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stored")
+    }
 }
 
 /// Worker children started ahead of their requests, shared by the clones of one [`Iree`].
@@ -168,10 +183,22 @@ pub fn release(revision: &str) -> &str {
 }
 
 impl Iree {
+    /// Where this IREE's answers are kept: its session's store ([`NoStore`] for one loaded
+    /// alone, by [`Iree::load`] or [`Iree::load_found`]).
+    pub fn store(&self) -> &dyn Store {
+        &*self.store.0
+    }
+
+    /// This IREE, keeping its answers in `store`.
+    pub fn with_store(mut self, store: std::sync::Arc<dyn Store + Send>) -> Iree {
+        self.store = Stored(store);
+        self
+    }
+
     /// Finds IREE (see [`find::find`]) and asks it its revision: `Err` when none was found or
     /// the library does not load.
     pub fn load(explicit: Option<&Path>, store: &dyn Store) -> Result<Iree, String> {
-        Iree::load_found(find::find(explicit)?, store)
+        Iree::load_found(find::find(explicit, store)?, store)
     }
 
     /// Asks the found library its revision, or `store` what it answered for this very file
@@ -183,6 +210,7 @@ impl Iree {
             revision: String::new(),
             api_version: String::new(),
             spare: Spare::default(),
+            store: Stored(std::sync::Arc::new(NoStore)),
         };
         // A pip wheel says its revision in `iree/compiler/version.py`, beside `_mlir_libs/`:
         // read there, it costs no process start and no load of the library's 320 MiB. The
@@ -540,96 +568,6 @@ fn identity(path: &Path) -> Option<Vec<u8>> {
         )
         .into_bytes(),
     )
-}
-
-static EXPLICIT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-static STORE: std::sync::OnceLock<&'static dyn Store> = std::sync::OnceLock::new();
-static FOUND: std::sync::OnceLock<Result<Found, String>> = std::sync::OnceLock::new();
-static SHARED: std::sync::OnceLock<Result<Iree, String>> = std::sync::OnceLock::new();
-
-/// Sets `--iree` for this process (the CLI does, once, before any command runs).
-pub fn configure(explicit: Option<PathBuf>) {
-    let _ = EXPLICIT.set(explicit);
-}
-
-/// Sets where this process keeps IREE's answers (the CLI passes the cache, once, before any
-/// command runs); without it nothing is kept.
-pub fn configure_store(store: &'static dyn Store) {
-    let _ = STORE.set(store);
-}
-
-/// This process's store of IREE's answers.
-pub fn store() -> &'static dyn Store {
-    STORE.get().copied().unwrap_or(&NoStore)
-}
-
-/// This process's library, found once (python3 asked where nothing cheaper answers): the one
-/// answer to "which IREE?" that [`shared`], [`iree_opt`] and `doctor` all give.
-pub fn found() -> &'static Result<Found, String> {
-    FOUND.get_or_init(|| {
-        let explicit = EXPLICIT.get().cloned().flatten();
-        let found = find::find(explicit.as_deref());
-        if let Ok(found) = &found {
-            log_found(found);
-        }
-        found
-    })
-}
-
-/// The one answer, at `-vv` (`TUNESPEC_LOG=tunespec::iree=debug`): which library a command
-/// uses, so that it can be compared with what `doctor` reports.
-fn log_found(found: &Found) {
-    tracing::debug!(library = %found.library.display(), origin = %found.origin, "iree.found");
-}
-
-/// This process's IREE: found and asked its revision once, on first use.
-pub fn shared() -> &'static Result<Iree, String> {
-    SHARED.get_or_init(|| {
-        let found = found().clone()?;
-        Iree::load_found(found, store())
-    })
-}
-
-/// This process's IREE where finding it is cheap (not through python3), for commands to which
-/// IREE adds a check (`link`, `attach` of linalg IR): `None` when none is found that way.
-/// A library that is found but does not load is still an error.
-pub fn optional() -> Option<&'static Result<Iree, String>> {
-    if let Some(shared) = SHARED.get() {
-        return Some(shared);
-    }
-    let found = match FOUND.get() {
-        Some(found) => found.clone().ok()?,
-        None => {
-            let explicit = EXPLICIT.get().cloned().flatten();
-            let found = find::find_with(explicit.as_deref(), false).ok()?;
-            log_found(&found);
-            found
-        }
-    };
-    Some(SHARED.get_or_init(|| Iree::load_found(found, store())))
-}
-
-/// This process's `tool` (see [`find::tool`]): `explicit` (`--iree-opt`), else beside the
-/// library [`found`] gives, so that the tool and the library are one IREE.
-pub fn tool(tool: Tool, explicit: Option<&Path>) -> Result<PathBuf, String> {
-    let library_flag = EXPLICIT.get().cloned().flatten();
-    let path = find::tool(tool, explicit, library_flag.as_deref(), || found().clone());
-    if let Ok(path) = &path {
-        tracing::debug!(program = tool.program(), path = %path.display(), "iree.tool");
-    }
-    path
-}
-
-/// This process's iree-opt: [`tool`] for [`Tool::Opt`].
-pub fn iree_opt(explicit: Option<&Path>) -> Result<PathBuf, String> {
-    tool(Tool::Opt, explicit)
-}
-
-/// Whether IREE was configured explicitly (`--iree`, `TUNESPEC_IREE_LIB`): a failure to load it
-/// is then an error even where IREE is optional.
-pub fn explicitly_configured() -> bool {
-    EXPLICIT.get().is_some_and(Option::is_some)
-        || crate::config::process_env(find::ENV_LIB).is_some_and(|value| !value.is_empty())
 }
 
 /// IREE's codegen-level dialects, which MLIR 22 does not register either: their ops mean a

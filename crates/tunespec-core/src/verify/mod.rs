@@ -143,9 +143,12 @@ pub fn mlir_major(producer: &str) -> Option<u32> {
 /// Reads text MLIR 22 cannot parse through the user's IREE, the judge of its own syntax: the
 /// same IR as text MLIR 22 reads (IREE's generic form, located in the input as `source_name`),
 /// or `None` when there is no IREE or it refuses the text too. Set once by the program (the
-/// tunespec CLI sets `tunespec::iree_text::read`); `build.rs` sets none.
-pub type ForeignReader = fn(bytes: &[u8], source_name: &str) -> Option<Vec<u8>>;
+/// tunespec CLI sets `tunespec::iree_text::read` with its IREE session); `build.rs` sets none.
+pub type ForeignReader = Box<dyn Fn(&[u8], &str) -> Option<Vec<u8>> + Send + Sync>;
 
+/// Process-wide by nature: the verifier is reached from every command and every worker thread
+/// (`verify_bytes` has no context to carry it), and what reads IREE's syntax is the program's
+/// one choice, installed once before any input is read.
 static FOREIGN_READER: std::sync::OnceLock<ForeignReader> = std::sync::OnceLock::new();
 
 /// Sets this process's [`ForeignReader`] (the first call wins). Every text input MLIR 22 fails
