@@ -316,7 +316,11 @@ fn check_iree_attributes(sites: &[iree_attrs::Site], problems: &mut Vec<problem:
         );
         return;
     }
-    match iree_attrs::check(&iree_opt, sites, iree_attrs::timeout_from_env()) {
+    match iree_attrs::check(
+        &iree_opt,
+        sites,
+        iree_attrs::timeout_from(std::env::var(iree_attrs::ENV_TIMEOUT).ok().as_deref()),
+    ) {
         Ok(found) => problems.extend(found.into_iter().map(|(_, problem)| problem)),
         Err(reason) => println!(
             "cargo:warning=the IREE attributes of the default specs were not checked: {reason}"

@@ -212,7 +212,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Doctor(opts) => opts.run(),
     };
     // Configs that were ignored, and why: warnings in the run's format.
-    for notice in tunespec::config::take_notices() {
+    for notice in common::settings().notices() {
         common::warning(tunespec::problem::codes::CONFIG, notice);
     }
     common::finish();

@@ -416,6 +416,9 @@ pub struct Discovery {
     /// `TUNESPEC_DERIVED` (`1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off`), the twin of the
     /// configs' `derived` key; it wins over both configs, and `--derived`/`--no-derived` over it.
     pub derived: Option<bool>,
+    /// What was ignored, and why (a project config another user owns, a `TUNESPEC_DERIVED`
+    /// that is no switch), each once: the CLI prints them as warnings.
+    pub notices: Vec<String>,
 }
 
 impl Discovery {
@@ -428,6 +431,12 @@ impl Discovery {
     /// From `start` and an environment lookup (`TUNESPEC_NO_CONFIG`, `XDG_CONFIG_HOME`, `HOME`,
     /// `TUNESPEC_SPEC_PATH`).
     pub fn find(start: &Path, env: impl Fn(&str) -> Option<OsString>) -> Discovery {
+        let mut notices = Vec::new();
+        let mut notice = |message: String| {
+            if !notices.contains(&message) {
+                notices.push(message);
+            }
+        };
         let spec_path = env("TUNESPEC_SPEC_PATH")
             .map(|value| {
                 std::env::split_paths(&value)
@@ -450,6 +459,7 @@ impl Discovery {
             return Discovery {
                 spec_path,
                 derived,
+                notices,
                 ..Discovery::default()
             };
         }
@@ -475,6 +485,7 @@ impl Discovery {
             user,
             spec_path,
             derived,
+            notices,
         }
     }
 }
@@ -513,28 +524,6 @@ fn listed_as_safe(user: Option<&Path>, path: &Path) -> bool {
         .filter_map(toml::Value::as_str)
         .map(|written| resolve_path(base, written))
         .any(|listed| listed.canonicalize().unwrap_or(listed) == wanted)
-}
-
-static NOTICES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-
-/// Records a notice about configs for the CLI to print (each once).
-fn notice(message: String) {
-    let mut notices = NOTICES
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if !notices.contains(&message) {
-        notices.push(message);
-    }
-}
-
-/// Notices about configs found so far (a config that was ignored, and why); taking them empties
-/// the list. The CLI prints them as warnings.
-pub fn take_notices() -> Vec<String> {
-    std::mem::take(
-        &mut *NOTICES
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()),
-    )
 }
 
 /// The nearest `tunespec.toml` in `start` or one of its ancestors.

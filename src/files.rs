@@ -247,7 +247,8 @@ pub fn without_temp_path(error: &io::Error) -> String {
 /// How diagnostics name input read from standard input.
 pub const STDIN_NAME: &str = "<stdin>";
 
-/// What read standard input first (`--spec -`, the payload), and what it read.
+/// What read standard input first (`--spec -`, the payload), and what it read. Process-wide by
+/// nature: a process has one standard input, and it can be read only once.
 static STDIN: std::sync::Mutex<Option<(String, std::sync::Arc<Vec<u8>>)>> =
     std::sync::Mutex::new(None);
 

@@ -8,10 +8,12 @@
 //! same settings, and two of them in one process never see each other's choices.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::cache::OnDemand;
+use crate::config::Discovery;
 use crate::iree::Session;
+use crate::registry::{self, Registry};
 
 /// What the command line says of the settings below (flags parsed, nothing resolved yet).
 #[derive(Clone, Debug, Default)]
@@ -29,6 +31,8 @@ pub struct Settings {
     /// `PATH`, python3's package ([`crate::iree::find`]); found on first need, its answers kept
     /// in [`Settings::cache`].
     pub iree: Arc<Session>,
+    /// The configs and spec path, found on first need ([`Settings::discovery`]).
+    discovery: OnceLock<Discovery>,
 }
 
 impl Settings {
@@ -36,7 +40,30 @@ impl Settings {
     pub fn new(flags: Flags) -> Settings {
         let cache = Arc::new(OnDemand::new());
         let iree = Arc::new(Session::new(flags.iree, cache.clone()));
-        Settings { cache, iree }
+        Settings {
+            cache,
+            iree,
+            discovery: OnceLock::new(),
+        }
+    }
+
+    /// The project and user configs, `TUNESPEC_SPEC_PATH` and `TUNESPEC_DERIVED`, found once
+    /// from the current directory and the environment ([`Discovery::from_env`]) on first need:
+    /// a command that links nothing reads no config (and warns of none).
+    pub fn discovery(&self) -> &Discovery {
+        self.discovery.get_or_init(Discovery::from_env)
+    }
+
+    /// The default registry with the user's spec libraries of [`Settings::discovery`].
+    pub fn registry(&self) -> Result<Registry, registry::Error> {
+        Registry::embedded().with_discovery(self.discovery())
+    }
+
+    /// What the configs' discovery ignored, and why, when it ran (see [`Discovery::notices`]).
+    pub fn notices(&self) -> &[String] {
+        self.discovery
+            .get()
+            .map_or(&[], |discovery| discovery.notices.as_slice())
     }
 }
 

@@ -235,6 +235,8 @@ impl Disk {
     }
 
     pub(super) fn create_temp(&self, key: &Key) -> io::Result<(File, PathBuf)> {
+        // Process-wide by nature: temporary names must differ across every cache this process
+        // opens on the directory (the pid tells processes apart, the nonce threads and caches).
         static NONCE: AtomicU64 = AtomicU64::new(0);
         let pid = std::process::id();
         let mut attempt = 0;

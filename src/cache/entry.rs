@@ -84,7 +84,8 @@ pub(super) fn decode_problems(bytes: &[u8]) -> Option<Vec<Problem>> {
 }
 
 /// `Problem::code` is `&'static str`: codes read back from entries are interned, each distinct
-/// code once per process (there are a few dozen).
+/// code once per process (there are a few dozen). Process-wide by nature: a leaked string lives
+/// as long as the process, and one table keeps each code from leaking twice; it decides nothing.
 pub(super) fn intern_code(code: &str) -> &'static str {
     static CODES: OnceLock<Mutex<BTreeSet<&'static str>>> = OnceLock::new();
     let mut codes = lock(CODES.get_or_init(Mutex::default));

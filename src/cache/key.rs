@@ -292,6 +292,8 @@ pub fn build_fingerprint() -> &'static str {
 /// The producer string MLIR wrote into the embedded specs' bytecode (`MLIR22.1.8`): the exact
 /// MLIR release tunespec was built with, with no build-script support.
 pub fn mlir_producer() -> &'static str {
+    // Memoised, not a setting: a constant of the build (the embedded specs), the same for
+    // every caller.
     static PRODUCER: OnceLock<String> = OnceLock::new();
     PRODUCER.get_or_init(|| {
         registry::specs()

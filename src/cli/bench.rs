@@ -582,7 +582,8 @@ impl Opts {
         }
         // A target a user's library defines goes into the written library too (with its
         // user-defined fallbacks): the library then works alone, and beside the one it came from.
-        let definitions = tunespec::Registry::discover()
+        let definitions = super::common::settings()
+            .registry()
             .and_then(|registry| registry.with_command_line(&self.library.specs))
             .map(|registry| registry.library_definitions(&target))
             .unwrap_or_default();

@@ -310,7 +310,7 @@ impl DerivedArgs {
     /// The discovered registry (configs, `TUNESPEC_SPEC_PATH`, `TUNESPEC_DERIVED`) with the
     /// command line's choice applied.
     pub fn registry(self) -> Result<registry::Registry, registry::Error> {
-        let registry = registry::Registry::discover()?;
+        let registry = settings().registry()?;
         Ok(match self.choice() {
             Some(derived) => registry.with_derived(derived),
             None => registry,

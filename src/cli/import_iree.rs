@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use tunespec::iree::import::{self as iree_import, Imported};
-use tunespec::iree_attrs;
 use tunespec::mlir::Mlir;
 use tunespec::registry;
 use tunespec::verify;
@@ -72,7 +71,7 @@ impl Opts {
             tool_error(message);
             return ExitStatus::Usage;
         }
-        let timeout = iree_attrs::timeout_from_env();
+        let timeout = tunespec::iree::opt_timeout();
         let compiler = match iree_import::compiler_version(&iree_opt, timeout) {
             Ok(version) => version,
             Err(message) => {

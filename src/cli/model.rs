@@ -40,7 +40,7 @@ pub fn flags_for(library: &LibraryArgs, why: &str) -> Result<Vec<String>, ExitSt
     let (canonical, flags) = target_flags(target, &library.specs);
     flags.ok_or_else(|| {
         // A name no registry knows is not a family: say so, and where the known ones are.
-        let known = tunespec::Registry::discover()
+        let known = super::common::settings().registry()
             .and_then(|registry| registry.with_command_line(&library.specs))
             .is_ok_and(|registry| registry.find(target).is_some());
         let message = if known {
@@ -63,7 +63,8 @@ pub fn flags_for(library: &LibraryArgs, why: &str) -> Result<Vec<String>, ExitSt
 pub fn target_flags(target: &str, specs: &[std::path::PathBuf]) -> (String, Option<Vec<String>>) {
     // The registry as the link sees it: configs and the command line's spec libraries too
     // (a library may define a target, a CPU one say, with its backend).
-    let registry = tunespec::Registry::discover()
+    let registry = super::common::settings()
+        .registry()
         .and_then(|registry| registry.with_command_line(specs))
         .ok();
     let canonical = registry
@@ -103,7 +104,8 @@ pub fn keeps_named_ops(library: &LibraryArgs) -> bool {
 /// is given and the registry names one.
 fn target_backend(library: &LibraryArgs) -> Option<String> {
     let target = library.target.as_deref()?;
-    tunespec::Registry::discover()
+    super::common::settings()
+        .registry()
         .and_then(|registry| registry.with_command_line(&library.specs))
         .ok()
         .and_then(|registry| registry.backend(target).ok().flatten())

@@ -125,7 +125,7 @@ impl Opts {
         // config must fail CI's `tunespec verify`, not pass it without a word.
         let mut config_failed = false;
         if self.paths.is_empty() {
-            match registry::Registry::discover() {
+            match super::common::settings().registry() {
                 Ok(_) => {}
                 Err(registry::Error::Problems(problems)) => {
                     super::common::report(&problems, None);
@@ -153,7 +153,10 @@ impl Opts {
             // The backend the target's chain names (a target naming none: the GPU rule, as
             // every target of the default registry is a GPU's).
             (Some(name), None) => {
-                match registry::Registry::discover().and_then(|registry| registry.backend(name)) {
+                match super::common::settings()
+                    .registry()
+                    .and_then(|registry| registry.backend(name))
+                {
                     Ok(Some(backend)) if backend == "llvm-cpu" => Some(verify::Backend::LlvmCpu),
                     Ok(_) => Some(verify::Backend::Gpu),
                     Err(error) => {
@@ -571,7 +574,7 @@ fn check_iree_attributes(
     let mut found_problems = None;
     let checked = cache.get_or_insert_with(&accepted_key, || {
         let _phase = tracing::info_span!("verify.iree-opt", attributes = sites.len()).entered();
-        match iree_attrs::check(&iree_opt, &sites, iree_attrs::timeout_from_env()) {
+        match iree_attrs::check(&iree_opt, &sites, tunespec::iree::opt_timeout()) {
             Ok(found) if found.is_empty() => Ok(tunespec::cache::Artifact {
                 bytecode: b"accepted".to_vec(),
                 problems: Vec::new(),

@@ -35,11 +35,15 @@ pub const PROBE_COMMAND: &str = "__probe-bytecode";
 /// How long the reader may take on one input before it counts as hung.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Whether untrusted bytecode is probed in a child. Process-wide by nature: the probe is this
+/// binary re-executing itself (`PROBE_COMMAND`), which only the tunespec binary can do, so it is
+/// on in the process that is that binary (`enable`, at start) and off in any program that
+/// embeds the library; every parse of untrusted bytecode, on any thread, asks it.
 static ENABLED: AtomicBool = AtomicBool::new(false);
 
 /// This binary, opened when containment is enabled: the probe re-executes it through this
 /// descriptor (`/proc/self/fd/N`), so a package upgrade that replaces or deletes the binary while
-/// tunespec runs does not break the probe.
+/// tunespec runs does not break the probe. Process-wide by nature: there is one executable.
 static EXECUTABLE: OnceLock<Option<File>> = OnceLock::new();
 
 /// Turns containment on for this process (the CLI does, at start).

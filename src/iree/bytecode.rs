@@ -74,7 +74,7 @@ fn print_text(
     iree_opt: &std::path::Path,
     bytes: &[u8],
 ) -> Result<(std::process::ExitStatus, Vec<u8>, Vec<u8>), String> {
-    let timeout = crate::iree_attrs::timeout_from_env();
+    let timeout = super::opt_timeout();
     let captured = super::child::capture(
         Command::new(iree_opt).args([
             "--allow-unregistered-dialect",

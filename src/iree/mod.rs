@@ -43,6 +43,14 @@ use protocol::{Diagnostic, Op, Request, Response};
 pub use session::Session;
 pub use target::{compile_target, target_flags, CompileTarget};
 
+/// How long one iree-opt run may take: `TUNESPEC_IREE_TIMEOUT_SECS`, else 120 s
+/// ([`crate::iree_attrs::timeout_from`]).
+pub fn opt_timeout() -> Duration {
+    let value = crate::config::process_env(crate::iree_attrs::ENV_TIMEOUT)
+        .and_then(|value| value.into_string().ok());
+    crate::iree_attrs::timeout_from(value.as_deref())
+}
+
 /// How long one request may take (a whole model's dispatch formation, one compile or run of
 /// `bench`): 600 s, or `TUNESPEC_IREE_TIMEOUT_SECS`.
 pub fn timeout() -> Duration {

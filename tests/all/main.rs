@@ -48,6 +48,7 @@ mod reference;
 mod registry;
 mod rules;
 mod semantics_mutation;
+mod settings;
 mod show_verify_config;
 mod sm90;
 mod startup;

@@ -73,6 +73,7 @@ fn configs_are_found_by_walking_up_and_in_the_xdg_directory() {
             user: None,
             spec_path: vec![PathBuf::from("/x")],
             derived: None,
+            notices: Vec::new(),
         }
     );
 }

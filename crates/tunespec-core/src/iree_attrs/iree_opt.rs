@@ -7,10 +7,11 @@
 
 use super::*;
 
-/// The timeout from [`ENV_TIMEOUT`], else [`DEFAULT_TIMEOUT`].
-pub fn timeout_from_env() -> Duration {
-    std::env::var(ENV_TIMEOUT)
-        .ok()
+/// The timeout a value of [`ENV_TIMEOUT`] gives (whole seconds), else [`DEFAULT_TIMEOUT`].
+/// The caller reads the variable: the `tunespec` crate through its one reader of the
+/// environment (`tunespec::config::process_env`), `build.rs` itself; the core reads none.
+pub fn timeout_from(value: Option<&str>) -> Duration {
+    value
         .and_then(|value| value.trim().parse::<u64>().ok())
         .filter(|&seconds| seconds > 0)
         .map_or(DEFAULT_TIMEOUT, Duration::from_secs)
