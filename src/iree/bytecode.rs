@@ -5,7 +5,7 @@
 //! does not know: a library that `iree-opt --emit-bytecode` wrote, or that IREE attached to a
 //! payload (`iree_codegen.tuning_spec_mlirbc`), fails in tunespec's reader with "unknown attribute
 //! code". The text form is readable by every version, so when IREE is at hand (its library, else
-//! iree-opt as every command finds it: [`super::iree_opt`]), such bytes are printed to text by it
+//! iree-opt as every command finds it: [`super::Session::iree_opt`]), such bytes are printed to text by it
 //! and read from that. Without iree-opt, the reader's diagnostic says what
 //! happened and how to convert the file (see `verify::verify_bytes`).
 
