@@ -197,6 +197,17 @@ impl Iree {
         &*self.store.0
     }
 
+    /// `tool` of this IREE: `TUNESPEC_IREE_OPT` for iree-opt, else beside its library (see
+    /// [`find::tool`]); what [`Session::tool`] gives without a flag once this IREE is found.
+    pub fn tool(&self, tool: Tool) -> Result<PathBuf, String> {
+        find::tool(tool, None, None, || Ok(self.found.clone()))
+    }
+
+    /// This IREE's iree-opt: [`Iree::tool`] for [`Tool::Opt`].
+    pub fn iree_opt(&self) -> Result<PathBuf, String> {
+        self.tool(Tool::Opt)
+    }
+
     /// This IREE, keeping its answers in `store`.
     pub fn with_store(mut self, store: std::sync::Arc<dyn Store + Send>) -> Iree {
         self.store = Stored(store);

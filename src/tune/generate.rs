@@ -26,7 +26,7 @@ pub(super) fn generate(
     };
     let (found, skipped) = dispatches::read(&text, gpu);
     let iree_opt = if gpu {
-        Some(crate::iree::iree_opt(None).map_err(|error| {
+        Some(iree.iree_opt().map_err(|error| {
             format!("the GPU space is IREE's constraints, read with iree-opt: {error}")
         })?)
     } else {
