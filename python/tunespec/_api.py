@@ -8,6 +8,7 @@ a `str` is MLIR text when it looks like MLIR and is no existing path). Every fun
 
 from __future__ import annotations
 
+import decimal
 import json
 import os
 from typing import Iterable, List, Literal, Optional, Tuple, Union, overload
@@ -15,6 +16,7 @@ from typing import Iterable, List, Literal, Optional, Tuple, Union, overload
 from ._bench_types import BenchReport
 from ._check_types import CheckReport
 from ._errors import Error
+from ._tune_types import TuneCompileReport, TuneReport
 from ._literals import Blob, Dispatches, Emit, Engine, View
 from ._runner import (
     BYTECODE_MAGIC,
@@ -416,6 +418,133 @@ def bench(
     return BenchReport.from_json(json.loads(result.stdout))
 
 
+@overload
+def tune(
+    payload: Input,
+    target: str,
+    output: PathArg,
+    *,
+    specs: Iterable[Input] = ...,
+    budget: Optional[float] = ...,
+    max_candidates: int = ...,
+    screen_rounds: int = ...,
+    device: str = ...,
+    rounds: int = ...,
+    max_rounds: int = ...,
+    repetitions: int = ...,
+    min_time: float = ...,
+    alpha: float = ...,
+    min_effect: float = ...,
+    shard: Optional[Tuple[int, int]] = ...,
+    jobs: Optional[int] = ...,
+    solutions: Optional[int] = ...,
+    iree_flags: Iterable[str] = ...,
+    compile_only: Literal[False] = ...,
+    iree: Optional[PathArg] = ...,
+) -> TuneReport: ...
+
+
+@overload
+def tune(
+    payload: Input,
+    target: str,
+    output: PathArg,
+    *,
+    specs: Iterable[Input] = ...,
+    budget: Optional[float] = ...,
+    max_candidates: int = ...,
+    screen_rounds: int = ...,
+    device: str = ...,
+    rounds: int = ...,
+    max_rounds: int = ...,
+    repetitions: int = ...,
+    min_time: float = ...,
+    alpha: float = ...,
+    min_effect: float = ...,
+    shard: Optional[Tuple[int, int]] = ...,
+    jobs: Optional[int] = ...,
+    solutions: Optional[int] = ...,
+    iree_flags: Iterable[str] = ...,
+    compile_only: Literal[True],
+    iree: Optional[PathArg] = ...,
+) -> TuneCompileReport: ...
+
+
+def tune(
+    payload: Input,
+    target: str,
+    output: PathArg,
+    *,
+    specs: Iterable[Input] = (),
+    budget: Optional[float] = None,
+    max_candidates: int = 32,
+    screen_rounds: int = 3,
+    device: str = "local-task",
+    rounds: int = 10,
+    max_rounds: int = 40,
+    repetitions: int = 3,
+    min_time: float = 0.2,
+    alpha: float = 0.01,
+    min_effect: float = 0.01,
+    shard: Optional[Tuple[int, int]] = None,
+    jobs: Optional[int] = None,
+    solutions: Optional[int] = None,
+    iree_flags: Iterable[str] = (),
+    compile_only: bool = False,
+    iree: Optional[PathArg] = None,
+) -> Union[TuneReport, TuneCompileReport]:
+    """Search configs faster than IREE's own for the contraction dispatches of `payload` on
+    `device`, as `tunespec tune --format json` does, and return its report (`TuneReport`): for
+    each dispatch, IREE's own config (candidate 0), the linked library's (from `specs`, when
+    another) and up to `max_candidates` from IREE's space, each compiled, its outputs checked,
+    screened with `screen_rounds` paired rounds; the screen's best confirmed with `rounds` up
+    to `max_rounds` and bench's rule (`alpha`, `min_effect`). The winners are written to
+    `output`/library (with the journal, `report.json` and `report.svg`; the same call after an
+    interruption resumes from the journal). `budget` is this run's seconds, `shard` (K, N)
+    searches the dispatches of share K of N, `jobs` caps the compiles at once, `iree_flags` are
+    extra iree-compile flags, `solutions` the most solutions of a GPU pipeline's constraints.
+
+    `compile_only=True` (`--compile-only`, a GPU target on a machine without its GPU) generates
+    and compiles every candidate, times none, and returns a `TuneCompileReport`.
+
+    A report where nothing could be tuned (exit 1: no contraction dispatch, no candidate
+    compiled, the budget spent first) is still returned; IREE or its runtime missing, a GPU
+    target without its device or `compile_only`, another tune's journal in `output` or bad
+    options raise `UsageError`."""
+    with _Staging() as staging:
+        args: List[str] = ["tune", "--format=json", f"--target={target}"]
+        args += [f"--output={os.fspath(output)}", f"--device={device}"]
+        if isinstance(specs, (str, bytes, os.PathLike)):
+            specs = [specs]
+        args += [f"--spec={staging.arg(spec)}" for spec in specs]
+        if budget is not None:
+            # Seconds in positional notation: the CLI's durations have no exponent.
+            args.append(f"--budget={decimal.Decimal(repr(float(budget))):f}")
+        args += [f"--max-candidates={max_candidates}", f"--screen-rounds={screen_rounds}"]
+        args += [f"--rounds={rounds}", f"--max-rounds={max_rounds}"]
+        args += [f"--repetitions={repetitions}", f"--min-time={min_time}"]
+        args += [f"--alpha={alpha}", f"--min-effect={min_effect}"]
+        if shard is not None:
+            args.append(f"--shard={shard[0]}/{shard[1]}")
+        if jobs is not None:
+            args.append(f"--jobs={jobs}")
+        if solutions is not None:
+            args.append(f"--solutions={solutions}")
+        if isinstance(iree_flags, str):
+            iree_flags = [iree_flags]
+        args += [f"--iree-flag={flag}" for flag in iree_flags]
+        if compile_only:
+            args.append("--compile-only")
+        args += ["--", staging.arg(payload)]
+        result = _run(args, staging.stdin, iree)
+    if result.status not in (0, 1) or not result.stdout.strip():
+        _raise(result)
+    document = json.loads(result.stdout)
+    if compile_only:
+        return TuneCompileReport.from_json(document)
+    return TuneReport.from_json(document)
+
+
 def targets() -> List[Target]:
     """The embedded registry: every target with its fallback, aliases and default specs."""
     result = _check(_run(["targets", "--format=json"], iree=None))
@@ -445,6 +574,7 @@ __all__ = [
     "link",
     "resolve",
     "targets",
+    "tune",
     "verify",
     "version",
 ]
