@@ -34,3 +34,19 @@ def libraries() -> List[str]:
     view: tunespec.View = "written"
     tunespec.explain("model.mlir", "gfx942", view=view, dispatches="predict", iree="/venv")
     return [text]
+
+
+def tuned(model: Path) -> List[str]:
+    report: tunespec.TuneReport = tunespec.tune(model, "host", "tuned", budget=600, jobs=2)
+    ratios = [
+        c.confirm.ratio
+        for d in report.dispatches
+        for c in d.candidates
+        if c.confirm is not None and c.confirm.ratio is not None and c.verdict == "winner"
+    ]
+    compiled: tunespec.TuneCompileReport = tunespec.tune(
+        model, "gfx942", Path("candidates"), compile_only=True, solutions=40
+    )
+    specs = [c.spec for c in compiled.compiled if c.status == "compiled"]
+    assert sum(ratios) >= 0 and report.winners.keys() <= {d.key for d in report.dispatches}
+    return specs + [skipped.why for skipped in compiled.skipped]

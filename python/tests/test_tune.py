@@ -1,0 +1,195 @@
+"""`tunespec.tune` against the CLI's schemas and the real IREE 3.13 (compiler, runtime and
+iree-opt) on the CPU (local-task): a quick search of a model of two matmuls, a GPU target's
+candidates generated and compiled without a GPU, and a GPU target refused without its device.
+The reference venv `tools/iree-venv.sh` makes; required when CI=true, skipped otherwise without
+it. No timed assertions: which candidate wins depends on the machine."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, List
+
+import pytest
+
+import tunespec
+import tunespec._api
+from conftest import FIXTURES, REPO, Schemas
+
+VENV = REPO / "target" / "iree-venv"
+MODEL = FIXTURES / "tune" / "two_matmuls_model.mlir"
+GPU_MODEL = FIXTURES / "tune" / "llama2_prefill_gpu.mlir"
+# tests/all/tune.rs's short timing: 2 screen rounds, 8 confirmation rounds (the fewest that can
+# call a difference at alpha 0.01 in one look), IREE's own config and 8 more per dispatch.
+QUICK: Any = {
+    "repetitions": 2,
+    "min_time": 0.02,
+    "screen_rounds": 2,
+    "rounds": 8,
+    "max_rounds": 8,
+    "max_candidates": 9,
+    "budget": 600,
+}
+
+
+@pytest.fixture()
+def iree(monkeypatch: pytest.MonkeyPatch) -> Path:
+    if not (VENV / "bin" / "iree-benchmark-module").is_file():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"IREE's compiler and runtime (tools/iree-venv.sh: {VENV}) are required when CI=true")
+        pytest.skip("no IREE venv (tools/iree-venv.sh)")
+    monkeypatch.delenv("TUNESPEC_NO_IREE", raising=False)
+    return VENV
+
+
+@pytest.fixture()
+def stdout(monkeypatch: pytest.MonkeyPatch) -> List[bytes]:
+    """The CLI's stdout of each run the API makes, as it printed it."""
+    printed: List[bytes] = []
+    run = tunespec._api._run
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        result = run(*args, **kwargs)
+        printed.append(result.stdout)
+        return result
+
+    monkeypatch.setattr(tunespec._api, "_run", recording)
+    return printed
+
+
+def test_a_quick_cpu_tune_gives_a_typed_report(
+    schemas: Schemas, iree: Path, tmp_path: Path, stdout: List[bytes]
+) -> None:
+    out = tmp_path / "tuned"
+    report = tunespec.tune(MODEL, "host", out, iree=iree, **QUICK)
+    assert isinstance(report, tunespec.TuneReport)
+    # The typed report gives back the JSON the CLI printed, and the schema holds it.
+    (printed,) = stdout
+    assert report.to_json() == json.loads(printed)
+    schemas.validate("tune", report.to_json())
+    assert tunespec.TuneReport.from_json(report.to_json()) == report
+    saved = json.loads((out / "report.json").read_text())
+    assert saved["dispatches"] == report.to_json()["dispatches"]
+
+    assert (report.version, report.target, report.device) == (1, "host", "local-task")
+    assert not report.budget_exhausted and report.resumed == 0
+    assert report.phases.generate_s > 0 and report.phases.screen_s > 0
+    # Heaviest first: the 1024³ matmul is eight times the 512³'s work.
+    assert [d.key for d in report.dispatches] == [
+        "matmul 1024x1024x1024 f32*f32->f32",
+        "matmul 512x512x512 f32*f32->f32",
+    ]
+    shares = [d.share for d in report.dispatches]
+    assert shares[0] is not None and shares[1] is not None
+    assert shares[0] > shares[1] and shares[0] + shares[1] <= 1.0 + 1e-9
+    for dispatch in report.dispatches:
+        assert dispatch.functions and dispatch.matcher
+        assert dispatch.compiled >= 8
+        assert dispatch.compiled == sum(1 for c in dispatch.candidates if c.compiled)
+        assert [c.index for c in dispatch.candidates] == list(range(len(dispatch.candidates)))
+        assert dispatch.candidates[0].knobs == "iree"
+        for candidate in dispatch.candidates:
+            # Every candidate screened, its outputs checked against IREE's own config's.
+            assert candidate.compiled is True, candidate
+            assert candidate.screen is not None, candidate
+            assert candidate.screen.status not in ("wrong-output", "failed"), candidate
+            assert candidate.screen.rounds == 2, candidate
+            if candidate.screen.status != "unchanged":
+                assert candidate.screen.max_abs_diff is not None, candidate
+                assert candidate.screen.ratio is not None and candidate.screen.ratio > 0
+            assert candidate.verdict not in ("not tried", "failed to compile", "wrong output")
+            if candidate.confirm is not None:
+                assert candidate.confirm.rounds == 8, candidate
+        # Winners consistent: the confirmed candidate the rule called faster, the lowest ratio.
+        winning = dispatch.winning
+        if dispatch.winner is None:
+            assert winning is None
+            assert all(c.verdict != "winner" for c in dispatch.candidates)
+        else:
+            assert winning is not None and winning.index == dispatch.winner >= 1
+            assert winning.verdict == "winner"
+            assert winning.confirm is not None and winning.confirm.status == "faster"
+            assert winning.confirm.ratio is not None and winning.confirm.ratio < 1
+            faster = [
+                c.confirm.ratio
+                for c in dispatch.candidates
+                if c.confirm is not None and c.confirm.status == "faster"
+            ]
+            assert winning.confirm.ratio == min(r for r in faster if r is not None)
+            assert report.winners[dispatch.key] == winning
+    assert set(report.winners) == {d.key for d in report.dispatches if d.winner is not None}
+    if report.winners:
+        assert report.library is not None and Path(report.library).is_dir()
+        assert [row.function for row in report.model] and report.model_note is None
+        for row in report.model:
+            assert row.outcome.status in ("faster", "slower", "no-difference")
+            assert row.outcome.max_abs_diff is not None
+    else:
+        assert report.library is None and not (out / "library").exists()
+        assert report.model == () and report.model_note is not None
+        assert any("none beat IREE's own" in line for line in report.written)
+
+
+def test_compile_only_generates_and_compiles_a_gpu_targets_candidates(
+    schemas: Schemas, iree: Path, tmp_path: Path, stdout: List[bytes]
+) -> None:
+    out = tmp_path / "candidates"
+    report = tunespec.tune(
+        GPU_MODEL, "gfx942", out, compile_only=True, solutions=40, max_candidates=3, iree=iree
+    )
+    assert isinstance(report, tunespec.TuneCompileReport)
+    (printed,) = stdout
+    assert report.to_json() == json.loads(printed)
+    schemas.validate("tune-compile", report.to_json())
+    assert tunespec.TuneCompileReport.from_json(report.to_json()) == report
+    assert json.loads((out / "compile-report.json").read_text()) == report.to_json()
+
+    assert (report.version, report.target) == (1, "gfx942")
+    assert [d.key for d in report.dispatches] == [
+        "matmul_transpose_b 4096x11008x4096 f16*f16->f32",
+        "batch_matmul 32x4096x4096x128 f16*f16->f32",
+    ]
+    for dispatch in report.dispatches:
+        assert len(dispatch.candidates) == 3, dispatch
+        assert dispatch.candidates[0].knobs == "iree"
+        for candidate in dispatch.candidates:
+            assert candidate.status == "compiled", candidate
+            assert candidate.message is None and candidate.seconds > 0
+            assert (out / candidate.spec).is_file()
+        # Beside IREE's own (and the linked config, when tunespec links one), solutions of
+        # IREE's constraints.
+        solved = [c.knobs for c in dispatch.candidates[1:] if not c.knobs.startswith("linked: ")]
+        assert solved and all(
+            k.startswith(("TileAndFuse ", "VectorDistribute ")) for k in solved
+        ), solved
+        assert (out / "candidates" / dispatch.matcher / "payload.mlir").is_file()
+    assert len(report.compiled) == 6
+    # The generation records: each pipeline's solutions (at most `solutions`) and what IREE
+    # materialized; the batch matmul's space is its batch-free surrogate's.
+    keys = {d.key for d in report.dispatches}
+    assert {g.dispatch for g in report.generation} == keys
+    for generation in report.generation:
+        assert generation.pipeline in ("TileAndFuse", "VectorDistribute"), generation
+        assert generation.knobs, generation
+        assert 0 < generation.solutions <= 40, generation
+        assert generation.materialized <= generation.solutions
+    for key in keys:
+        materialized = sum(g.materialized for g in report.generation if g.dispatch == key)
+        assert materialized >= 1, key
+    assert any(
+        g.dispatch == "batch_matmul 32x4096x4096x128 f16*f16->f32"
+        and g.note is not None
+        and "batch tile 1" in g.note
+        for g in report.generation
+    )
+
+
+def test_a_gpu_target_without_compile_only_on_the_cpu_raises_a_usage_error(
+    iree: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(tunespec.UsageError) as caught:
+        tunespec.tune(MODEL, "gfx942", tmp_path / "out", iree=iree)
+    assert caught.value.status == 2
+    message = str(caught.value)
+    assert "is a GPU target" in message and "--compile-only" in message
