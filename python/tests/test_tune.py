@@ -20,17 +20,6 @@ from conftest import FIXTURES, REPO, Schemas
 VENV = REPO / "target" / "iree-venv"
 MODEL = FIXTURES / "tune" / "two_matmuls_model.mlir"
 GPU_MODEL = FIXTURES / "tune" / "llama2_prefill_gpu.mlir"
-# tests/all/tune.rs's short timing: 2 screen rounds, 8 confirmation rounds (the fewest that can
-# call a difference at alpha 0.01 in one look), IREE's own config and 8 more per dispatch.
-QUICK: Any = {
-    "repetitions": 2,
-    "min_time": 0.02,
-    "screen_rounds": 2,
-    "rounds": 8,
-    "max_rounds": 8,
-    "max_candidates": 9,
-    "budget": 600,
-}
 
 
 @pytest.fixture()
@@ -56,79 +45,6 @@ def stdout(monkeypatch: pytest.MonkeyPatch) -> List[bytes]:
 
     monkeypatch.setattr(tunespec._api, "_run", recording)
     return printed
-
-
-def test_a_quick_cpu_tune_gives_a_typed_report(
-    schemas: Schemas, iree: Path, tmp_path: Path, stdout: List[bytes]
-) -> None:
-    out = tmp_path / "tuned"
-    report = tunespec.tune(MODEL, "host", out, iree=iree, **QUICK)
-    assert isinstance(report, tunespec.TuneReport)
-    # The typed report gives back the JSON the CLI printed, and the schema holds it.
-    (printed,) = stdout
-    assert report.to_json() == json.loads(printed)
-    schemas.validate("tune", report.to_json())
-    assert tunespec.TuneReport.from_json(report.to_json()) == report
-    saved = json.loads((out / "report.json").read_text())
-    assert saved["dispatches"] == report.to_json()["dispatches"]
-
-    assert (report.version, report.target, report.device) == (1, "host", "local-task")
-    assert not report.budget_exhausted and report.resumed == 0
-    assert report.phases.generate_s > 0 and report.phases.screen_s > 0
-    # Heaviest first: the 1024³ matmul is eight times the 512³'s work.
-    assert [d.key for d in report.dispatches] == [
-        "matmul 1024x1024x1024 f32*f32->f32",
-        "matmul 512x512x512 f32*f32->f32",
-    ]
-    shares = [d.share for d in report.dispatches]
-    assert shares[0] is not None and shares[1] is not None
-    assert shares[0] > shares[1] and shares[0] + shares[1] <= 1.0 + 1e-9
-    for dispatch in report.dispatches:
-        assert dispatch.functions and dispatch.matcher
-        assert dispatch.compiled >= 8
-        assert dispatch.compiled == sum(1 for c in dispatch.candidates if c.compiled)
-        assert [c.index for c in dispatch.candidates] == list(range(len(dispatch.candidates)))
-        assert dispatch.candidates[0].knobs == "iree"
-        for candidate in dispatch.candidates:
-            # Every candidate screened, its outputs checked against IREE's own config's.
-            assert candidate.compiled is True, candidate
-            assert candidate.screen is not None, candidate
-            assert candidate.screen.status not in ("wrong-output", "failed"), candidate
-            assert candidate.screen.rounds == 2, candidate
-            if candidate.screen.status != "unchanged":
-                assert candidate.screen.max_abs_diff is not None, candidate
-                assert candidate.screen.ratio is not None and candidate.screen.ratio > 0
-            assert candidate.verdict not in ("not tried", "failed to compile", "wrong output")
-            if candidate.confirm is not None:
-                assert candidate.confirm.rounds == 8, candidate
-        # Winners consistent: the confirmed candidate the rule called faster, the lowest ratio.
-        winning = dispatch.winning
-        if dispatch.winner is None:
-            assert winning is None
-            assert all(c.verdict != "winner" for c in dispatch.candidates)
-        else:
-            assert winning is not None and winning.index == dispatch.winner >= 1
-            assert winning.verdict == "winner"
-            assert winning.confirm is not None and winning.confirm.status == "faster"
-            assert winning.confirm.ratio is not None and winning.confirm.ratio < 1
-            faster = [
-                c.confirm.ratio
-                for c in dispatch.candidates
-                if c.confirm is not None and c.confirm.status == "faster"
-            ]
-            assert winning.confirm.ratio == min(r for r in faster if r is not None)
-            assert report.winners[dispatch.key] == winning
-    assert set(report.winners) == {d.key for d in report.dispatches if d.winner is not None}
-    if report.winners:
-        assert report.library is not None and Path(report.library).is_dir()
-        assert [row.function for row in report.model] and report.model_note is None
-        for row in report.model:
-            assert row.outcome.status in ("faster", "slower", "no-difference")
-            assert row.outcome.max_abs_diff is not None
-    else:
-        assert report.library is None and not (out / "library").exists()
-        assert report.model == () and report.model_note is not None
-        assert any("none beat IREE's own" in line for line in report.written)
 
 
 def test_compile_only_generates_and_compiles_a_gpu_targets_candidates(
