@@ -20,6 +20,7 @@ pub mod check;
 pub mod check_bench;
 pub mod common;
 pub mod coverage;
+pub mod decide;
 pub mod docs;
 pub mod doctor;
 pub mod exact;
@@ -38,6 +39,7 @@ pub mod resolve;
 pub mod show;
 pub mod table;
 pub mod targets;
+pub mod time_plan;
 pub mod tune;
 pub mod tune_compile;
 pub mod verify;
@@ -131,6 +133,11 @@ pub enum Command {
     /// Time the library's configs against IREE's own on a device (IREE's runtime), and write
     /// the winners as measured entries
     Bench(bench::Opts),
+    /// Time a bench plan (`bench --plan`) on a device with IREE's runtime alone (no compiler):
+    /// the plan's results, resumable, in shards
+    Time(time_plan::Opts),
+    /// Decide a timed bench plan: its verdicts and, with --write, its measured entries
+    Decide(decide::Opts),
     /// Search configs faster than IREE's own for a model's dispatches on a device, and write
     /// the winners as a measured library
     Tune(tune::Opts),
@@ -156,6 +163,7 @@ impl Command {
             Command::Check(opts) => (opts.format.into(), true),
             Command::Bench(opts) => (opts.format.into(), true),
             Command::Tune(opts) => (opts.format.into(), true),
+            Command::Decide(opts) => (opts.format.into(), true),
             Command::Resolve(opts) => (opts.format.into(), true),
             Command::Targets(opts) => (opts.format.into(), true),
             Command::Cache(opts) => (opts.format().into(), opts.is_stats()),
@@ -164,7 +172,8 @@ impl Command {
             | Command::Show(_)
             | Command::Completions(_)
             | Command::Man(_)
-            | Command::ImportIree(_) => (DiagnosticFormat::Human, false),
+            | Command::ImportIree(_)
+            | Command::Time(_) => (DiagnosticFormat::Human, false),
             Command::ImportTuner(opts) => (opts.format.into(), false),
             Command::Doctor(opts) => (opts.format.into(), false),
         }
@@ -209,6 +218,8 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Check(opts) => opts.run(),
         Command::Bench(opts) => opts.run(),
         Command::Tune(opts) => opts.run(),
+        Command::Time(opts) => opts.run(),
+        Command::Decide(opts) => opts.run(),
         Command::Doctor(opts) => opts.run(),
     };
     // Configs that were ignored, and why: warnings in the run's format.

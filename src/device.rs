@@ -111,6 +111,13 @@ impl serde::Serialize for Device {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for Device {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Device, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Device::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 /// The driver of a device named in a record another run or tool wrote (`hip://0` gives `hip`,
 /// `local-task` itself): read leniently, as such records are not checked for spelling.
 pub fn kind_of(written: &str) -> &str {

@@ -26,6 +26,8 @@ if [ "$#" -eq 0 ]; then
   for other in ${IREE_OTHER_VERSIONS-3.12.0}; do
     "$0" "$other" >/dev/null
   done
+  # The time phase's machine: IREE's runtime alone (tools/iree-runtime-venv.sh).
+  "$here/tools/iree-runtime-venv.sh" >/dev/null
   # The test command's other tool from PyPI: pre-commit, for the hooks' tests (and PyYAML in
   # its venv, for the CI templates' tests).
   "$here/tools/pre-commit-venv.sh" >/dev/null

@@ -208,7 +208,7 @@ pub fn write_input(ty: &TensorType, index: usize, path: &Path) -> Result<(), Str
 
 /// How close two outputs must be: |tuned - baseline| <= atol + rtol * |baseline| per element,
 /// integers exactly.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize, serde::Deserialize)]
 pub struct Tolerance {
     /// Absolute tolerance.
     pub atol: f64,

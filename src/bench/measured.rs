@@ -13,7 +13,7 @@ use super::{Row, Status};
 /// What the device is, in words a reader knows: the GPU's or CPU's name and the driver's
 /// version, beside the runtime's device name (a `cuda` alone does not say what was measured).
 /// `nvidia-smi` for CUDA, `/proc/cpuinfo` for the CPU; `None` where nothing says more.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeviceName {
     /// `NVIDIA H100 80GB HBM3`, `CPU Intel(R) Xeon(R) Processor`.
     pub name: Option<String>,

@@ -18,7 +18,7 @@ use crate::iree::{dispatches, Iree};
 use crate::mlir::Mlir;
 
 /// One op a row measured.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct RowOp {
     /// The op as IREE's dispatch holds it (`linalg.matmul`, `linalg.generic`).
     pub op: String,

@@ -94,7 +94,7 @@ impl Verdict {
 }
 
 /// The decision rule's thresholds.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Rule {
     /// The chance of a false call over all looks (each look gets `alpha` / looks).
     pub alpha: f64,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{stats, Options, Progress, Row, Status};
-use crate::iree::runtime::{Call, Tools};
+use crate::iree::runtime::{Call, Runtime};
 
 /// The timing's progress: a line per round with an estimate of the time left (the mean time
 /// of a round so far, times the rounds left to this comparison's next look and the first look
@@ -82,19 +82,19 @@ pub(super) type Variant = (PathBuf, Option<String>, Vec<String>);
 /// rounds at the planned looks until the comparison settles, the rounds run out or the budget
 /// is spent.
 pub(super) fn timed(
-    tools: &Tools,
+    runtime: &Runtime,
     options: &Options,
     (base, tuned): (Variant, Variant),
     row: Row,
     progress: &Tracker<'_>,
 ) -> Row {
-    let row = timed_rounds(tools, options, (base, tuned), row, progress);
+    let row = timed_rounds(runtime, options, (base, tuned), row, progress);
     progress.finished();
     row
 }
 
 fn timed_rounds(
-    tools: &Tools,
+    runtime: &Runtime,
     options: &Options,
     (base, tuned): (Variant, Variant),
     mut row: Row,
@@ -108,7 +108,7 @@ fn timed_rounds(
     for (look, &until) in plan.iter().enumerate() {
         while rounds.len() < until as usize {
             let round_started = std::time::Instant::now();
-            match time_round(tools, options, (&base, &tuned), rounds.len()) {
+            match time_round(runtime, options, (&base, &tuned), rounds.len()) {
                 Ok(round) => rounds.push(round),
                 Err(message) => return row.failed(message),
             }
@@ -143,7 +143,7 @@ fn timed_rounds(
 /// One round: each variant timed in one runtime process, the order reversed every other
 /// round.
 fn time_round(
-    tools: &Tools,
+    runtime: &Runtime,
     options: &Options,
     (base, tuned): (&Variant, &Variant),
     index: usize,
@@ -162,7 +162,7 @@ fn time_round(
             function: function.as_deref(),
             inputs,
         };
-        let times = tools
+        let times = runtime
             .benchmark(
                 &call,
                 options.repetitions,
@@ -189,24 +189,13 @@ fn time_round(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::Case;
 
     #[test]
     fn the_progress_line_estimates_the_time_left_from_the_rounds_so_far() {
         let lines = std::sync::Mutex::new(Vec::new());
         let progress = |line: &str| lines.lock().unwrap().push(line.to_string());
         let tracker = Tracker::new(&progress, 2, 10);
-        let case = Case {
-            id: "m".into(),
-            name: "m.mlir".into(),
-            payload: Vec::new(),
-            library: String::new(),
-            function: None,
-            matcher: None,
-            located_library: None,
-        };
-        let mut row = Row::new(&case, "function", "main".into());
-        row.case = "m.mlir".into();
+        let row = Row::named("m.mlir", None, "function", "main".into());
         tracker.round(&row, (1, 10), Duration::from_secs(2));
         tracker.round(&row, (2, 10), Duration::from_secs(4));
         tracker.finished();

@@ -3,16 +3,14 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
-use tunespec::bench::{self, stats::Rule, Case, MatcherCase, Options, Row, Status};
+use tunespec::bench::{self, stats::Rule, Case, MatcherCase, Options, Row};
 use tunespec::device::Device;
 use tunespec::iree::runtime::{self, Tools};
 use tunespec::mlir::Mlir;
 use tunespec::spec_check::payload;
 
-use super::common::{
-    emit, emit_stderr, quiet, tool_error, tool_error_with, ExitStatus, Format, LibraryArgs,
-};
+use super::bench_report::{exit_status, progress_line, render, Report};
+use super::common::{tool_error, tool_error_with, ExitStatus, Format, LibraryArgs};
 
 /// The runtime is missing or cannot run the device.
 pub const RUNTIME: &str = "tunespec::iree::runtime";
@@ -59,9 +57,15 @@ pub struct Opts {
     /// and --dispatches, the matcher of each dispatch that measured faster alone
     #[arg(long, value_name = "LIBRARY")]
     pub write: Option<PathBuf>,
-    /// Keep the artifacts (payloads, vmfbs, inputs, outputs, dispatch dumps) in this directory
+    /// Keep the artifacts (payloads, vmfbs, inputs, outputs, dispatch dumps) in this directory:
+    /// a plan with its results, which `tunespec decide DIR` decides again
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+    /// Only compile: write the plan (modules, hashes, what to time) into this new directory, for
+    /// `tunespec time DIR` on the device's machine (IREE's runtime alone) and `tunespec decide
+    /// DIR` anywhere
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["write", "keep", "shard"])]
+    pub plan: Option<PathBuf>,
     /// An extra iree-compile flag (repeatable), e.g. --iree-flag=--iree-llvmcpu-target-cpu=znver4
     #[arg(long = "iree-flag", value_name = "FLAG", allow_hyphen_values = true)]
     pub iree_flags: Vec<String>,
@@ -101,7 +105,7 @@ pub struct TimingArgs {
     pub min_effect: f64,
 }
 
-fn parse_shard(text: &str) -> Result<(u32, u32), String> {
+pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
     let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 2/8")?;
     let (k, n): (u32, u32) = (
         k.trim()
@@ -137,6 +141,14 @@ impl Opts {
             Ok(iree) => iree,
             Err(status) => return status,
         };
+        let mlir = Mlir::new_threaded();
+        // A plan needs no runtime: its device is another machine's.
+        if let Some(dir) = &self.plan {
+            return match self.compile_flags() {
+                Ok(flags) => self.plan_only(&mlir, iree, flags, dir),
+                Err(status) => status,
+            };
+        }
         let tools = match self.timing.tools(iree) {
             Ok(tools) => tools,
             Err(status) => return status,
@@ -145,7 +157,6 @@ impl Opts {
             Ok(flags) => flags,
             Err(status) => return status,
         };
-        let mlir = Mlir::new_threaded();
         // The destination is checked before any work: a directory `--write` cannot merge into
         // is refused now, not after the timing.
         if let Some(output) = &self.write {
@@ -162,52 +173,42 @@ impl Opts {
             None => cases,
         };
         let options = self.options(flags);
-        // On a terminal only: one line, rewritten in place at each step (an empty line clears
-        // it when the run is done), cut to the terminal's width: a line that wrapped could not
-        // be rewritten.
-        let progress = |line: &str| {
-            use std::io::IsTerminal;
-            if !quiet() && std::io::stderr().is_terminal() {
-                let width = super::table::stderr_width().unwrap_or(80).max(20);
-                let line: String = format!("bench: {line}").chars().take(width - 1).collect();
-                if line == "bench: " {
-                    emit_stderr("\r\x1b[2K");
-                } else {
-                    emit_stderr(&format!("\r\x1b[2K{line}"));
-                }
-            }
+        let write_context = match self.write_context(&mlir) {
+            Ok(context) => context,
+            Err(status) => return status,
         };
         clean_up_on_interrupt();
-        let rows = match bench::run(iree, &tools, &cases, &options, &progress) {
-            Ok(rows) => rows,
-            Err(message) => return usage(message),
-        };
-        spread_warnings(&rows);
+        let progress = progress_line("bench");
+        let (plan, decided) =
+            match bench::run_phases((iree, &tools), &cases, &options, write_context, &progress) {
+                Ok(done) => done,
+                Err(message) => return usage(message),
+            };
+        let rows = &decided.rows;
+        spread_warnings(rows);
         let written = match &self.write {
             Some(output) => {
-                match self.write_library(&mlir, &cases, &rows, &options, (iree, &tools), output) {
+                let date = super::bench_report::today();
+                match bench::decide::write(&mlir, (&plan, &decided), output, &date) {
                     Ok(notes) => Some(notes),
                     Err(message) => return usage(message),
                 }
             }
             None => None,
         };
-        // The library's entries as they now are (JSON only): which device each was measured on.
-        let entries = match (&self.write, self.format) {
-            (Some(output), Format::Json) if output.exists() => {
-                bench::measured::library_json(&mlir, output).ok()
-            }
-            _ => None,
+        let report = Report {
+            options: &options,
+            iree: &iree.revision,
+            runtime: &tools.version(),
         };
-        self.render(&rows, &options, (iree, &tools), written.as_deref(), entries);
-        if rows
-            .iter()
-            .any(|row| matches!(row.status, Status::Failed | Status::WrongOutput))
-        {
-            ExitStatus::Problems
-        } else {
-            ExitStatus::Ok
-        }
+        render(
+            &mlir,
+            self.format,
+            rows,
+            &report,
+            (written.as_deref(), self.write.as_deref()),
+        );
+        exit_status(rows)
     }
 
     fn options(&self, flags: Vec<String>) -> Options {
@@ -439,7 +440,7 @@ impl TimingArgs {
 }
 
 /// Exit 2 with the runtime's devices when `device` is not one of them.
-fn check_device(tools: &Tools, device: &Device) -> Result<(), ExitStatus> {
+pub fn check_device(tools: &runtime::Runtime, device: &Device) -> Result<(), ExitStatus> {
     let devices = tools.devices().map_err(|message| {
         tool_error_with(RUNTIME, message, None);
         ExitStatus::Usage
@@ -459,6 +460,94 @@ fn check_device(tools: &Tools, device: &Device) -> Result<(), ExitStatus> {
 }
 
 impl Opts {
+    /// `--plan DIR`: the compile phase alone (IREE's compiler, no runtime, no device), its plan
+    /// written into `dir`, which must be new or empty.
+    fn plan_only(
+        &self,
+        mlir: &Mlir,
+        iree: &tunespec::iree::Iree,
+        flags: Vec<String>,
+        dir: &std::path::Path,
+    ) -> ExitStatus {
+        let compiler = match runtime::compiler(&iree.found, None) {
+            Ok(compiler) => compiler,
+            Err(message) => return usage(message),
+        };
+        let empty = std::fs::read_dir(dir).map_or(true, |mut entries| entries.next().is_none());
+        if !empty {
+            return usage(format!(
+                "--plan {}: the directory is not empty; a plan goes into a new directory",
+                dir.display()
+            ));
+        }
+        if let Err(error) = std::fs::create_dir_all(dir) {
+            return usage(format!("cannot create {}: {error}", dir.display()));
+        }
+        let cases = match self.cases(mlir) {
+            Ok(cases) => cases,
+            Err(status) => return status,
+        };
+        let write = match self.write_context(mlir) {
+            Ok(write) => write,
+            Err(status) => return status,
+        };
+        let options = self.options(flags);
+        let progress = progress_line("bench");
+        let mut plan = bench::plan::make(iree, &compiler, &cases, &options, dir, &progress);
+        progress("");
+        plan.write = write;
+        if let Err(message) = plan.save(dir) {
+            return usage(message);
+        }
+        let (mut timed, mut failed) = (0, 0);
+        for case in &plan.cases {
+            match case.outcome {
+                bench::plan::Outcome::Time(_) => timed += 1,
+                bench::plan::Outcome::Failed { .. } => failed += 1,
+                bench::plan::Outcome::Unchanged { .. } => {}
+            }
+        }
+        super::common::emit(&format!(
+            "planned {} case(s) in {}: {timed} to time, {} unchanged, {failed} failed to compile\nnext: tunespec time {} --device {} (IREE's runtime {} alone), then tunespec decide {}\n",
+            plan.cases.len(),
+            dir.display(),
+            plan.cases.len() - timed - failed,
+            dir.display(),
+            self.timing.device,
+            tunespec::iree::release(&iree.revision),
+            dir.display(),
+        ));
+        ExitStatus::Ok
+    }
+
+    /// What `--write` (now or at `decide`) needs, recorded in the plan: with a target, its
+    /// definitions and (for payloads) the library's specs; `None` without a target.
+    fn write_context(&self, mlir: &Mlir) -> Result<Option<bench::plan::WriteContext>, ExitStatus> {
+        let Some(target) = self.library.target.clone() else {
+            return Ok(None);
+        };
+        let specs = if self.payloads.is_empty() {
+            Vec::new()
+        } else {
+            super::bench_report::library_specs(&self.library, mlir)?
+                .into_iter()
+                .map(|(name, text, _)| (name, text))
+                .collect()
+        };
+        // A target a user's library defines goes into the written library too (with its
+        // user-defined fallbacks): the library then works alone, and beside the one it came from.
+        let definitions = super::common::settings()
+            .registry()
+            .and_then(|registry| registry.with_command_line(&self.library.specs))
+            .map(|registry| registry.library_definitions(&target))
+            .unwrap_or_default();
+        Ok(Some(bench::plan::WriteContext {
+            target,
+            specs,
+            definitions,
+        }))
+    }
+
     /// The cases: each payload with the whole library, or each keyed matcher of the library's
     /// specs with its own payload and itself alone.
     fn cases(&self, mlir: &Mlir) -> Result<Vec<Case>, ExitStatus> {
@@ -529,112 +618,5 @@ impl Opts {
             return Err(ExitStatus::Usage);
         }
         Ok(cases)
-    }
-
-    fn write_library(
-        &self,
-        mlir: &Mlir,
-        cases: &[Case],
-        rows: &[Row],
-        options: &Options,
-        (iree, tools): (&tunespec::iree::Iree, &Tools),
-        output: &std::path::Path,
-    ) -> Result<Vec<String>, String> {
-        let name = bench::measured::DeviceName::of(&options.device);
-        let date = super::bench_report::today();
-        let version = tools.version();
-        let runtime = (version != "unknown").then(|| format!("iree-base-runtime {version}"));
-        let context = bench::measured::Context {
-            device: &options.device,
-            name: &name,
-            iree: &iree.revision,
-            runtime: runtime.as_deref(),
-            flags: &options.flags,
-            date: &date,
-        };
-        let (mut matched, mut left_out) = if self.payloads.is_empty() {
-            (Vec::new(), Vec::new())
-        } else {
-            let specs = super::bench_report::library_specs(&self.library, mlir)
-                .map_err(|_| "the library's specs cannot be read back".to_string())?;
-            bench::measured::model_winners(rows, &specs)
-        };
-        for row in rows.iter().filter(|row| row.kind == "function") {
-            let Some(case) = cases.iter().find(|case| case.name == row.case) else {
-                continue;
-            };
-            let Some(matcher) = &case.matcher else {
-                continue;
-            };
-            matched.push((row.clone(), case.library.clone(), matcher.key.clone()));
-        }
-        let target = self.library.target.clone().unwrap_or_default();
-        let (winners, mut notes) = bench::measured::entries(mlir, &matched, &target, &context);
-        notes.append(&mut left_out);
-        let count = winners.len();
-        // Nothing won: nothing to write (no empty library left behind, an existing one as it was).
-        if count == 0 {
-            notes.push(format!(
-                "no matcher won: nothing written to {}",
-                output.display()
-            ));
-            return Ok(notes);
-        }
-        // A target a user's library defines goes into the written library too (with its
-        // user-defined fallbacks): the library then works alone, and beside the one it came from.
-        let definitions = super::common::settings()
-            .registry()
-            .and_then(|registry| registry.with_command_line(&self.library.specs))
-            .map(|registry| registry.library_definitions(&target))
-            .unwrap_or_default();
-        notes.extend(bench::measured::write(mlir, output, winners, definitions)?);
-        notes.push(format!(
-            "wrote {count} measured entr{} to {}",
-            if count == 1 { "y" } else { "ies" },
-            output.display()
-        ));
-        Ok(notes)
-    }
-
-    fn render(
-        &self,
-        rows: &[Row],
-        options: &Options,
-        (iree, tools): (&tunespec::iree::Iree, &Tools),
-        written: Option<&[String]>,
-        entries: Option<serde_json::Value>,
-    ) {
-        if self.format == Format::Json {
-            let document = json!({
-                "version": 1,
-                "device": options.device,
-                "iree": iree.revision,
-                "runtime": tools.version(),
-                "flags": options.flags,
-                "rule": options.rule,
-                "rounds": options.rounds,
-                "max_rounds": options.max_rounds,
-                "repetitions": options.repetitions,
-                "rows": rows,
-                "written": written,
-                "entries": entries,
-            });
-            emit(&format!(
-                "{}\n",
-                serde_json::to_string_pretty(&document).unwrap_or_default()
-            ));
-            return;
-        }
-        match self.format {
-            Format::Short => emit(&super::bench_report::short(rows)),
-            _ => emit(&super::bench_report::table(
-                rows,
-                options,
-                super::table::stdout_width(),
-            )),
-        }
-        for note in written.unwrap_or_default() {
-            emit_stderr(&format!("note: {note}\n"));
-        }
     }
 }

@@ -1,12 +1,99 @@
 //! What `bench` reads and prints besides its options: the library's specs as text (matcher
 //! mode), the date of a measurement, the human table.
 
-use tunespec::bench::{Options, Row};
+use tunespec::bench::{Options, Row, Status};
 use tunespec::ir;
 use tunespec::mlir::Mlir;
 
-use super::common::{tool_error, ExitStatus, LibraryArgs};
+use super::common::{emit, emit_stderr, tool_error, ExitStatus, Format, LibraryArgs};
 use super::table::{self, Align};
+
+/// What a report says beside its rows: how the rows were timed, by which IREE.
+pub struct Report<'a> {
+    /// The timing options (device, rounds, rule).
+    pub options: &'a Options,
+    /// The IREE compiler's revision.
+    pub iree: &'a str,
+    /// The runtime's version.
+    pub runtime: &'a str,
+}
+
+/// Prints a bench's rows in `format` (`bench` and `decide`), then the notes of what `--write`
+/// wrote into `output`.
+pub fn render(
+    mlir: &Mlir,
+    format: Format,
+    rows: &[Row],
+    report: &Report<'_>,
+    (written, output): (Option<&[String]>, Option<&std::path::Path>),
+) {
+    let options = report.options;
+    if format == Format::Json {
+        // The library's entries as they now are: which device each was measured on.
+        let entries = output
+            .filter(|output| output.exists())
+            .and_then(|output| tunespec::bench::measured::library_json(mlir, output).ok());
+        let document = serde_json::json!({
+            "version": 1,
+            "device": options.device,
+            "iree": report.iree,
+            "runtime": report.runtime,
+            "flags": options.flags,
+            "rule": options.rule,
+            "rounds": options.rounds,
+            "max_rounds": options.max_rounds,
+            "repetitions": options.repetitions,
+            "rows": rows,
+            "written": written,
+            "entries": entries,
+        });
+        emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&document).unwrap_or_default()
+        ));
+        return;
+    }
+    match format {
+        Format::Short => emit(&short(rows)),
+        _ => emit(&table(rows, options, super::table::stdout_width())),
+    }
+    for note in written.unwrap_or_default() {
+        emit_stderr(&format!("note: {note}\n"));
+    }
+}
+
+/// Exit 1 when a row failed or computed a wrong output, else 0.
+pub fn exit_status(rows: &[Row]) -> ExitStatus {
+    if rows
+        .iter()
+        .any(|row| matches!(row.status, Status::Failed | Status::WrongOutput))
+    {
+        ExitStatus::Problems
+    } else {
+        ExitStatus::Ok
+    }
+}
+
+/// The progress callback of a timing command: on a terminal only, one line rewritten in place
+/// at each step (an empty line clears it when the run is done), cut to the terminal's width: a
+/// line that wrapped could not be rewritten.
+pub fn progress_line(command: &'static str) -> impl Fn(&str) + Sync {
+    move |line: &str| {
+        use std::io::IsTerminal;
+        if !super::common::quiet() && std::io::stderr().is_terminal() {
+            let width = super::table::stderr_width().unwrap_or(80).max(20);
+            let line: String = format!("{command}: {line}")
+                .chars()
+                .take(width - 1)
+                .collect();
+            if line.len() == command.len() + 2 {
+                emit_stderr("\r\x1b[2K");
+            } else {
+                emit_stderr(&format!("\r\x1b[2K{line}"));
+            }
+        }
+    }
+}
 
 /// The library's specs, highest priority first, as (name, text, snapshot): embedded defaults
 /// (bytecode) printed as text, so each matcher can be cut out as written.

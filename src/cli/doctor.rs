@@ -5,7 +5,7 @@
 //! the lookup rules.
 
 use serde_json::json;
-use tunespec::iree::runtime::{self, Tools};
+use tunespec::iree::runtime::{self, Runtime, Tools};
 
 use super::common::{emit, ExitStatus};
 use crate::cli::DiagnosticFormat;
@@ -69,7 +69,19 @@ pub fn iree_line() -> String {
 /// IREE's runtime beside the compiler (what `bench` runs), as JSON.
 fn runtime_json(iree: &Result<tunespec::iree::Iree, String>) -> serde_json::Value {
     let Ok(iree) = iree else {
-        return json!({"found": false, "error": "no IREE compiler: the runtime is looked for beside it"});
+        return match Runtime::find_alone() {
+            Ok(runtime) => json!({
+                "found": true,
+                "alone": true,
+                "benchmark_module": runtime.benchmark,
+                "run_module": runtime.run,
+                "compile": null,
+                "version": runtime.version(),
+                "devices": runtime.devices().unwrap_or_default(),
+                "can": ["time"],
+            }),
+            Err(message) => json!({"found": false, "error": message}),
+        };
     };
     match Tools::find(&iree.found) {
         Ok(tools) => json!({
@@ -91,7 +103,16 @@ fn runtime_json(iree: &Result<tunespec::iree::Iree, String>) -> serde_json::Valu
 /// IREE's runtime beside the compiler, for people.
 fn runtime_line(iree: &Result<tunespec::iree::Iree, String>) -> String {
     let Ok(iree) = iree else {
-        return "IREE runtime: not looked for (no IREE compiler)\n".to_string();
+        // A time-phase machine: the runtime without the compiler.
+        return match Runtime::find_alone() {
+            Ok(runtime) => format!(
+                "IREE runtime (alone, no compiler): {}\n  iree-benchmark-module: {}\n  devices: {}\n  can: time bench plans made elsewhere (tunespec time PLAN --device D); bench, tune and check need IREE's compiler\n",
+                runtime.version(),
+                runtime.benchmark.display(),
+                runtime.devices().unwrap_or_default().join(", ")
+            ),
+            Err(message) => format!("IREE runtime: not found\n  {message}\n"),
+        };
     };
     match Tools::find(&iree.found) {
         Ok(tools) => format!(

@@ -237,8 +237,16 @@ library in any order gives the same library.
 Flags: the target's (as explain --exact and check use; sm_90 and newer compile as IREE 3.13's
 sm_89 PTX), the host CPU for local-task/local-sync, then --iree-flag values.
 
+Compile here, time there: --plan DIR only compiles (IREE's compiler, no runtime, no device)
+and writes a plan: every module with its hash, the compiler's version and flags, what to time.
+`tunespec time DIR --device D` times it where the device is, with IREE's runtime alone
+(--shard K/N over several machines; resumable), and `tunespec decide DIR [--write LIB]` gives
+the verdicts and entries anywhere: the same as one bench run. --keep DIR keeps a one-machine
+run's plan and results, which decide reads as well.
+
 Examples:
   tunespec bench --spec my_cpu_spec.mlir model.mlir      IREE's CPU backend on local-task
+  tunespec bench -t sm_90 --spec team-specs --device cuda --plan plan/   then time, decide
   tunespec bench -t host --spec cpu-specs --dispatches --write measured model.mlir
   tunespec bench -t sm_90 --derived --device cuda --write team-specs
   tunespec bench -t gfx942 --spec team-specs --device hip --shard 3/16 --format json
@@ -252,6 +260,54 @@ Exit status:
   0  every payload benched (faster, slower, no difference or unchanged)
   1  a payload failed to compile or run, or its outputs differ with the library
   2  usage or I/O error, no IREE compiler or runtime found, a device the runtime does not have"
+);
+
+/// `time`: the time phase of a plan.
+pub const TIME: &str = concat!(
+    "Times a plan made by `bench --plan DIR` on --device, with IREE's runtime alone (the
+iree-base-runtime wheel: no compiler, no Python started). Before anything is timed, the plan is
+checked: every module against its BLAKE3 hash (a changed or missing file is refused), the
+runtime's release against the compiler's that made the plan (a vmfb loads only in its compiler's
+runtime), the device against the HAL device the plan was compiled for. Then each case is timed
+as `bench` times it (outputs compared, paired rounds, the same options), and its result written
+to DIR/results/ at once, whole or not at all: a stopped run loses at most the case it was
+timing, and the next run on the same device goes on where it stopped. --shard K/N times the
+cases whose identity hashes to K of N: N machines time one plan, and their results/ copied into
+one directory are the plan timed whole (`tunespec decide DIR`).
+
+Examples:
+  tunespec time plan/ --device cuda
+  tunespec time plan/ --device hip://0 --shard 2/4
+
+Environment:
+  TUNESPEC_IREE_RUNTIME   a directory holding iree-benchmark-module
+  TUNESPEC_IREE_VENV      a venv with iree-base-runtime (else the active VIRTUAL_ENV, else PATH)
+",
+    "
+Exit status:
+  0  the share timed (failed rows are decide's to report)
+  2  usage or I/O error, not a plan, a changed module, another IREE release, no runtime found,
+     a device the runtime does not have or the plan was not compiled for"
+);
+
+/// `decide`: the decide phase of a plan.
+pub const DECIDE: &str = concat!(
+    "The verdicts of a timed plan (`bench --plan`, then `tunespec time`), as `bench` prints them,
+and with --write LIB the winners as measured entries (as `bench --write`): the same rows and the
+same library as a one-machine bench of the same timings, on any machine, no IREE needed. Results
+of several shards copied into DIR/results/ are decided together, in the plan's order whatever
+order they arrived in; results timed on different devices are refused (one report, one device).
+A case without a result is a failed row, `not timed`.
+
+Examples:
+  tunespec decide plan/
+  tunespec decide plan/ --write team-specs --format json
+",
+    "
+Exit status:
+  0  every case decided (faster, slower, no difference or unchanged)
+  1  a case failed to compile, run or be timed, or its outputs differ with the library
+  2  usage or I/O error, not a plan, nothing timed, results of different devices"
 );
 
 pub const CHECK: &str = concat!(

@@ -230,7 +230,7 @@ fn search(
     Err(not_found)
 }
 
-fn on_path(program: &str) -> Option<PathBuf> {
+pub(crate) fn on_path(program: &str) -> Option<PathBuf> {
     let paths = crate::config::process_env("PATH")?;
     std::env::split_paths(&paths)
         .map(|dir| dir.join(program))

@@ -32,17 +32,75 @@ pub fn install_hint(revision: &str) -> String {
     )
 }
 
-/// The tools `bench` needs, all of one IREE install.
+/// The tools `bench` needs, all of one IREE install: `iree-compile` and the runtime's.
 #[derive(Clone, Debug)]
 pub struct Tools {
     /// `iree-compile` beside the compiler library.
     pub compile: PathBuf,
+    /// The runtime's tools beside it.
+    pub runtime: Runtime,
+}
+
+/// A [`Tools`] is its [`Runtime`] plus `iree-compile`: what times and runs is reached through
+/// it as it is on a machine that has the runtime alone (the time phase, [`Runtime::find_alone`]).
+impl std::ops::Deref for Tools {
+    type Target = Runtime;
+
+    fn deref(&self) -> &Runtime {
+        &self.runtime
+    }
+}
+
+/// IREE's runtime tools (the `iree-base-runtime` wheel's): all that times and runs a compiled
+/// module, and all a GPU machine of a plan's time phase needs.
+#[derive(Clone, Debug)]
+pub struct Runtime {
     /// `iree-benchmark-module`.
     pub benchmark: PathBuf,
     /// `iree-run-module`.
     pub run: PathBuf,
     /// `iree-dump-module`.
     pub dump: PathBuf,
+}
+
+/// `iree-compile` of the install `found` belongs to: beside its library, else in `runtime`
+/// (the runtime's directory, where one was found). What a plan's compile phase needs alone.
+pub fn compiler(found: &Found, runtime: Option<&Path>) -> Result<PathBuf, String> {
+    let library_dir = found
+        .library
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    std::iter::once(library_dir.join("iree-compile"))
+        .chain(runtime.map(|dir| dir.join("iree-compile")))
+        .find(|path| path.is_file())
+        .ok_or_else(|| {
+            format!(
+                "iree-compile was not found beside {}",
+                found.library.display()
+            )
+        })
+}
+
+/// Compiles `source` to `output` (a vmfb) with `program` (an `iree-compile`) and `flags`;
+/// `dump` writes each executable's benchmark module there
+/// (`--iree-hal-dump-executable-benchmarks-to`).
+pub fn compile(
+    program: &Path,
+    source: &Path,
+    flags: &[String],
+    (output, dump): (&Path, Option<&Path>),
+    timeout: Duration,
+) -> Result<(), String> {
+    let mut command = Command::new(program);
+    command.arg(source).args(flags).arg("-o").arg(output);
+    if let Some(dir) = dump {
+        command.arg(format!(
+            "--iree-hal-dump-executable-benchmarks-to={}",
+            dir.display()
+        ));
+    }
+    run_tool(&mut command, timeout).map(|_| ())
 }
 
 /// The runtime directory for a found compiler library: `TUNESPEC_IREE_RUNTIME`, else the
@@ -95,20 +153,30 @@ impl Tools {
     /// The tools of the install `found` belongs to; `Err` names where it looked.
     pub fn find(found: &Found) -> Result<Tools, String> {
         let dir = runtime_dir(found)?;
-        let library_dir = found
-            .library
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        let compile = [library_dir.join("iree-compile"), dir.join("iree-compile")]
-            .into_iter()
-            .find(|path| path.is_file())
-            .ok_or_else(|| {
-                format!(
-                    "iree-compile was not found beside {}",
-                    found.library.display()
-                )
-            })?;
+        let compile = compiler(found, Some(&dir))?;
+        Ok(Tools {
+            compile,
+            runtime: Runtime::in_dir(&dir)?,
+        })
+    }
+
+    /// Compiles `source` to `output` (a vmfb) with `flags`; `dump` writes each executable's
+    /// benchmark module there (`--iree-hal-dump-executable-benchmarks-to`).
+    pub fn compile(
+        &self,
+        source: &Path,
+        flags: &[String],
+        output: &Path,
+        dump: Option<&Path>,
+        timeout: Duration,
+    ) -> Result<(), String> {
+        compile(&self.compile, source, flags, (output, dump), timeout)
+    }
+}
+
+impl Runtime {
+    /// The tools in `dir`; `Err` names the one missing.
+    fn in_dir(dir: &Path) -> Result<Runtime, String> {
         let tool = |name: &str| -> Result<PathBuf, String> {
             let path = dir.join(name);
             if path.is_file() {
@@ -117,14 +185,75 @@ impl Tools {
                 Err(format!("{name} is missing from {}", dir.display()))
             }
         };
-        Ok(Tools {
-            compile,
+        Ok(Runtime {
             benchmark: tool("iree-benchmark-module")?,
             run: tool("iree-run-module")?,
             dump: tool("iree-dump-module")?,
         })
     }
 
+    /// The runtime of a machine that may have no compiler (a plan's time phase): never looks
+    /// for, loads or starts IREE's compiler or Python. In order: [`ENV_RUNTIME`]; the venv
+    /// named by `TUNESPEC_IREE_VENV`, else the active one (`VIRTUAL_ENV`): its `iree` package's
+    /// `_runtime_libs`; `iree-benchmark-module` on `PATH` (a binary: its directory; a venv's
+    /// wrapper script: that venv's `_runtime_libs`). `Err` says where it looked.
+    pub fn find_alone() -> Result<Runtime, String> {
+        if let Some(value) =
+            crate::config::process_env(ENV_RUNTIME).filter(|value| !value.is_empty())
+        {
+            return Runtime::in_dir(Path::new(&value))
+                .map_err(|error| format!("{ENV_RUNTIME}={}: {error}", value.to_string_lossy()));
+        }
+        let mut tried = Vec::new();
+        for variable in [super::find::ENV_VENV, "VIRTUAL_ENV"] {
+            let Some(venv) = crate::config::process_env(variable).filter(|v| !v.is_empty()) else {
+                continue;
+            };
+            match venv_runtime_dir(Path::new(&venv)) {
+                Some(dir) => return Runtime::in_dir(&dir),
+                None => tried.push(format!("{variable}={}", venv.to_string_lossy())),
+            }
+        }
+        if let Some(program) = super::find::on_path("iree-benchmark-module") {
+            let dir = program.parent().map(Path::to_path_buf).unwrap_or_default();
+            let wrapper = std::fs::read(&program)
+                .map(|bytes| bytes.starts_with(b"#!"))
+                .unwrap_or(false);
+            let found = if wrapper {
+                dir.parent().and_then(venv_runtime_dir)
+            } else {
+                Some(dir.clone())
+            };
+            match found {
+                Some(dir) => return Runtime::in_dir(&dir),
+                None => tried.push(format!("{} (on PATH)", program.display())),
+            }
+        }
+        tried.push("PATH".to_string());
+        Err(format!(
+            "IREE's runtime (iree-benchmark-module) was not found (looked at {ENV_RUNTIME}, {}, VIRTUAL_ENV: {})",
+            super::find::ENV_VENV,
+            tried.join(", ")
+        ))
+    }
+}
+
+/// `<venv>/lib/pythonX.Y/site-packages/iree/_runtime_libs` when it holds the runtime (the
+/// first of the venv's Pythons, sorted: deterministic where a venv has two).
+fn venv_runtime_dir(venv: &Path) -> Option<PathBuf> {
+    let mut pythons: Vec<PathBuf> = std::fs::read_dir(venv.join("lib"))
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .collect();
+    pythons.sort();
+    pythons
+        .into_iter()
+        .map(|python| python.join("site-packages/iree/_runtime_libs"))
+        .find(|dir| dir.join("iree-benchmark-module").is_file())
+}
+
+impl Runtime {
     /// The devices the runtime lists (`local-task`, `cuda`, ...: the URIs' schemes, and the
     /// URIs as printed).
     pub fn devices(&self) -> Result<Vec<String>, String> {
@@ -151,27 +280,6 @@ impl Tools {
             .ok()
             .and_then(|text| parse_version_py(&text))
             .unwrap_or_else(|| "unknown".to_string())
-    }
-
-    /// Compiles `source` to `output` (a vmfb) with `flags`; `dump` writes each executable's
-    /// benchmark module there (`--iree-hal-dump-executable-benchmarks-to`).
-    pub fn compile(
-        &self,
-        source: &Path,
-        flags: &[String],
-        output: &Path,
-        dump: Option<&Path>,
-        timeout: Duration,
-    ) -> Result<(), String> {
-        let mut command = Command::new(&self.compile);
-        command.arg(source).args(flags).arg("-o").arg(output);
-        if let Some(dir) = dump {
-            command.arg(format!(
-                "--iree-hal-dump-executable-benchmarks-to={}",
-                dir.display()
-            ));
-        }
-        run_tool(&mut command, timeout).map(|_| ())
     }
 
     /// The `iree.abi.declaration` of each exported function of a vmfb (`iree-dump-module`):

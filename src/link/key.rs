@@ -20,7 +20,9 @@ use std::fmt::Write as _;
 use crate::ir::{Attr, Op, ValueRef};
 
 /// What a matcher matches: its root op kind and the constraints it tests.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct MatcherKey {
     /// The root op kind: `contraction`, `convolution`, `attention`, `online_attention` (IREE's
     /// match ops), `operation_name[linalg.matmul]` (upstream), or `structured` (an upstream

@@ -18,10 +18,14 @@ const DIRECT_READS: &[(&str, &str)] = &[
     ("iree/", "IREE's own files: version.py, iree-opt's dumps"),
     ("contain/mod.rs", "/proc/self/exe, to re-execute the binary"),
     (
-        "bench/mod.rs",
-        "iree-compile's dumps and iree-run-module's outputs in bench's own temporary directory",
+        "bench/plan.rs",
+        "iree-compile's dumps, written by this run into the plan's case directory",
     ),
     ("bench/measured.rs", "/proc/cpuinfo"),
+    (
+        "bench/execute.rs",
+        "iree-run-module's outputs, written by this run into the plan's case directory",
+    ),
     (
         "tune/generate.rs",
         "iree-compile's executable-configurations in tune's own temporary directory",

@@ -31,7 +31,9 @@ pub struct Writer {
 
 /// A `[targets.NAME]` table to write: a target a written library defines itself, so that it
 /// works alone (a measured library for a target a user's library defines).
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Definition {
     /// The target's name.
     pub name: String,

@@ -1,0 +1,94 @@
+//! `tunespec time PLAN`: the time phase of a bench made with `bench --plan` (see
+//! `tunespec::bench::execute`), with IREE's runtime alone: the machine that runs it needs
+//! neither IREE's compiler nor Python.
+
+use std::path::PathBuf;
+
+use tunespec::bench::{self, execute, plan::Plan};
+use tunespec::iree::runtime::{self, Runtime};
+
+use super::bench::{check_device, TimingArgs, RUNTIME};
+use super::bench_report::progress_line;
+use super::common::{emit, tool_error, tool_error_with, ExitStatus};
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::help::TIME)]
+pub struct Opts {
+    /// The plan directory (`bench --plan DIR`); results are written into its results/
+    #[arg(value_name = "PLAN")]
+    pub plan: PathBuf,
+    #[command(flatten)]
+    pub timing: TimingArgs,
+    /// Time the deterministic share K of N of the plan's cases (1-based), e.g. 2/8; the
+    /// shards' results/ copied into one plan directory make the plan timed whole
+    #[arg(long, value_name = "K/N", value_parser = super::bench::parse_shard)]
+    pub shard: Option<(u32, u32)>,
+    /// Absolute output tolerance (default: by element type; f32 1e-2)
+    #[arg(long, requires = "rtol")]
+    pub atol: Option<f64>,
+    /// Relative output tolerance (default: by element type; f32 1e-3)
+    #[arg(long, requires = "atol")]
+    pub rtol: Option<f64>,
+}
+
+impl Opts {
+    pub fn run(self) -> ExitStatus {
+        if let Err(status) = self.timing.validate() {
+            return status;
+        }
+        let plan = match Plan::load(&self.plan) {
+            Ok(plan) => plan,
+            Err(message) => return usage(message),
+        };
+        let runtime = match Runtime::find_alone() {
+            Ok(runtime) => runtime,
+            Err(message) => {
+                tool_error_with(RUNTIME, message, Some(&runtime::install_hint(&plan.iree)));
+                return ExitStatus::Usage;
+            }
+        };
+        // Refused before the device is asked for: a plan another release compiled never loads.
+        if let Err(message) = execute::check_runtime(&plan, &runtime.version(), &self.timing.device)
+        {
+            return usage(message);
+        }
+        if let Err(status) = check_device(&runtime, &self.timing.device) {
+            return status;
+        }
+        let mut options = self.timing.options(plan.flags.clone(), 1);
+        options.tolerance = self
+            .atol
+            .zip(self.rtol)
+            .map(|(atol, rtol)| bench::data::Tolerance { atol, rtol });
+        super::bench::clean_up_on_interrupt();
+        let progress = progress_line("time");
+        let timed = match execute::time_plan(
+            &runtime,
+            (&plan, &self.plan),
+            &options,
+            self.shard,
+            &progress,
+        ) {
+            Ok(timed) => timed,
+            Err(message) => return usage(message),
+        };
+        let share = self
+            .shard
+            .map_or_else(String::new, |(k, n)| format!(" (shard {k}/{n})"));
+        emit(&format!(
+            "timed {} case(s) of {} on {}{share}; {} already timed, {} in other shards\nnext: tunespec decide {}\n",
+            timed.timed,
+            self.plan.display(),
+            self.timing.device,
+            timed.kept,
+            timed.other_shards,
+            self.plan.display()
+        ));
+        ExitStatus::Ok
+    }
+}
+
+fn usage(message: impl std::fmt::Display) -> ExitStatus {
+    tool_error(message);
+    ExitStatus::Usage
+}
