@@ -4,6 +4,7 @@
 mod apply;
 mod attach_prune;
 mod bench;
+mod bench_phases;
 mod bench_rows;
 mod build_check;
 mod cache;
