@@ -33,7 +33,42 @@ pub struct Decided {
 /// Decides `plan` (in `root`) from the results there. `Err` when results were timed on
 /// different devices (one report is about one device) or a result cannot be read.
 pub fn decide(plan: &Plan, root: &Path) -> Result<Decided, String> {
-    let mut decided = Decided {
+    let cases = decide_cases(plan, root, execute::RESULTS_DIR)?;
+    let mut rows = Vec::new();
+    let mut untimed = 0;
+    for (case, decided) in plan.cases.iter().zip(cases.rows) {
+        match decided {
+            Some(case_rows) => rows.extend(case_rows),
+            None => {
+                untimed += 1;
+                let label = case.function.clone().unwrap_or_else(|| "main".to_string());
+                rows.push(
+                    Row::named(&case.name, case.matcher.as_ref(), "function", label).failed(
+                        "not timed: the plan has no result for it yet (`tunespec time` times the plan)",
+                    ),
+                );
+            }
+        }
+    }
+    Ok(Decided {
+        rows,
+        untimed,
+        ..cases.header
+    })
+}
+
+/// Each case's rows decided from the results in `results` (`None`: a case to time without a
+/// result there), and what the results say of their device.
+pub struct CaseRows {
+    /// Per case of the plan, in its order.
+    pub rows: Vec<Option<Vec<Row>>>,
+    /// The device, runtime and settings of the results (rows empty).
+    pub header: Decided,
+}
+
+/// The rows of every case of `plan` from the results directory `results` of `root`.
+pub fn decide_cases(plan: &Plan, root: &Path, results: &str) -> Result<CaseRows, String> {
+    let mut header = Decided {
         rows: Vec::new(),
         device: None,
         device_name: DeviceName::default(),
@@ -41,15 +76,14 @@ pub fn decide(plan: &Plan, root: &Path) -> Result<Decided, String> {
         settings: None,
         untimed: 0,
     };
+    let mut rows = Vec::new();
     let mut first: Option<(String, CaseResult)> = None;
     for (index, case) in plan.cases.iter().enumerate() {
         let label = case.function.clone().unwrap_or_else(|| "main".to_string());
         let row = |kind, name| Row::named(&case.name, case.matcher.as_ref(), kind, name);
         match &case.outcome {
             Outcome::Failed { message } => {
-                decided
-                    .rows
-                    .push(row("function", label).failed(message.clone()));
+                rows.push(Some(vec![row("function", label).failed(message.clone())]));
             }
             Outcome::Unchanged { dispatches } => {
                 let mut unchanged = row("function", label);
@@ -57,15 +91,12 @@ pub fn decide(plan: &Plan, root: &Path) -> Result<Decided, String> {
                 unchanged.message = Some(format!(
                     "the library gives none of its {dispatches} dispatch(es) another config than IREE's own"
                 ));
-                decided.rows.push(unchanged);
+                rows.push(Some(vec![unchanged]));
             }
             Outcome::Time(to_time) => {
-                let path = execute::result_path(root, index);
+                let path = execute::result_path(root, results, index);
                 let Some(result) = execute::read_result(&path)? else {
-                    decided.untimed += 1;
-                    decided.rows.push(row("function", label).failed(
-                        "not timed: the plan has no result for it yet (`tunespec time` times the plan)",
-                    ));
+                    rows.push(None);
                     continue;
                 };
                 let shown = relative(root, &path);
@@ -76,21 +107,21 @@ pub fn decide(plan: &Plan, root: &Path) -> Result<Decided, String> {
                         result.case, case.id
                     ));
                 }
-                let mut rows = case_rows(case, &result);
+                let mut timed = case_rows(case, &result);
                 if let Some(found) = &to_time.ops {
-                    ops::assign(found, &to_time.exports, &mut rows);
+                    ops::assign(found, &to_time.exports, &mut timed);
                 }
-                decided.rows.extend(rows);
+                rows.push(Some(timed));
             }
         }
     }
     if let Some((_, result)) = first {
-        decided.device = Some(result.device);
-        decided.device_name = result.device_name;
-        decided.runtime = Some(result.runtime);
-        decided.settings = Some(result.settings);
+        header.device = Some(result.device);
+        header.device_name = result.device_name;
+        header.runtime = Some(result.runtime);
+        header.settings = Some(result.settings);
     }
-    Ok(decided)
+    Ok(CaseRows { rows, header })
 }
 
 fn relative(root: &Path, path: &Path) -> String {

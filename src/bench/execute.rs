@@ -140,9 +140,32 @@ pub struct Timed {
     pub other_shards: usize,
 }
 
-/// The result file of the case at `index`.
-pub fn result_path(root: &Path, index: usize) -> PathBuf {
-    root.join(RESULTS_DIR).join(format!("{index:04}.json"))
+/// The result file of the case at `index`, in the results directory `results` of the plan.
+pub fn result_path(root: &Path, results: &str, index: usize) -> PathBuf {
+    root.join(results).join(format!("{index:04}.json"))
+}
+
+/// Which cases a time phase takes, and where their results go.
+#[derive(Clone, Copy, Debug)]
+pub struct Selection<'a> {
+    /// The results directory, relative to the plan ([`RESULTS_DIR`] for a bench; a tune's
+    /// stages have one each).
+    pub results: &'a str,
+    /// The cases (indices into the plan) to consider; `None`: all.
+    pub only: Option<&'a [usize]>,
+    /// The share of the cases, by their identity.
+    pub shard: Option<(u32, u32)>,
+}
+
+impl Selection<'_> {
+    /// A bench's: every case, results in [`RESULTS_DIR`], in `shard`.
+    pub fn bench(shard: Option<(u32, u32)>) -> Selection<'static> {
+        Selection {
+            results: RESULTS_DIR,
+            only: None,
+            shard,
+        }
+    }
 }
 
 /// Reads the result at `path`, if there is one: `Err` when it is there but unreadable.
@@ -183,15 +206,20 @@ pub fn check_runtime(plan: &Plan, runtime_version: &str, device: &Device) -> Res
     Ok(())
 }
 
-/// Times the cases of `plan` (in `root`) that fall in `shard` and have no result for this device
-/// yet, writing each case's result as soon as it is timed.
+/// Times the cases of `plan` (in `root`) that `selection` takes and have no result for this
+/// device yet, writing each case's result as soon as it is timed.
 pub fn time_plan(
     runtime: &Runtime,
     (plan, root): (&Plan, &Path),
     options: &Options,
-    shard: Option<(u32, u32)>,
+    selection: Selection<'_>,
     progress: Progress<'_>,
 ) -> Result<Timed, String> {
+    let Selection {
+        results,
+        only,
+        shard,
+    } = selection;
     let runtime_version = runtime.version();
     check_runtime(plan, &runtime_version, &options.device)?;
     let mut summary = Timed::default();
@@ -200,15 +228,18 @@ pub fn time_plan(
         let plan::Outcome::Time(to_time) = &case.outcome else {
             continue;
         };
+        if only.is_some_and(|only| !only.contains(&index)) {
+            continue;
+        }
         if shard.is_some_and(|(k, n)| !super::in_shard(&case.id, k, n)) {
             summary.other_shards += 1;
             continue;
         }
-        if let Some(done) = read_result(&result_path(root, index))? {
+        if let Some(done) = read_result(&result_path(root, results, index))? {
             if done.device.as_str() != options.device.as_str() || done.case != case.id {
                 return Err(format!(
                     "{} holds a result timed on {}, not {}: time the plan on one device (remove the results to time it again)",
-                    result_path(root, index).display(),
+                    result_path(root, results, index).display(),
                     done.device,
                     options.device
                 ));
@@ -225,7 +256,7 @@ pub fn time_plan(
         }
         todo.push((index, case, to_time.as_ref()));
     }
-    std::fs::create_dir_all(root.join(RESULTS_DIR))
+    std::fs::create_dir_all(root.join(results))
         .map_err(|error| format!("cannot create {}: {error}", root.display()))?;
     let comparisons = todo.iter().map(|(_, _, t)| 1 + t.dispatches.len()).sum();
     let tracker = Tracker::new(progress, comparisons, options.rounds);
@@ -243,7 +274,8 @@ pub fn time_plan(
         };
         let text = serde_json::to_string_pretty(&result)
             .map_err(|error| format!("cannot write a result: {error}"))?;
-        plan::write_atomically(&result_path(root, index), format!("{text}\n").as_bytes())?;
+        let path = result_path(root, results, index);
+        plan::write_atomically(&path, format!("{text}\n").as_bytes())?;
         summary.timed += 1;
     }
     progress("");

@@ -310,7 +310,8 @@ pub fn run_phases(
     let mut plan = plan::make(iree, &tools.compile, cases, options, &root, progress);
     plan.write = write;
     plan.save(&root)?;
-    execute::time_plan(tools, (&plan, &root), options, None, progress)?;
+    let selection = execute::Selection::bench(None);
+    execute::time_plan(tools, (&plan, &root), options, selection, progress)?;
     let decided = decide::decide(&plan, &root)?;
     drop(temporary);
     Ok((plan, decided))

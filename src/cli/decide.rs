@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use tunespec::bench::{decide, execute, plan::Plan};
 use tunespec::mlir::Mlir;
+use tunespec::tune::phases::TunePlan;
 
 use super::bench_report::{exit_status, render, today, Report};
 use super::common::{tool_error, ExitStatus, Format};
@@ -32,6 +33,11 @@ impl Opts {
             Ok(plan) => plan,
             Err(message) => return usage(message),
         };
+        match TunePlan::load(&self.plan) {
+            Ok(Some(tune)) => return self.decide_tune(&plan, &tune),
+            Ok(None) => {}
+            Err(message) => return usage(message),
+        }
         let mlir = Mlir::new_threaded();
         if let Some(output) = &self.write {
             if let Err(message) = tunespec::measured_library::existing_entries(&mlir, output) {
@@ -84,6 +90,40 @@ impl Opts {
             (written.as_deref(), self.write.as_deref()),
         );
         exit_status(&decided.rows)
+    }
+}
+
+impl Opts {
+    /// A tune plan's decide phase: tune's report (also PLAN/report.json and report.svg) and
+    /// its library in PLAN/library.
+    fn decide_tune(&self, plan: &Plan, tune: &TunePlan) -> ExitStatus {
+        if self.write.is_some() {
+            return usage(format!(
+                "a tune plan's winners are written to {}: --write is for bench plans",
+                tunespec::tune::library_dir(&self.plan).display()
+            ));
+        }
+        let report = match tunespec::tune::phases::decide(plan, tune, &self.plan, &today()) {
+            Ok(report) => report,
+            Err(message) => return usage(message),
+        };
+        if self.format == Format::Json {
+            super::common::emit(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            ));
+        } else {
+            super::common::emit(&super::tune::table(&report));
+        }
+        for note in &report.written {
+            super::common::emit_stderr(&format!("note: {note}\n"));
+        }
+        let compiled: usize = report.dispatches.iter().map(|d| d.compiled).sum();
+        if compiled == 0 {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Ok
+        }
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use tunespec::bench::{self, execute, plan::Plan};
 use tunespec::iree::runtime::{self, Runtime};
+use tunespec::tune::phases::TunePlan;
 
 use super::bench::{check_device, TimingArgs, RUNTIME};
 use super::bench_report::progress_line;
@@ -62,11 +63,16 @@ impl Opts {
             .map(|(atol, rtol)| bench::data::Tolerance { atol, rtol });
         super::bench::clean_up_on_interrupt();
         let progress = progress_line("time");
+        match TunePlan::load(&self.plan) {
+            Ok(Some(tune)) => return self.time_tune(&runtime, (&plan, &tune), &options, &progress),
+            Ok(None) => {}
+            Err(message) => return usage(message),
+        }
         let timed = match execute::time_plan(
             &runtime,
             (&plan, &self.plan),
             &options,
-            self.shard,
+            execute::Selection::bench(self.shard),
             &progress,
         ) {
             Ok(timed) => timed,
@@ -82,6 +88,42 @@ impl Opts {
             self.timing.device,
             timed.kept,
             timed.other_shards,
+            self.plan.display()
+        ));
+        ExitStatus::Ok
+    }
+}
+
+impl Opts {
+    /// A tune plan's time phase: the screen, then each dispatch's survivors confirmed.
+    fn time_tune(
+        &self,
+        runtime: &Runtime,
+        (plan, tune): (&Plan, &TunePlan),
+        options: &tunespec::bench::Options,
+        progress: &(dyn Fn(&str) + Sync),
+    ) -> ExitStatus {
+        let timed = tunespec::tune::phases::time(
+            runtime,
+            (plan, tune, &self.plan),
+            options,
+            self.shard,
+            progress,
+        );
+        let (screened, confirmed) = match timed {
+            Ok(timed) => timed,
+            Err(message) => return usage(message),
+        };
+        let share = self
+            .shard
+            .map_or_else(String::new, |(k, n)| format!(" (shard {k}/{n})"));
+        emit(&format!(
+            "screened {} candidate(s) and confirmed {} of {} on {}{share}; {} already timed\nnext: tunespec decide {}\n",
+            screened.timed,
+            confirmed.timed,
+            self.plan.display(),
+            self.timing.device,
+            screened.kept + confirmed.kept,
             self.plan.display()
         ));
         ExitStatus::Ok

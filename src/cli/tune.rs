@@ -111,6 +111,12 @@ pub struct Opts {
     /// DIR/compile-report.json
     #[arg(long)]
     pub compile_only: bool,
+    /// Compile here, time there: generate and compile every candidate into DIR (a new or empty
+    /// directory) as a plan, for `tunespec time DIR --device D` on the device's machine (IREE's
+    /// runtime alone: the screen, then the survivors' confirmation) and `tunespec decide DIR`
+    /// (the report and DIR/library)
+    #[arg(long, conflicts_with_all = ["compile_only", "shard", "budget"])]
+    pub plan: bool,
     /// GPU targets: the most solutions of each pipeline's constraints (IREE's space)
     /// enumerated before the model orders them
     #[arg(long, value_name = "N", default_value_t = tune::gpu::POOL, value_parser = parse_solutions)]
@@ -181,7 +187,7 @@ impl Opts {
         let timing = self.timing();
         // Nothing is timed with --compile-only: the timing options and the machine's load
         // do not matter.
-        if !self.compile_only {
+        if !self.compile_only && !self.plan {
             if let Err(status) = timing.validate() {
                 return status;
             }
@@ -201,7 +207,7 @@ impl Opts {
             .iter()
             .any(|flag| flag == "--iree-hal-local-target-device-backends=llvm-cpu");
         let local = self.device.is_local();
-        if !cpu && local && !self.compile_only {
+        if !cpu && local && !self.compile_only && !self.plan {
             tool_error(format!(
                 "target '{}' is a GPU target: time its candidates on its GPU (--device cuda or hip), or give --compile-only to generate and compile them here",
                 self.target
@@ -217,7 +223,7 @@ impl Opts {
             Err(status) => return status,
         };
         // Compiled only: for the target as it is, not for a device of this machine.
-        let device_flags = if self.compile_only && !cpu {
+        let device_flags = if (self.compile_only || self.plan) && !cpu {
             Ok(flags)
         } else {
             timing.device_flags(flags, Some(&self.target))
@@ -255,11 +261,19 @@ impl Opts {
             || std::thread::available_parallelism().map_or(1, usize::from),
             usize::from,
         );
+        // A target a user's library defines goes into the written library too (with its
+        // user-defined fallbacks): the library then works alone.
+        let definitions = super::common::settings()
+            .registry()
+            .and_then(|registry| registry.with_command_line(&self.specs))
+            .map(|registry| registry.library_definitions(&self.target))
+            .unwrap_or_default();
         let request = Request {
             payload,
             name: super::common::input_name(&self.payload),
             target: self.target.clone(),
             specs: self.specs.clone(),
+            definitions,
             options: timing.options(flags, jobs),
             screen_rounds: self.screen_rounds,
             max_candidates: usize::from(self.max_candidates),
@@ -271,12 +285,23 @@ impl Opts {
             linked,
         };
         super::bench::clean_up_on_interrupt();
+        let empty = std::fs::read_dir(&self.output).map_or(true, |mut e| e.next().is_none());
+        if self.plan && !empty {
+            tool_error(format!(
+                "--plan: {} is not empty; a plan goes into a new directory",
+                self.output.display()
+            ));
+            return ExitStatus::Usage;
+        }
         if let Err(error) = std::fs::create_dir_all(&self.output) {
             tool_error(format!("cannot create {}: {error}", self.output.display()));
             return ExitStatus::Usage;
         }
         if self.compile_only {
             return self.compile_only(iree, &tools, &request);
+        }
+        if self.plan {
+            return plan_only(iree, &tools, &request);
         }
         let report = match tune::tune(iree, &tools, &request, &progress) {
             Ok(report) => report,
@@ -340,6 +365,40 @@ impl Opts {
         for note in &report.written {
             emit_stderr(&format!("note: {note}\n"));
         }
+    }
+}
+
+/// `tune --plan`: the candidates generated and compiled into the output directory as a plan.
+fn plan_only(
+    iree: &tunespec::iree::Iree,
+    tools: &tunespec::iree::runtime::Tools,
+    request: &Request,
+) -> ExitStatus {
+    let (plan, tune) = match tune::phases::make((iree, tools), request, &request.output, &progress)
+    {
+        Ok(made) => made,
+        Err(message) => {
+            tool_error(message);
+            return ExitStatus::Usage;
+        }
+    };
+    let candidates: usize = tune.cases.iter().map(Vec::len).sum();
+    let compiled = plan
+        .cases
+        .iter()
+        .filter(|case| !matches!(case.outcome, tunespec::bench::plan::Outcome::Failed { .. }))
+        .count();
+    let dir = request.output.display();
+    emit(&format!(
+        "planned {candidates} candidate(s) of {} dispatch(es) in {dir}: {compiled} compiled\nnext: tunespec time {dir} --device {} (IREE's runtime {} alone), then tunespec decide {dir}\n",
+        tune.searches.len(),
+        request.options.device,
+        tunespec::iree::release(&iree.revision),
+    ));
+    if compiled == 0 {
+        ExitStatus::Problems
+    } else {
+        ExitStatus::Ok
     }
 }
 

@@ -6,32 +6,41 @@ use std::path::Path;
 
 use super::journal::{Record, Stage};
 use super::report::DispatchReport;
-use super::{Request, Search};
+use super::{Request, Searched};
 use crate::bench::measured::{self, Context, DeviceName};
 use crate::bench::{Row, Status};
-use crate::iree::runtime::Tools;
-use crate::iree::Iree;
 use crate::mlir::Mlir;
+
+/// What the records of a tune's measured entries say beyond the timings: the request, and
+/// the device, compiler and runtime it was timed with.
+pub(super) struct Written<'a> {
+    /// The request (target, flags, device, date, budget, output, definitions).
+    pub request: &'a Request,
+    /// What the device is.
+    pub device_name: &'a DeviceName,
+    /// The IREE compiler's revision.
+    pub iree: &'a str,
+    /// The runtime's version.
+    pub runtime: &'a str,
+}
 
 /// Writes the winners of `reports` into the output's library directory (replaced whole: it
 /// is the tune's own; removed when nothing won). Returns the notes and the library's path
 /// when one was written.
 pub(super) fn write(
-    request: &Request,
-    tools: &Tools,
-    iree: &Iree,
-    searches: &[Search],
+    written: &Written<'_>,
+    searches: &[Searched],
     reports: &[DispatchReport],
     records: &[(Record, bool)],
 ) -> Result<(Vec<String>, Option<String>), String> {
+    let request = written.request;
     let mlir = Mlir::new();
-    let name = DeviceName::of(&request.options.device);
-    let version = tools.version();
+    let version = written.runtime;
     let runtime = (version != "unknown").then(|| format!("iree-base-runtime {version}"));
     let context = Context {
         device: &request.options.device,
-        name: &name,
-        iree: &iree.revision,
+        name: written.device_name,
+        iree: written.iree,
         runtime: runtime.as_deref(),
         flags: &request.options.flags,
         date: &request.date,
@@ -42,7 +51,7 @@ pub(super) fn write(
         let Some(index) = report.winner else { continue };
         let Some((record, _)) = super::report::find(
             records,
-            &search.dispatch.key,
+            &search.key,
             &search.candidates[index].0.knobs,
             Stage::Confirm,
         ) else {
@@ -61,7 +70,7 @@ pub(super) fn write(
             samples_us: None,
             ops: Vec::new(),
         };
-        let rows = [(row, spec.clone(), search.key.clone())];
+        let rows = [(row, spec.clone(), search.matcher_key.clone())];
         let (mut entries, left_out) = measured::entries(&mlir, &rows, &request.target, &context);
         notes.extend(left_out);
         for mut entry in entries.drain(..) {
@@ -124,10 +133,7 @@ pub(super) fn write(
         });
         return Ok((notes, None));
     }
-    let definitions = crate::Registry::discover()
-        .and_then(|registry| registry.with_command_line(&request.specs))
-        .map(|registry| registry.library_definitions(&request.target))
-        .unwrap_or_default();
+    let definitions = request.definitions.clone();
     let count = winners.len();
     notes.extend(measured::write(&mlir, &dir, winners, definitions)?);
     notes.push(format!(

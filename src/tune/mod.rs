@@ -25,6 +25,7 @@ pub mod journal;
 mod library;
 pub mod model;
 pub mod order;
+pub mod phases;
 pub mod picture;
 pub mod report;
 mod shares;
@@ -60,6 +61,9 @@ pub struct Request {
     /// Spec libraries given on the command line (a user-defined target's definitions come
     /// from them into the written library).
     pub specs: Vec<PathBuf>,
+    /// The targets a written library defines to work alone (a user-defined target and its
+    /// user-defined fallbacks, from the registry the request was resolved with).
+    pub definitions: Vec<crate::manifest::Definition>,
     /// How to confirm (full rounds) and compile; the screen uses these with `screen_rounds`.
     pub options: Options,
     /// Rounds of the screen.
@@ -83,6 +87,37 @@ pub struct Request {
     /// measured entries), as text: the config it gives a dispatch, when another than IREE's,
     /// is candidate 1.
     pub linked: Option<String>,
+}
+
+/// What a search's report and library need of it (no shape, no payload): what a tune plan
+/// keeps for its decide phase ([`phases`]).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Searched {
+    /// The dispatch's key.
+    pub key: String,
+    /// The dispatch functions IREE formed with it.
+    pub functions: Vec<String>,
+    /// The matcher's name.
+    pub matcher: String,
+    /// The matcher's key.
+    pub matcher_key: crate::link::MatcherKey,
+    /// The payload's function the candidates are timed in.
+    pub function: String,
+    /// The candidates, each with its standalone spec.
+    pub candidates: Vec<(Candidate, String)>,
+}
+
+impl Search {
+    fn searched(&self) -> Searched {
+        Searched {
+            key: self.dispatch.key.clone(),
+            functions: self.dispatch.functions.clone(),
+            matcher: self.matcher.clone(),
+            matcher_key: self.key.clone(),
+            function: self.function.clone(),
+            candidates: self.candidates.clone(),
+        }
+    }
 }
 
 /// A dispatch with what is searched for it.
@@ -189,7 +224,7 @@ pub fn tune(
         .zip(&shares)
         .map(|(search, share)| DispatchReport {
             share: *share,
-            ..dispatch_report(search, &records)
+            ..dispatch_report(&search.searched(), &records)
         })
         .collect();
     let ((model, model_note), model_s) = model::bench_model(
@@ -203,7 +238,15 @@ pub fn tune(
     phases.model_s = model_s;
     progress("");
     let written_at = Instant::now();
-    let (written, library) = library::write(request, tools, iree, &searches, &reports, &records)?;
+    let name = bench::measured::DeviceName::of(&request.options.device);
+    let context = library::Written {
+        request,
+        device_name: &name,
+        iree: &iree.revision,
+        runtime: &tools.version(),
+    };
+    let searched: Vec<Searched> = searches.iter().map(Search::searched).collect();
+    let (written, library) = library::write(&context, &searched, &reports, &records)?;
     phases.write_s = written_at.elapsed().as_secs_f64();
     let report = Report {
         version: 1,
@@ -417,7 +460,9 @@ fn run_stage(
             let Some(row) = rows.iter().find(|row| row.case == case.name) else {
                 continue;
             };
-            let record = record_of(&searches[s], c, stage.stage, row);
+            let search = &searches[s];
+            let knobs = &search.candidates[c].0.knobs;
+            let record = record_of((&search.dispatch.key, knobs), c, stage.stage, row);
             // A failure other than the candidate's compile (a run that crashed or timed out,
             // a tool that did not start) is reported but not journaled: the next run tries
             // the candidate again.
@@ -451,8 +496,9 @@ fn transient(record: &Record) -> bool {
     record.status == Status::Failed && record.compiled
 }
 
-/// The journal's record of a candidate's row.
-fn record_of(search: &Search, candidate: usize, stage: Stage, row: &Row) -> Record {
+/// The journal's record of a candidate's row (the candidate of its dispatch's key, with its
+/// knobs).
+fn record_of((key, knobs): (&str, &str), candidate: usize, stage: Stage, row: &Row) -> Record {
     let message = row.message.clone();
     // bench's words for a candidate iree-compile would not compile (attaching the spec, which
     // tunespec verified, fails only when IREE's worker does: another run may succeed).
@@ -461,9 +507,9 @@ fn record_of(search: &Search, candidate: usize, stage: Stage, row: &Row) -> Reco
             .as_deref()
             .is_some_and(|message| message.starts_with("compiling with the library")));
     Record {
-        dispatch: search.dispatch.key.clone(),
+        dispatch: key.to_string(),
         candidate,
-        knobs: search.candidates[candidate].0.knobs.clone(),
+        knobs: knobs.to_string(),
         stage,
         compiled,
         status: row.status,
@@ -511,8 +557,8 @@ fn survivors(
 }
 
 /// A search's report: every candidate with its stages, and the winner.
-fn dispatch_report(search: &Search, records: &[(Record, bool)]) -> DispatchReport {
-    let key = &search.dispatch.key;
+fn dispatch_report(search: &Searched, records: &[(Record, bool)]) -> DispatchReport {
+    let key = &search.key;
     let outcome = |knobs: &str, stage| {
         report::find(records, key, knobs, stage)
             .map(|(record, journaled)| (record.compiled, Outcome::of(record, *journaled)))
@@ -544,7 +590,7 @@ fn dispatch_report(search: &Search, records: &[(Record, bool)]) -> DispatchRepor
         .collect();
     DispatchReport {
         key: key.clone(),
-        functions: search.dispatch.functions.clone(),
+        functions: search.functions.clone(),
         matcher: search.matcher.clone(),
         compiled: candidates
             .iter()

@@ -89,7 +89,7 @@ impl Tiles {
 }
 
 /// One candidate config of a dispatch.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
     /// 0 for IREE's own config, then in the space's order.
     pub index: usize,
