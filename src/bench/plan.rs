@@ -218,6 +218,16 @@ impl Plan {
         Ok(plan)
     }
 
+    /// The device to suggest timing the plan on: `given` for a CPU plan, else the HAL device
+    /// it is compiled for (`cuda`, `hip`).
+    pub fn device_hint(&self, given: &crate::device::Device) -> String {
+        if self.target_device == "local" {
+            given.to_string()
+        } else {
+            self.target_device.clone()
+        }
+    }
+
     /// Writes `plan.json` into `dir` whole or not at all.
     pub fn save(&self, dir: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self)

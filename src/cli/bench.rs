@@ -513,7 +513,7 @@ impl Opts {
             dir.display(),
             plan.cases.len() - timed - failed,
             dir.display(),
-            self.timing.device,
+            plan.device_hint(&self.timing.device),
             tunespec::iree::release(&iree.revision),
             dir.display(),
         ));

@@ -392,7 +392,7 @@ fn plan_only(
     emit(&format!(
         "planned {candidates} candidate(s) of {} dispatch(es) in {dir}: {compiled} compiled\nnext: tunespec time {dir} --device {} (IREE's runtime {} alone), then tunespec decide {dir}\n",
         tune.searches.len(),
-        request.options.device,
+        plan.device_hint(&request.options.device),
         tunespec::iree::release(&iree.revision),
     ));
     if compiled == 0 {

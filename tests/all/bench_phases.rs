@@ -25,7 +25,7 @@ const QUICK: &[&str] = &[
 
 /// The runtime-only venv (tools/iree-runtime-venv.sh, made by tools/iree-venv.sh), required
 /// under CI.
-fn runtime_venv() -> Option<PathBuf> {
+pub(crate) fn runtime_venv() -> Option<PathBuf> {
     let venv = repo_root().join("target/iree-runtime-venv-3.13.0");
     let found = venv
         .join("bin/iree-benchmark-module")
@@ -43,7 +43,7 @@ fn runtime_venv() -> Option<PathBuf> {
 
 /// `tunespec` on a machine with IREE's runtime alone: the runtime venv, a `PATH` without any
 /// IREE, in the directory `cwd` (the plan is not where it was made).
-fn runtime_only(runtime: &Path, cwd: &Path) -> Command {
+pub(crate) fn runtime_only(runtime: &Path, cwd: &Path) -> Command {
     let mut command = tunespec_command();
     command
         .env_remove("TUNESPEC_NO_IREE")
@@ -53,7 +53,7 @@ fn runtime_only(runtime: &Path, cwd: &Path) -> Command {
     command
 }
 
-fn run(command: &mut Command) -> (Option<i32>, String, String) {
+pub(crate) fn run(command: &mut Command) -> (Option<i32>, String, String) {
     let output: Output = output_with_timeout(command);
     (
         output.status.code(),
@@ -62,7 +62,7 @@ fn run(command: &mut Command) -> (Option<i32>, String, String) {
     )
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from) {
         let entry = entry.unwrap();
         let target = to.join(entry.path().strip_prefix(from).unwrap());

@@ -59,6 +59,7 @@ mod support;
 mod swaps;
 mod tune;
 mod tune_gpu;
+mod tune_phases;
 mod tuner_runs;
 mod user_paths;
 mod which_iree;

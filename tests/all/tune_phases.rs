@@ -1,0 +1,170 @@
+//! `tune` in phases: the candidates generated and compiled here (`tune --plan`), screened and
+//! confirmed in two shards where only IREE's runtime is installed (`tunespec time`), merged and
+//! decided elsewhere (`tunespec decide`); and a GPU target's plan, compiled on this CPU-only
+//! machine, refused by a CPU device.
+
+use std::path::Path;
+
+use crate::bench_phases::{copy_dir, run, runtime_only, runtime_venv};
+use crate::cli_formats::assert_valid;
+use crate::iree_library::{venv, with_iree};
+use crate::support::tunespec_command;
+
+const MODEL: &str = "tests/fixtures/tune/two_matmuls_model.mlir";
+/// Short confirmations: 8 rounds, the fewest that can call a difference at alpha 0.01.
+const TIMING: &[&str] = &[
+    "--repetitions",
+    "2",
+    "--min-time",
+    "0.02",
+    "--rounds",
+    "8",
+    "--max-rounds",
+    "8",
+];
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_tune_planned_here_timed_in_shards_with_the_runtime_alone_is_decided_elsewhere() {
+    let (Some(venv), Some(runtime)) = (venv(), runtime_venv()) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let plan = work.path().join("plan");
+    let (status, stdout, stderr) = run(with_iree(&venv)
+        .args([
+            "tune",
+            MODEL,
+            "-t",
+            "host",
+            "--plan",
+            "--max-candidates",
+            "3",
+        ])
+        .args(["--screen-rounds", "2", "-o"])
+        .arg(&plan));
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("planned 6 candidate(s) of 2 dispatch(es)"),
+        "{stdout}"
+    );
+    // Two machines, each timing whole dispatches of its shard.
+    let merged = work.path().join("merged");
+    copy_dir(&plan, &merged);
+    let mut screened = Vec::new();
+    for k in 1..=2 {
+        let shard = work.path().join(format!("gpu-{k}"));
+        copy_dir(&plan, &shard);
+        let (status, stdout, stderr) = run(runtime_only(&runtime, work.path())
+            .args(["time", &format!("gpu-{k}"), "--shard", &format!("{k}/2")])
+            .args(TIMING));
+        assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+        assert!(stdout.contains("screened"), "{stdout}");
+        let screen = names(&shard.join("results-screen"));
+        // Whole dispatches: 0, 3 or 6 candidates (3 per dispatch).
+        assert_eq!(screen.len() % 3, 0, "{screen:?}");
+        screened.extend(screen);
+        // The confirmations are of candidates the screen timed in this shard.
+        for confirmed in names(&shard.join("results")) {
+            assert!(names(&shard.join("results-screen")).contains(&confirmed));
+        }
+        for results in ["results-screen", "results"] {
+            if shard.join(results).is_dir() {
+                copy_dir(&shard.join(results), &merged.join(results));
+            }
+        }
+    }
+    screened.sort();
+    assert_eq!(
+        screened,
+        (0..6).map(|i| format!("{i:04}.json")).collect::<Vec<_>>()
+    );
+    // Decided on a machine without IREE: tune's report, the same twice.
+    let decide = || {
+        run(tunespec_command()
+            .args(["decide", "--format", "json"])
+            .arg(&merged))
+    };
+    let (status, first, stderr) = decide();
+    assert_eq!(status, Some(0), "{first}\n{stderr}");
+    assert_eq!(decide().1, first);
+    assert_valid("tune.schema.json", [first.as_str()]);
+    let report: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let dispatches = report["dispatches"].as_array().unwrap();
+    assert_eq!(dispatches.len(), 2, "{report:#}");
+    for dispatch in dispatches {
+        for candidate in dispatch["candidates"].as_array().unwrap() {
+            assert!(candidate["screen"].is_object(), "{candidate:#}");
+        }
+    }
+    assert!(merged.join("report.json").is_file());
+    assert!(report["model_note"]
+        .as_str()
+        .is_some_and(|note| note.contains("does not time the model whole")));
+    // A tune plan's library goes into the plan: --write is refused.
+    let (status, _, stderr) = run(tunespec_command()
+        .arg("decide")
+        .arg(&merged)
+        .args(["--write", "elsewhere"]));
+    assert_eq!(status, Some(2));
+    assert!(stderr.contains("--write is for bench plans"), "{stderr}");
+}
+
+#[test]
+fn a_gpu_tune_plan_compiles_on_a_cpu_machine_and_only_its_gpu_can_time_it() {
+    let (Some(venv), Some(runtime)) = (venv(), runtime_venv()) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let plan = work.path().join("plan");
+    let (status, stdout, stderr) = run(with_iree(&venv)
+        .args([
+            "tune",
+            "tests/fixtures/tune/llama2_prefill_gpu.mlir",
+            "-t",
+            "gfx942",
+        ])
+        .args(["--plan", "--max-candidates", "3", "--solutions", "50", "-o"])
+        .arg(&plan));
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("tunespec time") && stdout.contains("--device hip"),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(plan.join("plan.json")).unwrap();
+    let document: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(document["target_device"], "hip");
+    // Every module of the plan is named relative to it, with its hash.
+    let modules: Vec<&serde_json::Value> = document["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|case| case["outcome"]["kind"] == "time")
+        .collect();
+    assert!(!modules.is_empty(), "{document:#}");
+    for case in modules {
+        let base = &case["outcome"]["base"];
+        let path = base["path"].as_str().unwrap();
+        assert!(
+            path.starts_with("cases/") && plan.join(path).is_file(),
+            "{base}"
+        );
+        assert_eq!(base["blake3"].as_str().unwrap().len(), 64);
+    }
+    let (status, _, stderr) =
+        run(runtime_only(&runtime, work.path()).args(["time", "plan", "--device", "local-task"]));
+    assert_eq!(status, Some(2));
+    assert!(
+        stderr.contains("compiled for the hip HAL device"),
+        "{stderr}"
+    );
+}
