@@ -124,6 +124,8 @@ fn a_plan_timed_in_shards_with_the_runtime_alone_and_decided_elsewhere_is_a_benc
         stdout.contains("planned 2 case(s)") && stdout.contains("2 to time"),
         "{stdout}"
     );
+    let text = std::fs::read_to_string(plan.join("plan.json")).unwrap();
+    crate::cli_formats::assert_valid("plan.schema.json", [text.as_str()]);
     // 2. Moved to two machines, each timing its shard with the runtime alone.
     let shards: Vec<PathBuf> = (1..=2)
         .map(|k| {

@@ -141,6 +141,7 @@ fn a_gpu_tune_plan_compiles_on_a_cpu_machine_and_only_its_gpu_can_time_it() {
         "{stdout}"
     );
     let text = std::fs::read_to_string(plan.join("plan.json")).unwrap();
+    assert_valid("plan.schema.json", [text.as_str()]);
     let document: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(document["target_device"], "hip");
     // Every module of the plan is named relative to it, with its hash.
