@@ -57,6 +57,7 @@ pub mod measured_library;
 pub mod provenance;
 pub mod registry;
 pub mod settings;
+pub mod shard;
 pub mod spec_check;
 pub mod tune;
 pub mod tuner_import;

@@ -49,7 +49,8 @@ pub struct Opts {
     /// The function to time (default: every exported function, a row each)
     #[arg(long)]
     pub function: Option<String>,
-    /// Take the deterministic share K of N of the cases (1-based), e.g. 2/8
+    /// Take the deterministic share K of N of the cases (1-based), e.g. 2/8; auto (or auto/N):
+    /// K and N from the scheduler (a Slurm array, a Kubernetes Indexed Job, RANK/WORLD_SIZE)
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
     pub shard: Option<(u32, u32)>,
     /// Write the matchers that won (faster, outputs equal) as measured entries into this
@@ -105,20 +106,11 @@ pub struct TimingArgs {
     pub min_effect: f64,
 }
 
+/// `--shard`: `K/N`, or the scheduler's index (`auto`, `auto/N`: `tunespec::shard`).
 pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
-    let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 2/8")?;
-    let (k, n): (u32, u32) = (
-        k.trim()
-            .parse()
-            .map_err(|_| format!("'{k}' is not a number"))?,
-        n.trim()
-            .parse()
-            .map_err(|_| format!("'{n}' is not a number"))?,
-    );
-    if n == 0 || k == 0 || k > n {
-        return Err(format!("shard {k}/{n}: K must be between 1 and N"));
-    }
-    Ok((k, n))
+    tunespec::shard::parse(text, &|name| {
+        tunespec::config::process_env(name).map(|value| value.to_string_lossy().into_owned())
+    })
 }
 
 fn usage(message: impl std::fmt::Display) -> ExitStatus {

@@ -20,8 +20,9 @@ pub struct Opts {
     pub plan: PathBuf,
     #[command(flatten)]
     pub timing: TimingArgs,
-    /// Time the deterministic share K of N of the plan's cases (1-based), e.g. 2/8; the
-    /// shards' results/ copied into one plan directory make the plan timed whole
+    /// Time the deterministic share K of N of the plan's cases (1-based), e.g. 2/8, or auto
+    /// (auto/N): K and N from the scheduler (a Slurm array, a Kubernetes Indexed Job,
+    /// RANK/WORLD_SIZE); the shards' results copied into one plan directory make it timed whole
     #[arg(long, value_name = "K/N", value_parser = super::bench::parse_shard)]
     pub shard: Option<(u32, u32)>,
     /// Absolute output tolerance (default: by element type; f32 1e-2)

@@ -95,7 +95,7 @@ pub struct Opts {
     pub min_effect: f64,
     /// Search only the deterministic share K of N of the dispatches (1-based), e.g. 2/4: each
     /// shard on its own machine, the libraries merged afterwards
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    #[arg(long, value_name = "K/N", value_parser = super::bench::parse_shard)]
     pub shard: Option<(u32, u32)>,
     /// Compiles at once (default: the number of CPUs); timing runs one at a time
     #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
@@ -129,21 +129,6 @@ fn parse_solutions(text: &str) -> Result<usize, String> {
         Ok(count) if count >= 1 => Ok(count),
         _ => Err(format!("'{text}' is not a count of at least 1")),
     }
-}
-
-/// `K/N` with 1 <= K <= N.
-fn parse_shard(text: &str) -> Result<(u32, u32), String> {
-    let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 2/8")?;
-    let parse = |part: &str| {
-        part.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("'{part}' is not a number"))
-    };
-    let (k, n) = (parse(k)?, parse(n)?);
-    if k == 0 || k > n {
-        return Err(format!("shard {k}/{n}: K must be between 1 and N"));
-    }
-    Ok((k, n))
 }
 
 /// `90s`, `10m`, `1h`, `120` (seconds).

@@ -350,3 +350,51 @@ fn a_changed_module_another_runtime_release_or_a_mixed_device_is_refused() {
         "{stdout}"
     );
 }
+
+/// The farm's environment contract (docs/farm.md): `--shard auto` reads a Slurm array task's
+/// rank among the array's IDs, and a Kubernetes Indexed Job's index with `auto/N`.
+#[test]
+fn the_shard_comes_from_the_scheduler_that_started_the_task() {
+    let (Some(venv), Some(runtime)) = (venv(), runtime_venv()) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let plan = work.path().join("plan");
+    let (status, stdout, stderr) = run(with_iree(&venv)
+        .args(["bench", "-t", "bench_cpu", "--spec", CPU_LIB, "--plan"])
+        .arg(&plan));
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    let time = |vars: &[(&str, &str)], shard: &str| {
+        let mut command = runtime_only(&runtime, work.path());
+        command
+            .args(["time", "plan", "--shard", shard])
+            .args(QUICK)
+            .envs(vars.iter().copied());
+        run(&mut command)
+    };
+    // `#SBATCH --array=3-17:2`: IDs 3, 5, ..., 17 (8 tasks); ID 9 is the fourth.
+    let slurm = [
+        ("SLURM_ARRAY_TASK_ID", "9"),
+        ("SLURM_ARRAY_TASK_MIN", "3"),
+        ("SLURM_ARRAY_TASK_MAX", "17"),
+        ("SLURM_ARRAY_TASK_STEP", "2"),
+        ("SLURM_ARRAY_TASK_COUNT", "8"),
+    ];
+    let (status, stdout, stderr) = time(&slurm, "auto");
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("(shard 4/8)"), "{stdout}");
+    // An Indexed Job of 8 completions, index 1.
+    let (status, stdout, stderr) = time(&[("JOB_COMPLETION_INDEX", "1")], "auto/8");
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("(shard 2/8)"), "{stdout}");
+    let (status, _, stderr) = time(&[("JOB_COMPLETION_INDEX", "1")], "auto");
+    assert_eq!(status, Some(2));
+    assert!(stderr.contains("auto/N"), "{stderr}");
+    // Nothing says K: a usage error naming what was looked for.
+    let (status, _, stderr) = time(&[], "auto");
+    assert_eq!(status, Some(2));
+    assert!(stderr.contains("SLURM_ARRAY_TASK_ID"), "{stderr}");
+    // The docs' job script and manifest use exactly these forms.
+    let farm = std::fs::read_to_string(repo_root().join("docs/farm.md")).unwrap();
+    assert!(farm.contains("--shard auto\n") && farm.contains("\"--shard\", \"auto/4\""));
+}

@@ -376,7 +376,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s j -l jobs -d
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l atol -d 'Absolute output tolerance (default: by element type; f32 1e-2)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l rtol -d 'Relative output tolerance (default: by element type; f32 1e-3)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l function -d 'The function to time (default: every exported function, a row each)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l shard -d 'Take the deterministic share K of N of the cases (1-based), e.g. 2/8' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l shard -d 'Take the deterministic share K of N of the cases (1-based), e.g. 2/8; auto (or auto/N): K and N from the scheduler (a Slurm array, a Kubernetes Indexed Job, RANK/WORLD_SIZE)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l write -d 'Write the matchers that won (faster, outputs equal) as measured entries into this library (created, or merged into by matcher key and device: faster wins); with a PAYLOAD and --dispatches, the matcher of each dispatch that measured faster alone' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l keep -d 'Keep the artifacts (payloads, vmfbs, inputs, outputs, dispatch dumps) in this directory: a plan with its results, which `tunespec decide DIR` decides again' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l plan -d 'Only compile: write the plan (modules, hashes, what to time) into this new directory, for `tunespec time DIR` on the device/'s machine (IREE/'s runtime alone) and `tunespec decide DIR` anywhere' -r -F
@@ -406,7 +406,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand time" -l repetitions -
 complete -c tunespec -n "__fish_tunespec_using_subcommand time" -l min-time -d 'Seconds of warm-up before, and the least time of each repetition' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand time" -l alpha -d 'The chance of calling a config faster or slower when it is not, over all looks' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand time" -l min-effect -d 'The smallest relative difference of medians called faster or slower' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand time" -l shard -d 'Time the deterministic share K of N of the plan/'s cases (1-based), e.g. 2/8; the shards/' results/ copied into one plan directory make the plan timed whole' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand time" -l shard -d 'Time the deterministic share K of N of the plan/'s cases (1-based), e.g. 2/8, or auto (auto/N): K and N from the scheduler (a Slurm array, a Kubernetes Indexed Job, RANK/WORLD_SIZE); the shards/' results copied into one plan directory make it timed whole' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand time" -l atol -d 'Absolute output tolerance (default: by element type; f32 1e-2)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand time" -l rtol -d 'Relative output tolerance (default: by element type; f32 1e-3)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand time" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
@@ -456,6 +456,7 @@ always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l compile-only -d 'Generate and compile every candidate, time none: for a GPU target on a machine without that GPU. Writes DIR/candidates/<matcher>/<N>_spec.mlir and DIR/compile-report.json'
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l plan -d 'Compile here, time there: generate and compile every candidate into DIR (a new or empty directory) as a plan, for `tunespec time DIR --device D` on the device/'s machine (IREE/'s runtime alone: the screen, then the survivors/' confirmation) and `tunespec decide DIR` (the report and DIR/library)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s h -l help -d 'Print help (see more with /'--help/')'
