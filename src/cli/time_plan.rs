@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use tunespec::bench::{self, execute, plan::Plan};
+use tunespec::bench::{self, execute};
 use tunespec::iree::runtime::{self, Runtime};
-use tunespec::tune::phases::TunePlan;
+use tunespec::time_phase;
 
 use super::bench::{check_device, TimingArgs, RUNTIME};
 use super::bench_report::progress_line;
@@ -38,8 +38,8 @@ impl Opts {
         if let Err(status) = self.timing.validate() {
             return status;
         }
-        let plan = match Plan::load(&self.plan) {
-            Ok(plan) => plan,
+        let (plan, tune) = match time_phase::load(&self.plan) {
+            Ok(loaded) => loaded,
             Err(message) => return usage(message),
         };
         let runtime = match Runtime::find_alone() {
@@ -64,70 +64,25 @@ impl Opts {
             .map(|(atol, rtol)| bench::data::Tolerance { atol, rtol });
         super::bench::clean_up_on_interrupt();
         let progress = progress_line("time");
-        match TunePlan::load(&self.plan) {
-            Ok(Some(tune)) => return self.time_tune(&runtime, (&plan, &tune), &options, &progress),
-            Ok(None) => {}
-            Err(message) => return usage(message),
-        }
-        let timed = match execute::time_plan(
+        let outcome = time_phase::run(
             &runtime,
-            (&plan, &self.plan),
+            (&plan, tune.as_ref(), &self.plan),
             &options,
-            execute::Selection::bench(self.shard),
-            &progress,
-        ) {
-            Ok(timed) => timed,
-            Err(message) => return usage(message),
-        };
-        let share = self
-            .shard
-            .map_or_else(String::new, |(k, n)| format!(" (shard {k}/{n})"));
-        emit(&format!(
-            "timed {} case(s) of {} on {}{share}; {} already timed, {} in other shards\nnext: tunespec decide {}\n",
-            timed.timed,
-            self.plan.display(),
-            self.timing.device,
-            timed.kept,
-            timed.other_shards,
-            self.plan.display()
-        ));
-        ExitStatus::Ok
-    }
-}
-
-impl Opts {
-    /// A tune plan's time phase: the screen, then each dispatch's survivors confirmed.
-    fn time_tune(
-        &self,
-        runtime: &Runtime,
-        (plan, tune): (&Plan, &TunePlan),
-        options: &tunespec::bench::Options,
-        progress: &(dyn Fn(&str) + Sync),
-    ) -> ExitStatus {
-        let timed = tunespec::tune::phases::time(
-            runtime,
-            (plan, tune, &self.plan),
-            options,
             self.shard,
-            progress,
+            &progress,
         );
-        let (screened, confirmed) = match timed {
-            Ok(timed) => timed,
-            Err(message) => return usage(message),
-        };
-        let share = self
-            .shard
-            .map_or_else(String::new, |(k, n)| format!(" (shard {k}/{n})"));
-        emit(&format!(
-            "screened {} candidate(s) and confirmed {} of {} on {}{share}; {} already timed\nnext: tunespec decide {}\n",
-            screened.timed,
-            confirmed.timed,
-            self.plan.display(),
-            self.timing.device,
-            screened.kept + confirmed.kept,
-            self.plan.display()
-        ));
-        ExitStatus::Ok
+        match outcome {
+            Ok(outcome) => {
+                emit(&time_phase::summary(
+                    &outcome,
+                    &self.plan,
+                    &self.timing.device,
+                    self.shard,
+                ));
+                ExitStatus::Ok
+            }
+            Err(message) => usage(message),
+        }
     }
 }
 

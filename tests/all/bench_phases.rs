@@ -53,6 +53,18 @@ pub(crate) fn runtime_only(runtime: &Path, cwd: &Path) -> Command {
     command
 }
 
+/// [`runtime_only`] with the small `tunespec-time` binary (the time phase alone).
+pub(crate) fn small_runtime_only(runtime: &Path, cwd: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tunespec-time"));
+    crate::support::hermetic(&mut command);
+    command
+        .env_remove("TUNESPEC_NO_IREE")
+        .env("TUNESPEC_IREE_VENV", runtime)
+        .env("PATH", "/usr/bin:/bin")
+        .current_dir(cwd);
+    command
+}
+
 pub(crate) fn run(command: &mut Command) -> (Option<i32>, String, String) {
     let output: Output = output_with_timeout(command);
     (
@@ -131,8 +143,16 @@ fn a_plan_timed_in_shards_with_the_runtime_alone_and_decided_elsewhere_is_a_benc
         .map(|k| {
             let copy = work.path().join(format!("gpu-{k}"));
             copy_dir(&plan, &copy);
-            let (status, stdout, stderr) = run(runtime_only(&runtime, work.path())
-                .args(["time", &format!("gpu-{k}"), "--shard", &format!("{k}/2")])
+            // The first machine runs `tunespec time`, the second the small `tunespec-time`.
+            let mut command = if k == 1 {
+                let mut command = runtime_only(&runtime, work.path());
+                command.arg("time");
+                command
+            } else {
+                small_runtime_only(&runtime, work.path())
+            };
+            let (status, stdout, stderr) = run(command
+                .args([&format!("gpu-{k}"), "--shard", &format!("{k}/2")])
                 .args(QUICK));
             assert_eq!(status, Some(0), "{stdout}\n{stderr}");
             assert!(stdout.contains(&format!("(shard {k}/2)")), "{stdout}");
@@ -397,4 +417,28 @@ fn the_shard_comes_from_the_scheduler_that_started_the_task() {
     // The docs' job script and manifest use exactly these forms.
     let farm = std::fs::read_to_string(repo_root().join("docs/farm.md")).unwrap();
     assert!(farm.contains("--shard auto\n") && farm.contains("\"--shard\", \"auto/4\""));
+}
+
+/// The small time binary carries neither MLIR nor z3 (what lets a GPU machine carry it alone),
+/// and refuses what `tunespec time` refuses.
+#[test]
+fn the_small_time_binary_links_no_mlir_and_no_z3_and_refuses_alike() {
+    let binary = std::fs::read(env!("CARGO_BIN_EXE_tunespec-time")).unwrap();
+    let full = std::fs::read(env!("CARGO_BIN_EXE_tunespec")).unwrap();
+    let has = |bytes: &[u8], needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    // The full binary is the control: the same probes find MLIR and z3 in it.
+    assert!(has(&full, b"mlirContextCreate") && has(&full, b"libz3.so"));
+    assert!(!has(&binary, b"mlirContextCreate"), "MLIR is linked in");
+    assert!(!has(&binary, b"libz3.so"), "z3 is linked in");
+    let Some(runtime) = runtime_venv() else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let (status, _, stderr) = run(small_runtime_only(&runtime, work.path()).arg("."));
+    assert_eq!(status, Some(2));
+    assert!(stderr.contains("is not a bench plan"), "{stderr}");
+    let (status, _, stderr) =
+        run(small_runtime_only(&runtime, work.path()).args([".", "--shard", "auto"]));
+    assert_eq!(status, Some(2));
+    assert!(stderr.contains("SLURM_ARRAY_TASK_ID"), "{stderr}");
 }
