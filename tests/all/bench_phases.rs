@@ -107,14 +107,27 @@ fn status_of(verdicts: &[(String, String, String, String)], matcher: &str) -> St
         .unwrap_or_else(|| panic!("no row of {matcher}: {verdicts:?}"))
 }
 
-fn results(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir.join("results"))
+/// The names in `dir`, sorted (none when it is missing).
+pub(crate) fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
     names
+}
+
+fn results(dir: &Path) -> Vec<String> {
+    names(&dir.join("results"))
+}
+
+/// The plan of `CPU_LIB`'s two matcher cases, made in `plan` with the compiler of `venv`.
+fn cpu_plan(venv: &Path, plan: &Path) {
+    let (status, stdout, stderr) = run(with_iree(venv)
+        .args(["bench", "-t", "bench_cpu", "--spec", CPU_LIB, "--plan"])
+        .arg(plan));
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
 }
 
 #[test]
@@ -279,10 +292,7 @@ fn a_changed_module_another_runtime_release_or_a_mixed_device_is_refused() {
     };
     let work = tempfile::tempdir().unwrap();
     let plan = work.path().join("plan");
-    let (status, stdout, stderr) = run(with_iree(&venv)
-        .args(["bench", "-t", "bench_cpu", "--spec", CPU_LIB, "--plan"])
-        .arg(&plan));
-    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    cpu_plan(&venv, &plan);
     // A plan goes into a new directory.
     let (status, _, stderr) = run(with_iree(&venv)
         .args(["bench", "-t", "bench_cpu", "--spec", CPU_LIB, "--plan"])
@@ -380,10 +390,7 @@ fn the_shard_comes_from_the_scheduler_that_started_the_task() {
     };
     let work = tempfile::tempdir().unwrap();
     let plan = work.path().join("plan");
-    let (status, stdout, stderr) = run(with_iree(&venv)
-        .args(["bench", "-t", "bench_cpu", "--spec", CPU_LIB, "--plan"])
-        .arg(&plan));
-    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    cpu_plan(&venv, &plan);
     let time = |vars: &[(&str, &str)], shard: &str| {
         let mut command = runtime_only(&runtime, work.path());
         command

@@ -3,9 +3,7 @@
 //! decided elsewhere (`tunespec decide`); and a GPU target's plan, compiled on this CPU-only
 //! machine, refused by a CPU device.
 
-use std::path::Path;
-
-use crate::bench_phases::{copy_dir, run, runtime_only, runtime_venv};
+use crate::bench_phases::{copy_dir, names, run, runtime_only, runtime_venv};
 use crate::cli_formats::assert_valid;
 use crate::iree_library::{venv, with_iree};
 use crate::support::tunespec_command;
@@ -22,16 +20,6 @@ const TIMING: &[&str] = &[
     "--max-rounds",
     "8",
 ];
-
-fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
 
 #[test]
 fn a_tune_planned_here_timed_in_shards_with_the_runtime_alone_is_decided_elsewhere() {
