@@ -158,6 +158,20 @@ impl Opts {
                 &bytes,
             );
         }
+        // In the found IREE's syntax (3.10 to 3.13): a pure edit of the text, the entries the
+        // release cannot express left out, each with a warning.
+        let mut left_out = Vec::new();
+        let text =
+            super::attach::for_release(iree, &String::from_utf8_lossy(&bytes), &mut left_out);
+        let bytes = text.into_bytes();
+        if self.deny_warnings && !left_out.is_empty() {
+            for problem in &mut left_out {
+                problem.severity = Severity::Error;
+            }
+            super::common::report(&left_out, None);
+            return Err(ExitStatus::Problems);
+        }
+        super::common::report(&left_out, None);
         // Through the cache: the same library and the same IREE were checked before.
         let what = "iree-text-check";
         let key = tunespec::cache::dispatches_key(&bytes, what, &iree.revision, &[], what);
