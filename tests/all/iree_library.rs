@@ -170,22 +170,6 @@ fn with_the_cache_off_one_command_asks_iree_each_question_once() {
 }
 
 #[test]
-fn iree_3_12_explains_exactly_and_reads_what_attach_writes_for_it() {
-    let Some(venv) = venv_3_12() else { return };
-    let payload = model("torch_mm_4096_f16.mlir");
-    let summary = exact(&venv, &payload);
-    assert!(summary.starts_with("exact: IREE 3.12."), "{summary}");
-    let dir = tempfile::tempdir().unwrap();
-    let attached = attach_with(&venv, dir.path(), &[], &payload);
-    let marker = "workgroup = [256, 128, 0]";
-    assert!(configured_by(&venv, &attached).contains(marker));
-    assert!(
-        !configured_by(&venv, &payload).contains(marker),
-        "IREE's own choice"
-    );
-}
-
-#[test]
 fn an_attention_model_is_explained_as_iree_3_13_matches_it_online_attention() {
     let Some(venv) = venv() else { return };
     let spec = model("attention_spec.mlir");

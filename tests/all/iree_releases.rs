@@ -87,7 +87,12 @@ fn end_to_end(version: &str, old: bool) {
         "{summary}"
     );
     let attached = attach_with(&venv, dir.path(), &[], &payload);
-    assert!(configured_by(&venv, &attached).contains("workgroup = [256, 128, 0]"));
+    let marker = "workgroup = [256, 128, 0]";
+    assert!(configured_by(&venv, &attached).contains(marker));
+    assert!(
+        !configured_by(&venv, &payload).contains(marker),
+        "IREE's own choice"
+    );
     // A tuner spec written for 3.11: check, then explain --exact on its op.
     let spec = tuner_spec_for(&venv, dir.path(), old);
     let spec = spec.to_str().unwrap();
