@@ -238,6 +238,22 @@ pub fn library_text(mlir: &Mlir, library: &[u8]) -> Result<String, ExitStatus> {
     Ok(module.print_file())
 }
 
+/// [`library_text`] in the syntax of the session's IREE when one is found ([`for_release`]),
+/// the entries it cannot express left out with their warnings reported: what `bench` and
+/// `tune` hand IREE.
+pub fn library_text_for_iree(mlir: &Mlir, library: &[u8]) -> Result<String, ExitStatus> {
+    let text = library_text(mlir, library)?;
+    match super::common::settings().iree.optional() {
+        Some(Ok(iree)) => {
+            let mut left_out = Vec::new();
+            let text = for_release(iree, &text, &mut left_out);
+            super::common::report(&left_out, None);
+            Ok(text)
+        }
+        _ => Ok(text),
+    }
+}
+
 /// What IREE answers to `ask` with the library's text as MLIR 22 prints it, or, when IREE
 /// refuses that, with its generic form: MLIR 22's custom syntax of some ops is not IREE's
 /// (`transform.print`'s name, read from a spec in IREE's syntax), the generic form is the same
