@@ -160,6 +160,24 @@ fn what_iree_3_11_cannot_express_is_left_out_with_a_warning() {
     let text = std::fs::read_to_string(&library).unwrap();
     assert!(!text.contains("NV_MMA_SYNC"));
     assert!(text.contains("transform.foreach_match"));
+    // `--deny-warnings` makes it an error, whatever the form written.
+    for emit in ["mlir", "mlirbc"] {
+        let output = output_with_timeout(
+            with_iree(&venv)
+                .args([
+                    "link",
+                    "-t",
+                    "sm_90",
+                    "--deny-warnings",
+                    "--emit",
+                    emit,
+                    "-o",
+                ])
+                .arg(dir.path().join("denied")),
+        );
+        assert_eq!(output.status.code(), Some(1), "{emit}: {output:?}");
+        assert!(!dir.path().join("denied").exists());
+    }
 }
 
 /// `doctor` says which releases tunespec supports and which one it found.
