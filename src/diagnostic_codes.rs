@@ -358,6 +358,13 @@ pub const CODES: &[CodeInfo] = &[
         summary: "a command needs IREE and found none or a broken one, or a target IREE does not compile for",
     },
     CodeInfo {
+        code: iree::codes::LEFT_OUT,
+        severity: Warning,
+        severity_note: "",
+        section: Iree,
+        summary: "an entry of the library left out for an older IREE (3.10, 3.11) whose syntax cannot express its config",
+    },
+    CodeInfo {
         code: "tunespec::bench::rounds",
         severity: Warning,
         severity_note: "",

@@ -8,8 +8,10 @@
 #                                 target/iree-venv; tests and benchmarks find it there
 #   tools/iree-venv.sh 3.12.0     another release, in target/iree-venv-3.12.0; without arguments
 #                                 the script also makes the releases in $IREE_OTHER_VERSIONS
-#                                 (default 3.12.0), which the tests judge tunespec against too,
-#                                 and pre-commit's venv (tools/pre-commit-venv.sh)
+#                                 (default 3.10.0 3.11.0 3.12.0: every other release tunespec
+#                                 supports, which the tests judge tunespec against too; 3.10 and
+#                                 3.11 are the SHARK tuner's), and pre-commit's venv
+#                                 (tools/pre-commit-venv.sh)
 #
 # Why a venv under target/: it is per checkout, removed by `cargo clean`, and never touches the
 # system Python.
@@ -23,7 +25,7 @@ else
 fi
 
 if [ "$#" -eq 0 ]; then
-  for other in ${IREE_OTHER_VERSIONS-3.12.0}; do
+  for other in ${IREE_OTHER_VERSIONS-3.10.0 3.11.0 3.12.0}; do
     "$0" "$other" >/dev/null
   done
   # The time phase's machine: IREE's runtime alone (tools/iree-runtime-venv.sh).

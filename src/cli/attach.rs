@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use crate::cli::output;
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::attach_check;
-use tunespec::iree::Failure;
+use tunespec::iree::{Failure, Iree};
 use tunespec::mlir::{BlobForm, Mlir};
+use tunespec::problem::Problem;
 
 use super::common::{
     fail, load_payload, tool_error, write, DiagnosticFormat, ExitStatus, LibraryArgs,
@@ -200,7 +201,10 @@ pub fn library_for_iree<'m>(
         .cache
         .get()
         .get_or_insert_with(&key, || {
-            let converted = with_library_text(mlir(), library, |text| {
+            // The entries left out for an older IREE are kept with the answer: a cache hit
+            // warns as the first run did.
+            let mut left_out = Vec::new();
+            let converted = with_library_text(mlir(), library, (iree, &mut left_out), |text| {
                 iree.reprint(text, "<linked library>", true)
             })
             .and_then(|answer| {
@@ -209,7 +213,7 @@ pub fn library_for_iree<'m>(
             match converted {
                 Ok(bytecode) => Ok(tunespec::cache::Artifact {
                     bytecode,
-                    problems: Vec::new(),
+                    problems: left_out,
                 }),
                 Err(failed) => {
                     status = Some(failed);
@@ -218,7 +222,10 @@ pub fn library_for_iree<'m>(
             }
         });
     entry
-        .map(|entry| entry.bytecode)
+        .map(|entry| {
+            super::common::report(&entry.problems, None);
+            entry.bytecode
+        })
         .map_err(|_| status.unwrap_or(ExitStatus::Problems))
 }
 
@@ -231,29 +238,70 @@ pub fn library_text(mlir: &Mlir, library: &[u8]) -> Result<String, ExitStatus> {
     Ok(module.print_file())
 }
 
+/// [`library_text`] in the syntax of the session's IREE when one is found ([`for_release`]),
+/// the entries it cannot express left out with their warnings reported: what `bench` and
+/// `tune` hand IREE.
+pub fn library_text_for_iree(mlir: &Mlir, library: &[u8]) -> Result<String, ExitStatus> {
+    let text = library_text(mlir, library)?;
+    match super::common::settings().iree.optional() {
+        Some(Ok(iree)) => {
+            let mut left_out = Vec::new();
+            let text = for_release(iree, &text, &mut left_out);
+            super::common::report(&left_out, None);
+            Ok(text)
+        }
+        _ => Ok(text),
+    }
+}
+
 /// What IREE answers to `ask` with the library's text as MLIR 22 prints it, or, when IREE
 /// refuses that, with its generic form: MLIR 22's custom syntax of some ops is not IREE's
 /// (`transform.print`'s name, read from a spec in IREE's syntax), the generic form is the same
 /// in both. When both are refused, IREE's first refusal and the text it read. `Err`: the
 /// library does not parse (a tunespec bug, reported).
+///
+/// Both texts are written for `iree`'s release first ([`for_release`]); the entries left out
+/// for it are added to `left_out` as warnings.
 pub fn with_library_text<T>(
     mlir: &Mlir,
     library: &[u8],
+    (iree, left_out): (&Iree, &mut Vec<Problem>),
     mut ask: impl FnMut(&[u8]) -> Result<T, Failure>,
 ) -> Result<Result<T, (Failure, Vec<u8>)>, ExitStatus> {
     let Some(module) = mlir.parse(library, "<library>").module else {
         tool_error("the linked library does not parse (a tunespec bug: please report it)");
         return Err(ExitStatus::Usage);
     };
-    let text = module.print_file_bytes();
+    let text = for_release(iree, &module.print_file(), left_out).into_bytes();
     Ok(match ask(&text) {
         Ok(answer) => Ok(answer),
         Err(failure @ Failure::Rejected(_)) => {
-            let generic = module.print_generic_file();
+            let generic = String::from_utf8_lossy(&module.print_generic_file()).into_owned();
+            let generic = for_release(iree, &generic, &mut Vec::new()).into_bytes();
             ask(&generic).map_err(|_| (failure, text))
         }
         Err(failure) => Err((failure, text)),
     })
+}
+
+/// The library's `text` as `iree`'s release reads it (`tunespec::iree::release`): its
+/// spellings, and the entries it cannot express left out, each a warning added to `left_out`.
+pub fn for_release(iree: &Iree, text: &str, left_out: &mut Vec<Problem>) -> String {
+    let release = iree.release();
+    let written = tunespec::iree::release::library_for(text, release);
+    if let Some(release) = release {
+        left_out.extend(written.left_out.iter().map(|entry| {
+            Problem::warning(
+                tunespec::iree::codes::LEFT_OUT,
+                entry.message(release),
+                None,
+            )
+            .with_help(
+                "use IREE 3.12 or later for this config, or give the op a config this IREE has",
+            )
+        }));
+    }
+    written.text
 }
 
 impl Opts {
@@ -296,9 +344,12 @@ impl Opts {
         };
         let bytecode = raw.starts_with(tunespec::verify::BYTECODE_MAGIC);
         let _phase = tracing::info_span!("iree.attach", bytes = library.len()).entered();
-        match with_library_text(mlir, &library, |text| {
+        let mut left_out = Vec::new();
+        let attached = with_library_text(mlir, &library, (iree, &mut left_out), |text| {
             iree.attach(raw, name, &self.attr, text, bytecode)
-        }) {
+        });
+        super::common::report(&left_out, None);
+        match attached {
             Ok(Ok(written)) => write(&self.output, &written),
             Ok(Err((failure, _))) => super::model::report(failure, raw),
             Err(status) => status,

@@ -549,7 +549,7 @@ impl Opts {
         // Linked with locations naming the user's files: its text (printed without locations)
         // is what is attached, its bytecode what names each row's matcher by file and line.
         let located = self.library.link(mlir)?;
-        let library = super::attach::library_text(mlir, &located)?;
+        let library = super::attach::library_text_for_iree(mlir, &located)?;
         let mut cases = Vec::new();
         for path in &self.payloads {
             let payload = super::common::read(path)?;
@@ -570,6 +570,12 @@ impl Opts {
     fn matcher_cases(&self, mlir: &Mlir) -> Result<Vec<Case>, ExitStatus> {
         let specs = super::bench_report::library_specs(&self.library, mlir)?;
         let target = self.library.target.clone().unwrap_or_default();
+        // Each matcher's spec in the found IREE's spelling, as `link` writes the library.
+        let release = super::common::settings()
+            .iree
+            .optional()
+            .and_then(|found| found.as_ref().ok())
+            .and_then(|iree| iree.release());
         let mut cases = Vec::new();
         for (file, text, module) in &specs {
             for keyed in tunespec::spec_check::matcher_keys(module) {
@@ -592,7 +598,7 @@ impl Opts {
                     ),
                     name,
                     payload: source.into_bytes(),
-                    library: spec,
+                    library: tunespec::iree::release::spelled_for(&spec, release),
                     function: Some(function),
                     matcher: Some(MatcherCase {
                         file: file.clone(),

@@ -94,7 +94,7 @@ impl Opts {
             Ok(iree) => iree,
             Err(status) => return status,
         };
-        let fixes = match fix_files(&mut files, self.fix) {
+        let fixes = match fix_files(&mut files, self.fix, iree.release()) {
             Ok(fixes) => fixes,
             Err(message) => {
                 tool_error(message);
@@ -445,13 +445,21 @@ fn problems(
     problems
 }
 
-/// Finds each file's migrations; with `apply`, writes the files that have any (atomically, all
-/// or nothing) and checks the migrated text. Files without one are never written.
-fn fix_files(files: &mut [SpecFile], apply: bool) -> Result<Vec<Fix>, String> {
+/// Finds each file's migrations toward the found IREE's `release` (forward to 3.12's syntax
+/// and later, back for 3.10 and 3.11: `migrate::CHANGES`, both ways; tunespec's own, 3.13,
+/// for an IREE that names no release); with `apply`, writes the files that have any
+/// (atomically, all or nothing) and checks the migrated text. Files without one are never
+/// written.
+fn fix_files(
+    files: &mut [SpecFile],
+    apply: bool,
+    release: Option<migrate::Release>,
+) -> Result<Vec<Fix>, String> {
+    let release = release.unwrap_or(migrate::SUPPORTED[migrate::SUPPORTED.len() - 1]);
     let mut fixes = Vec::new();
     let mut writes: Vec<(PathBuf, String)> = Vec::new();
     for file in files.iter_mut() {
-        let edits = migrate::pipeline_edits(&file.text);
+        let edits = migrate::edits_for(&file.text, release);
         if edits.is_empty() {
             continue;
         }

@@ -6,6 +6,7 @@
 
 use serde_json::json;
 use tunespec::iree::runtime::{self, Runtime, Tools};
+use tunespec::iree_attrs::migrate;
 
 use super::common::{emit, ExitStatus};
 use crate::cli::DiagnosticFormat;
@@ -152,6 +153,7 @@ impl Opts {
                         "revision": iree.revision,
                         "api_version": iree.api_version().unwrap_or_else(|failure| failure.summary()),
                         "release": tunespec::iree::release(&iree.revision),
+                        "supported": iree.release().is_some_and(migrate::is_supported),
                     }),
                     Err(message) => json!({"found": false, "error": message}),
                 };
@@ -159,6 +161,10 @@ impl Opts {
                     "version": 1,
                     "tunespec": super::VERSION,
                     "iree": iree_json,
+                    "supported_iree_releases": migrate::SUPPORTED
+                        .iter()
+                        .map(|(major, minor)| format!("{major}.{minor}"))
+                        .collect::<Vec<_>>(),
                     "python_lookup": python_lookup(),
                     "runtime": runtime_json(iree),
                     "iree_opt": iree_opt.as_ref().ok(),
@@ -191,6 +197,10 @@ impl Opts {
                         text.push_str(&format!("IREE compiler: not found\n  {message}\n"))
                     }
                 }
+                text.push_str(&format!(
+                    "  {}\n",
+                    tunespec::iree::release::support_line(iree.as_ref().ok())
+                ));
                 text.push_str(&format!("  python3 lookup: {}\n", python_lookup()));
                 text.push_str(&runtime_line(iree));
                 match &iree_opt {

@@ -46,7 +46,7 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
     let mut problems = Vec::new();
     let mut checked = 0;
     for row in &explanation.rows {
-        let Some(predicted) = Predicted::of(row) else {
+        let Some(predicted) = Predicted::of(row, iree) else {
             continue;
         };
         checked += 1;
@@ -89,7 +89,11 @@ fn configure(exact: &Exact<'_>) -> Result<(&'static Iree, Vec<u8>), ExitStatus> 
     let why = format!("explain --exact of {}", exact.name);
     let iree = super::model::iree_for(&why)?;
     let flags = super::model::flags_for(exact.args, &why)?;
-    let library = super::attach::library_text(exact.mlir, exact.library)?.into_bytes();
+    // In the found IREE's syntax, as `attach` writes it for that IREE.
+    let mut left_out = Vec::new();
+    let library = super::attach::library_text(exact.mlir, exact.library)?;
+    let library = super::attach::for_release(iree, &library, &mut left_out).into_bytes();
+    report(&left_out, None);
     // From the dispatches IREE formed (cached per model, IREE and flags): only the
     // configuration phase runs for each edit of the specs.
     let sources = super::model::sources(iree, exact.raw, exact.name, &flags)?;
@@ -129,10 +133,14 @@ struct Predicted<'a> {
     info: &'a str,
     lowering: String,
     translation: String,
+    /// Both as written (in the release's spelling), for IREE to print back.
+    texts: (String, String),
 }
 
 impl<'a> Predicted<'a> {
-    fn of(row: &'a ExplainRow) -> Option<Predicted<'a>> {
+    /// `row`'s prediction spelled as `iree`'s release prints it (the library IREE read was
+    /// written in that release's syntax).
+    fn of(row: &'a ExplainRow, iree: &Iree) -> Option<Predicted<'a>> {
         let (_, info) = row
             .config
             .iter()
@@ -143,10 +151,12 @@ impl<'a> Predicted<'a> {
         ) else {
             return None;
         };
+        let spelled = |text: &str| tunespec::iree::release::spelled_for(text, iree.release());
         Some(Predicted {
             info,
-            lowering: configs::squash(&lowering),
-            translation: configs::squash(&translation),
+            lowering: configs::squash(&spelled(&lowering)),
+            translation: configs::squash(&spelled(&translation)),
+            texts: (spelled(&lowering), spelled(&translation)),
         })
     }
 }
@@ -204,10 +214,14 @@ fn compare_row(
     configured: &[Configured],
 ) -> (String, Option<Problem>) {
     let (here, twin_note) = configured_for(explanation, row, configured);
-    let same = here.iter().find(|op| {
-        op.lowering_config == predicted.lowering
-            && op.translation_info.as_deref() == Some(&predicted.translation)
-    });
+    let same = here
+        .iter()
+        .find(|op| {
+            op.lowering_config == predicted.lowering
+                && op.translation_info.as_deref() == Some(&predicted.translation)
+        })
+        .copied()
+        .or_else(|| printed_same(iree, predicted, &here));
     let matcher = row
         .pair
         .and_then(|pair| explanation.pairs.get(pair))
@@ -239,4 +253,29 @@ fn compare_row(
     )
     .with_help("this is a tunespec bug (its prediction differs from IREE's compile): please report it with the payload and specs");
     (line, Some(problem))
+}
+
+/// The first of `ops` whose configs are the prediction's once IREE has printed both sides
+/// (`Iree::canonical_attributes`, as `check` compares): a spec's own spelling (an older
+/// release's parameters, integers with or without their type, dictionary entries in any order)
+/// is not a difference. `None` when none is, or IREE cannot print them.
+fn printed_same<'c>(
+    iree: &Iree,
+    predicted: &Predicted<'_>,
+    ops: &[&'c Configured],
+) -> Option<&'c Configured> {
+    if ops.is_empty() {
+        return None;
+    }
+    let mut texts: Vec<&str> = vec![&predicted.texts.0, &predicted.texts.1];
+    for op in ops {
+        texts.push(&op.lowering_config_text);
+        texts.push(op.translation_info_text.as_deref().unwrap_or(""));
+    }
+    let printed = iree.canonical_attributes(&texts).ok()?;
+    let want = (printed[0].as_ref()?, printed[1].as_ref()?);
+    ops.iter().enumerate().find_map(|(index, op)| {
+        let got = (&printed[2 + 2 * index], &printed[3 + 2 * index]);
+        (got.0.as_ref() == Some(want.0) && got.1.as_ref() == Some(want.1)).then_some(*op)
+    })
 }

@@ -152,12 +152,32 @@ impl Opts {
         if self.emit == Emit::Mlirbc {
             // IREE's own bytecode, through the cache (see `library_for_iree`).
             let mlir = std::cell::OnceCell::new();
+            if self.deny_warnings {
+                // An entry left out for an older IREE is a warning: denied, nothing written.
+                let text =
+                    super::attach::library_text(mlir.get_or_init(Mlir::new_threaded), &bytes)?;
+                let mut left_out = Vec::new();
+                super::attach::for_release(iree, &text, &mut left_out);
+                if !left_out.is_empty() {
+                    return Err(deny(left_out));
+                }
+            }
             return super::attach::library_for_iree(
                 || mlir.get_or_init(Mlir::new_threaded),
                 iree,
                 &bytes,
             );
         }
+        // In the found IREE's syntax (3.10 to 3.13): a pure edit of the text, the entries the
+        // release cannot express left out, each with a warning.
+        let mut left_out = Vec::new();
+        let text =
+            super::attach::for_release(iree, &String::from_utf8_lossy(&bytes), &mut left_out);
+        let bytes = text.into_bytes();
+        if self.deny_warnings && !left_out.is_empty() {
+            return Err(deny(left_out));
+        }
+        super::common::report(&left_out, None);
         // Through the cache: the same library and the same IREE were checked before.
         let what = "iree-text-check";
         let key = tunespec::cache::dispatches_key(&bytes, what, &iree.revision, &[], what);
@@ -188,6 +208,15 @@ impl Opts {
             Err(_) => Err(status.unwrap_or(ExitStatus::Problems)),
         }
     }
+}
+
+/// `--deny-warnings` of the entries left out for an older IREE: reported as errors, exit 1.
+fn deny(mut left_out: Vec<tunespec::problem::Problem>) -> ExitStatus {
+    for problem in &mut left_out {
+        problem.severity = Severity::Error;
+    }
+    super::common::report(&left_out, None);
+    ExitStatus::Problems
 }
 
 /// The prefix of a cached IREE check whose answer is IREE's text of the library.

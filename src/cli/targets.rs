@@ -78,13 +78,28 @@ impl Opts {
                 }
                 emit(&out);
             }
-            Format::Human | Format::Github => emit(&format!("{}{}", human(), substitution_notes())),
+            Format::Human | Format::Github => emit(&format!(
+                "{}{}{}\n",
+                human(),
+                substitution_notes(),
+                iree_line()
+            )),
             // The registry is built in and verified when tunespec is built: no diagnostics;
             // the log (empty results) is written when the run ends.
             Format::Sarif => {}
         }
         ExitStatus::Ok
     }
+}
+
+/// Which IREE releases tunespec writes for, and the one found (cheaply, as `link` finds it; a
+/// library that does not load is none): the specs listed here are written in its syntax.
+fn iree_line() -> String {
+    let found = super::common::settings()
+        .iree
+        .optional()
+        .and_then(|found| found.as_ref().ok());
+    tunespec::iree::release::support_line(found)
 }
 
 /// How IREE compiles for the target: its flags, and why when the architecture is substituted

@@ -236,7 +236,7 @@ impl Opts {
             let mlir = tunespec::mlir::Mlir::new_threaded();
             let text = library
                 .link(&mlir)
-                .and_then(|bytes| super::attach::library_text(&mlir, &bytes));
+                .and_then(|bytes| super::attach::library_text_for_iree(&mlir, &bytes));
             match text {
                 Ok(text) => Some(text),
                 Err(status) => return status,

@@ -9,3 +9,6 @@ pub const REJECTED: &str = "tunespec::iree::rejected";
 /// A command needs IREE and found none, or a broken one, or not what it needs from the user
 /// (a target IREE compiles for).
 pub const NEEDED: &str = "tunespec::iree::needed";
+/// An entry left out of what tunespec writes for an older IREE, whose release cannot express
+/// its config ([`super::release`]).
+pub const LEFT_OUT: &str = "tunespec::iree::left-out";

@@ -27,6 +27,7 @@ pub mod find;
 pub mod import;
 pub mod probe;
 pub mod protocol;
+pub mod release;
 pub mod runtime;
 mod session;
 pub mod split;
@@ -451,7 +452,7 @@ impl Iree {
         let header = Request {
             op,
             name: name.to_string(),
-            flags: flags.to_vec(),
+            flags: release::flags_for(flags, self.release()),
             source_len: source.len() as u64,
             extra_len: extra.len() as u64,
         };

@@ -28,6 +28,7 @@ mod iree_inputs;
 mod iree_library;
 mod iree_ops;
 mod iree_read_back;
+mod iree_releases;
 mod iree_rules;
 mod iree_semantics;
 mod iree_split;
