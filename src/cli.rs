@@ -185,34 +185,36 @@ pub fn run(cli: Cli) -> ExitStatus {
         common::finish();
         return ExitStatus::Usage;
     }
-    common::configure(tunespec::settings::Flags {
+    let settings = common::configure(tunespec::settings::Flags {
         iree: cli.iree.clone(),
     });
-    tunespec::iree_text::install(common::settings().iree.clone());
+    tunespec::iree_text::install(settings.iree.clone());
+    // Each command takes the settings it needs as a parameter (`bench` and `tune` read the same
+    // value through `common::settings` for now).
     let status = match cli.command {
-        Command::Verify(opts) => opts.run(),
-        Command::Link(opts) => opts.run(),
-        Command::Attach(opts) => opts.run(),
-        Command::Extract(opts) => opts.run(),
-        Command::Apply(opts) => opts.run(),
-        Command::Explain(opts) => opts.run(),
-        Command::Coverage(opts) => opts.run(),
-        Command::Resolve(opts) => opts.run(),
+        Command::Verify(opts) => opts.run(settings),
+        Command::Link(opts) => opts.run(settings),
+        Command::Attach(opts) => opts.run(settings),
+        Command::Extract(opts) => opts.run(settings),
+        Command::Apply(opts) => opts.run(settings),
+        Command::Explain(opts) => opts.run(settings),
+        Command::Coverage(opts) => opts.run(settings),
+        Command::Resolve(opts) => opts.run(settings),
         Command::Export(opts) => opts.run(),
         Command::Targets(opts) => opts.run(),
         Command::Show(opts) => opts.run(),
         Command::Cache(opts) => opts.run(),
         Command::Completions(opts) => opts.run(),
         Command::Man(opts) => opts.run(),
-        Command::ImportIree(opts) => opts.run(),
+        Command::ImportIree(opts) => opts.run(settings),
         Command::ImportTuner(opts) => opts.run(),
-        Command::Check(opts) => opts.run(),
+        Command::Check(opts) => opts.run(settings),
         Command::Bench(opts) => opts.run(),
         Command::Tune(opts) => opts.run(),
-        Command::Doctor(opts) => opts.run(),
+        Command::Doctor(opts) => opts.run(settings),
     };
     // Configs that were ignored, and why: warnings in the run's format.
-    for notice in common::settings().notices() {
+    for notice in settings.notices() {
         common::warning(tunespec::problem::codes::CONFIG, notice);
     }
     common::finish();
@@ -241,7 +243,7 @@ pub fn usage_error(error: &clap::Error) -> ExitStatus {
                 .iter()
                 .any(|arg| arg == "-v" || arg == "--verbose" || arg == "-vv")
         {
-            println!("{}", doctor::iree_line());
+            println!("{}", doctor::iree_line(common::settings()));
         }
         return if error.use_stderr() {
             ExitStatus::Usage

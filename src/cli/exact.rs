@@ -13,6 +13,7 @@ use tunespec::iree::configs::{self, Configured};
 use tunespec::iree::Iree;
 use tunespec::mlir::Mlir;
 use tunespec::problem::Problem;
+use tunespec::settings::Settings;
 
 use super::common::{emit, report, ExitStatus, Format};
 
@@ -23,6 +24,8 @@ const CONFIG_PHASE: &str = "executable-configurations";
 
 /// What `--exact` needs from `explain`.
 pub struct Exact<'a> {
+    /// The run's settings (which IREE).
+    pub settings: &'a Settings,
     pub mlir: &'a Mlir,
     /// The payload as the user gave it (a model or linalg IR).
     pub raw: &'a [u8],
@@ -85,10 +88,10 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
 /// IREE's configuration phase on the payload's dispatches with the library attached: the IREE
 /// that ran it and its output (generic IR). Its own function because every step can fail with a
 /// status already reported, and the comparison needs none of the steps' inputs.
-fn configure(exact: &Exact<'_>) -> Result<(&'static Iree, Vec<u8>), ExitStatus> {
+fn configure<'a>(exact: &Exact<'a>) -> Result<(&'a Iree, Vec<u8>), ExitStatus> {
     let why = format!("explain --exact of {}", exact.name);
-    let iree = super::model::iree_for(&why)?;
-    let flags = super::model::flags_for(exact.args, &why)?;
+    let iree = super::model::iree_in(exact.settings, &why)?;
+    let flags = super::model::flags_in(exact.settings, exact.args, &why)?;
     let library = super::attach::library_text(exact.mlir, exact.library)?.into_bytes();
     // From the dispatches IREE formed (cached per model, IREE and flags): only the
     // configuration phase runs for each edit of the specs.

@@ -231,3 +231,82 @@ fn every_variable_is_in_the_settings_table() {
         "the docs index links the settings table"
     );
 }
+
+/// The CLI's own state: its rendering state (the diagnostic format, `-q`, the SARIF log, one
+/// warning per skipped spec library) and the one `Settings` it builds, by file under `src/cli/`
+/// and name. Nothing else: what a command is configured with comes from the `&Settings` it is
+/// passed, or from what the library returns (a payload read through IREE says so in `Read`).
+const CLI_STATE: &[(&str, &str)] = &[
+    ("common.rs", "SESSION"),
+    ("common.rs", "SETTINGS"),
+    ("common.rs", "QUIET"),
+    ("common.rs", "FINISHED"),
+    ("common.rs", "TOLD"),
+];
+
+/// The files of `src/cli/` that still read the settings from the CLI's cell rather than take
+/// them as a parameter: `bench` and `tune`, the wrappers they call (`common.rs`, `model.rs`) and
+/// `--version -v`, which prints the IREE before any command runs (`mod.rs` or `cli.rs`).
+const SETTINGS_FROM_THE_CELL: &[&str] = &["bench.rs", "tune.rs", "model.rs", "mod.rs", "cli.rs"];
+
+/// The `.rs` files of the CLI (`src/cli/` and `src/cli.rs`, whichever layout), as (name
+/// relative to `src/cli/`, text).
+fn cli_files() -> Vec<(String, String)> {
+    let src = repo_root().join("src");
+    let mut files = Vec::new();
+    if let Ok(text) = std::fs::read_to_string(src.join("cli.rs")) {
+        files.push(("cli.rs".to_string(), text));
+    }
+    for entry in walkdir::WalkDir::new(src.join("cli")) {
+        let entry = entry.expect("src/cli/ can be walked");
+        if entry.path().extension().is_none_or(|ext| ext != "rs") {
+            continue;
+        }
+        let relative = entry.path().strip_prefix(src.join("cli")).unwrap();
+        files.push((
+            relative.to_string_lossy().replace('\\', "/"),
+            std::fs::read_to_string(entry.path()).unwrap(),
+        ));
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn the_cli_keeps_only_its_rendering_state_and_its_settings() {
+    let mut found: Vec<(String, String)> = cli_files()
+        .into_iter()
+        .flat_map(|(file, text)| {
+            stateful_statics(&text)
+                .into_iter()
+                .map(move |name| (file.clone(), name))
+        })
+        .collect();
+    found.sort();
+    let mut expected: Vec<(String, String)> = CLI_STATE
+        .iter()
+        .map(|(file, name)| (file.to_string(), name.to_string()))
+        .collect();
+    expected.sort();
+    assert_eq!(
+        found, expected,
+        "the CLI keeps its rendering state and its one Settings, nothing else: pass what a \
+         command needs as a value"
+    );
+}
+
+#[test]
+fn commands_take_the_settings_as_a_parameter() {
+    let readers: Vec<String> = cli_files()
+        .into_iter()
+        .filter(|(file, text)| {
+            let file_name = file.rsplit('/').next().unwrap_or(file);
+            text.contains("common::settings()") && !SETTINGS_FROM_THE_CELL.contains(&file_name)
+        })
+        .map(|(file, _)| file)
+        .collect();
+    assert!(
+        readers.is_empty(),
+        "commands take `settings: &Settings` from cli::run, not from common::settings(): {readers:?}"
+    );
+}
