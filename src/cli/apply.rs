@@ -241,7 +241,7 @@ impl Opts {
                 apply::View::Dispatch
             },
         )?;
-        let would = super::explain_provenance::annotate(
+        let would = super::explain::provenance::annotate(
             mlir,
             resolved,
             &mut explanation,

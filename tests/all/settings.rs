@@ -120,7 +120,7 @@ fn the_library_keeps_no_process_wide_state_but_what_is_so_by_nature() {
     let root = repo_root();
     // The binary's own modules (the CLI's rendering state and its one `Settings`) are not
     // the library.
-    let mut found = statics_under(&root.join("src"), "", &["cli/", "cli.rs", "main.rs"]);
+    let mut found = statics_under(&root.join("src"), "", &["cli/", "main.rs"]);
     found.extend(statics_under(
         &root.join("crates/tunespec-core/src"),
         "core/",
@@ -237,26 +237,23 @@ fn every_variable_is_in_the_settings_table() {
 /// and name. Nothing else: what a command is configured with comes from the `&Settings` it is
 /// passed, or from what the library returns (a payload read through IREE says so in `Read`).
 const CLI_STATE: &[(&str, &str)] = &[
-    ("common.rs", "SESSION"),
-    ("common.rs", "SETTINGS"),
-    ("common.rs", "QUIET"),
-    ("common.rs", "FINISHED"),
-    ("common.rs", "TOLD"),
+    ("shared/common.rs", "SESSION"),
+    ("shared/common.rs", "SETTINGS"),
+    ("shared/common.rs", "QUIET"),
+    ("shared/common.rs", "FINISHED"),
+    ("shared/common.rs", "TOLD"),
 ];
 
 /// The files of `src/cli/` that still read the settings from the CLI's cell rather than take
 /// them as a parameter: `bench` and `tune`, the wrappers they call (`common.rs`, `model.rs`) and
-/// `--version -v`, which prints the IREE before any command runs (`mod.rs` or `cli.rs`).
-const SETTINGS_FROM_THE_CELL: &[&str] = &["bench.rs", "tune.rs", "model.rs", "mod.rs", "cli.rs"];
+/// `--version -v`, which prints the IREE before any command runs (`mod.rs`), by path under
+/// `src/cli/`.
+const SETTINGS_FROM_THE_CELL: &[&str] = &["bench.rs", "tune.rs", "shared/model.rs", "mod.rs"];
 
-/// The `.rs` files of the CLI (`src/cli/` and `src/cli.rs`, whichever layout), as (name
-/// relative to `src/cli/`, text).
+/// The `.rs` files of the CLI, as (path relative to `src/cli/`, text).
 fn cli_files() -> Vec<(String, String)> {
     let src = repo_root().join("src");
     let mut files = Vec::new();
-    if let Ok(text) = std::fs::read_to_string(src.join("cli.rs")) {
-        files.push(("cli.rs".to_string(), text));
-    }
     for entry in walkdir::WalkDir::new(src.join("cli")) {
         let entry = entry.expect("src/cli/ can be walked");
         if entry.path().extension().is_none_or(|ext| ext != "rs") {
@@ -300,8 +297,7 @@ fn commands_take_the_settings_as_a_parameter() {
     let readers: Vec<String> = cli_files()
         .into_iter()
         .filter(|(file, text)| {
-            let file_name = file.rsplit('/').next().unwrap_or(file);
-            text.contains("common::settings()") && !SETTINGS_FROM_THE_CELL.contains(&file_name)
+            text.contains("common::settings()") && !SETTINGS_FROM_THE_CELL.contains(&file.as_str())
         })
         .map(|(file, _)| file)
         .collect();

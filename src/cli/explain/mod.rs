@@ -1,5 +1,10 @@
 //! `tunespec explain`: what configured each candidate op of a payload, and from which spec
-//! line; the table and JSON forms `apply --explain` prints too.
+//! line; the table and JSON forms `apply --explain` prints too. [`exact`]: `--exact`, the
+//! prediction compared with IREE's compile; [`provenance`]: where each pair's config comes from,
+//! rendered.
+
+pub mod exact;
+pub mod provenance;
 
 use std::path::PathBuf;
 use tunespec::settings::Settings;
@@ -13,8 +18,8 @@ use tunespec::problem::{Problem, Severity};
 use super::common::{
     emit, fail, input_name, library_for, quiet, read, report, ExitStatus, Format, LibraryArgs,
 };
-use super::explain_provenance::{self as provenance, WouldApply};
 use super::table::{self, Align};
+use provenance::WouldApply;
 
 /// The code of the note on a candidate op no matcher configures (`github`, `sarif`).
 pub const UNMATCHED: &str = "tunespec::explain::unmatched";
@@ -116,7 +121,7 @@ impl Opts {
         match explained {
             Ok(mut explanation) => {
                 // Each pair's layer, and the ops a withheld derived default would configure.
-                let would = super::explain_provenance::annotate(
+                let would = provenance::annotate(
                     &mlir,
                     resolved.as_ref(),
                     &mut explanation,
@@ -134,8 +139,8 @@ impl Opts {
                     formed,
                 ));
                 if self.exact {
-                    return super::exact::run(
-                        &super::exact::Exact {
+                    return exact::run(
+                        &exact::Exact {
                             settings,
                             mlir: &mlir,
                             raw: &raw,

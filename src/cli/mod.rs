@@ -11,6 +11,9 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+// One file per command (`explain` a folder: its `--exact` comparison and provenance rendering
+// beside it); `bench_report`, `check_bench` and `tune_compile` render `bench`, `check --bench`
+// and `tune --compile-only`.
 pub mod apply;
 pub mod attach;
 pub mod bench;
@@ -18,29 +21,25 @@ pub mod bench_report;
 pub mod cache;
 pub mod check;
 pub mod check_bench;
-pub mod common;
 pub mod coverage;
 pub mod docs;
 pub mod doctor;
-pub mod exact;
 pub mod explain;
-pub mod explain_provenance;
 pub mod export;
 pub mod extract;
-pub mod help;
 pub mod import_iree;
 pub mod import_tuner;
 pub mod link;
-pub mod log;
-pub mod model;
-pub mod output;
 pub mod resolve;
 pub mod show;
-pub mod table;
 pub mod targets;
 pub mod tune;
 pub mod tune_compile;
 pub mod verify;
+
+// What the commands share, under `shared/`, reached as `cli::common` and so on.
+mod shared;
+pub use shared::{common, help, log, model, output, table};
 
 pub use common::{DiagnosticFormat, ExitStatus};
 

@@ -15,7 +15,7 @@ use tunespec::mlir::Mlir;
 use tunespec::problem::Problem;
 use tunespec::settings::Settings;
 
-use super::common::{emit, report, ExitStatus, Format};
+use crate::cli::common::{emit, report, ExitStatus, Format};
 
 /// The code of a difference between tunespec's prediction and IREE's compile.
 pub const MISMATCH: &str = "tunespec::explain::exact-mismatch";
@@ -31,7 +31,7 @@ pub struct Exact<'a> {
     pub raw: &'a [u8],
     pub name: &'a str,
     /// The library flags (the target and its backend).
-    pub args: &'a super::common::LibraryArgs,
+    pub args: &'a crate::cli::common::LibraryArgs,
     /// The linked library (tunespec's bytecode).
     pub library: &'a [u8],
     pub attr: &'a str,
@@ -70,7 +70,7 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
             text.push_str(line);
             text.push('\n');
         }
-        if let Some(why) = super::model::substitution(exact.args) {
+        if let Some(why) = crate::cli::model::substitution(exact.args) {
             text.push_str(&format!("note: {why}\n"));
         }
         text.push_str(&summary);
@@ -90,12 +90,12 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
 /// status already reported, and the comparison needs none of the steps' inputs.
 fn configure<'a>(exact: &Exact<'a>) -> Result<(&'a Iree, Vec<u8>), ExitStatus> {
     let why = format!("explain --exact of {}", exact.name);
-    let iree = super::model::iree_in(exact.settings, &why)?;
-    let flags = super::model::flags_in(exact.settings, exact.args, &why)?;
-    let library = super::attach::library_text(exact.mlir, exact.library)?.into_bytes();
+    let iree = crate::cli::model::iree_in(exact.settings, &why)?;
+    let flags = crate::cli::model::flags_in(exact.settings, exact.args, &why)?;
+    let library = crate::cli::attach::library_text(exact.mlir, exact.library)?.into_bytes();
     // From the dispatches IREE formed (cached per model, IREE and flags): only the
     // configuration phase runs for each edit of the specs.
-    let sources = super::model::sources(iree, exact.raw, exact.name, &flags)?;
+    let sources = crate::cli::model::sources(iree, exact.raw, exact.name, &flags)?;
     // IREE's configuration phase is a function of the dispatches, the library and the
     // attribute it is attached under (and IREE's revision and flags, in every key): cached, a
     // rerun of the same check asks IREE nothing; an edited spec runs the phase again.
@@ -105,7 +105,7 @@ fn configure<'a>(exact: &Exact<'a>) -> Result<(&'a Iree, Vec<u8>), ExitStatus> {
         keyed.extend_from_slice(part);
     }
     let phase = format!("{CONFIG_PHASE} with the library attached");
-    let text = super::model::cached_as(
+    let text = crate::cli::model::cached_as(
         iree,
         (&keyed, exact.raw),
         exact.name,
@@ -117,7 +117,7 @@ fn configure<'a>(exact: &Exact<'a>) -> Result<(&'a Iree, Vec<u8>), ExitStatus> {
                 &sources,
                 exact.name,
                 &flags,
-                (Some(super::model::SOURCES_PHASE), CONFIG_PHASE),
+                (Some(crate::cli::model::SOURCES_PHASE), CONFIG_PHASE),
                 Some((exact.attr, &library)),
             )
             .map(|(text, _)| text)
@@ -191,7 +191,7 @@ fn configured_for<'c>(
                 .collect(),
             format!(
                 " (one dispatch with its twin at {})",
-                super::explain::loc_text(&twin.loc)
+                super::loc_text(&twin.loc)
             ),
         ),
         None => (here, String::new()),
@@ -215,7 +215,7 @@ fn compare_row(
         .pair
         .and_then(|pair| explanation.pairs.get(pair))
         .map_or_else(|| "-".to_string(), |pair| format!("@{}", pair.matcher));
-    let location = super::explain::loc_text(&row.loc);
+    let location = super::loc_text(&row.loc);
     let info = predicted.info;
     if let Some(op) = same {
         let line = format!(

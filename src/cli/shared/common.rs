@@ -453,13 +453,13 @@ impl LibraryArgs {
         // A config with located errors is a problem in the inputs (exit 1), as in `resolve`.
         let mut resolved = self
             .resolve(settings)
-            .map_err(|error| super::resolve::report_error(&error))?;
+            .map_err(|error| crate::cli::resolve::report_error(&error))?;
         if !portable {
             for input in &mut resolved.inputs {
                 input.location.clone_from(&input.name);
             }
         }
-        let cache = super::cache::open().ok_or(ExitStatus::Usage)?;
+        let cache = crate::cli::cache::open().ok_or(ExitStatus::Usage)?;
         Ok((resolved, cache))
     }
 
