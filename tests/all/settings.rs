@@ -306,3 +306,69 @@ fn commands_take_the_settings_as_a_parameter() {
         "commands take `settings: &Settings` from cli::run, not from common::settings(): {readers:?}"
     );
 }
+
+/// The modules that read the environment (through `config::process_env`, the one reader, which
+/// `tests/all/one_home.rs` holds every read to), by path under `src/`, and what each reads.
+/// Issue 43 moves these reads into `Settings`, so that only `settings.rs` and `config.rs` read
+/// the environment; until then the list only shrinks: a new module that reads a variable takes
+/// it from the `Settings` it is passed instead.
+const ENVIRONMENT_READERS: &[(&str, &str)] = &[
+    (
+        "config.rs",
+        "process_env itself; the configs' discovery; XDG directories",
+    ),
+    (
+        "cache/settings.rs",
+        "TUNESPEC_CACHE*, through Cache::from_env",
+    ),
+    (
+        "cli/shared/log.rs",
+        "TUNESPEC_LOG, before the settings are built",
+    ),
+    ("diagnostics/mod.rs", "TUNESPEC_TERM_WIDTH"),
+    ("contain/mod.rs", "TUNESPEC_TRUST_BYTECODE"),
+    (
+        "iree/find.rs",
+        "TUNESPEC_IREE_LIB, _VENV, _OPT, TUNESPEC_NO_IREE, PATH",
+    ),
+    ("iree/mod.rs", "TUNESPEC_IREE_TIMEOUT_SECS"),
+    (
+        "iree/probe.rs",
+        "the interpreter's identity (pyenv, asdf, venv and conda variables, HOME)",
+    ),
+    ("iree/runtime.rs", "TUNESPEC_IREE_RUNTIME"),
+    ("iree/session.rs", "whether TUNESPEC_IREE_LIB was set"),
+    ("iree/split.rs", "TUNESPEC_IREE_CHECK_PART_BYTES"),
+];
+
+#[test]
+fn no_new_module_reads_the_environment() {
+    let src = repo_root().join("src");
+    let mut readers = Vec::new();
+    for entry in walkdir::WalkDir::new(&src) {
+        let entry = entry.expect("src/ can be walked");
+        if entry.path().extension().is_none_or(|ext| ext != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let reads = text
+            .lines()
+            .map(|line| line.split("//").next().unwrap_or(""))
+            .any(|code| code.contains("process_env"));
+        if reads {
+            let relative = entry.path().strip_prefix(&src).unwrap();
+            readers.push(relative.to_string_lossy().replace('\\', "/"));
+        }
+    }
+    readers.sort();
+    let mut listed: Vec<String> = ENVIRONMENT_READERS
+        .iter()
+        .map(|(file, _)| file.to_string())
+        .collect();
+    listed.sort();
+    assert_eq!(
+        readers, listed,
+        "the environment is read where ENVIRONMENT_READERS says: take a new setting from \
+         tunespec::settings::Settings (and drop a file from the list once it reads none)"
+    );
+}
