@@ -4,7 +4,7 @@
 //! would have configured had they been linked ([`would_apply`]).
 //!
 //! Why in the library: these are facts about an [`Explanation`], which the Rust API can use as
-//! well as the CLI; `src/cli/explain_provenance.rs` only renders them (tables, JSON, notes).
+//! well as the CLI; `src/cli/explain/provenance.rs` only renders them (tables, JSON, notes).
 
 use serde_json::json;
 

@@ -1,6 +1,7 @@
 //! `tunespec apply`: materialize configs on a payload with a linked or attached library.
 
 use std::path::PathBuf;
+use tunespec::settings::Settings;
 
 use tunespec::apply::{self, ATTR_NAME};
 use tunespec::ir::names;
@@ -54,14 +55,13 @@ pub struct Opts {
 impl Opts {
     /// The payload, or for a model (ops only IREE reads) IREE's dispatches of it, which only
     /// `--as-dispatch` applies to.
-    fn load<'c>(
-        &self,
-        mlir: &'c Mlir,
-    ) -> Result<(Vec<u8>, String, tunespec::mlir::OwnedOp<'c>), ExitStatus> {
+    /// `Loaded::3`: IREE formed the payload's dispatches (as its tuning specs see them).
+    fn load<'c>(&self, settings: &Settings, mlir: &'c Mlir) -> Result<Loaded<'c>, ExitStatus> {
         let bytes = super::common::read(&self.payload)?;
         let name = super::common::input_name(&self.payload);
-        match super::model::read(&bytes, &name, &self.library, self.dispatches)? {
-            super::model::Read::Own => load_payload(mlir, &self.payload, Some(bytes)),
+        match super::model::read(settings, &bytes, &name, &self.library, self.dispatches)? {
+            super::model::Read::Own => load_payload(mlir, &self.payload, Some(bytes))
+                .map(|(bytes, name, payload)| (bytes, name, payload, false)),
             super::model::Read::Dispatches { bytes, dialect } => {
                 if !self.as_dispatch || !self.library.given() {
                     super::common::tool_error_with(
@@ -72,11 +72,12 @@ impl Opts {
                     return Err(ExitStatus::Usage);
                 }
                 load_payload(mlir, &self.payload, Some(bytes))
+                    .map(|(bytes, name, payload)| (bytes, name, payload, true))
             }
         }
     }
 
-    pub fn run(self) -> ExitStatus {
+    pub fn run(self, settings: &Settings) -> ExitStatus {
         let refused =
             crate::cli::output::check_not_an_input(&self.output, &self.library.specs, &[]);
         if let Err(message) = refused {
@@ -84,18 +85,19 @@ impl Opts {
             return ExitStatus::Usage;
         }
         let mlir = Mlir::new_threaded();
-        let (payload_bytes, name, payload) = match self.load(&mlir) {
+        let (payload_bytes, name, payload, formed) = match self.load(settings, &mlir) {
             Ok(loaded) => loaded,
             Err(status) => return status,
         };
         // The payload and the library are each parsed once (a library linked here is applied
         // as linked, never written to bytecode and read back); the library is verified only if
         // it has to go through the interpreter (see `apply::apply`).
-        let (library, library_bytes, resolved) = match self.library_for(&mlir, &payload, &name) {
-            Ok(library) => library,
-            Err(Failure::Status(status)) => return status,
-            Err(Failure::Problems(problems)) => return fail(problems, &payload_bytes),
-        };
+        let (library, library_bytes, resolved) =
+            match self.library_for(settings, &mlir, &payload, &name) {
+                Ok(library) => library,
+                Err(Failure::Status(status)) => return status,
+                Err(Failure::Problems(problems)) => return fail(problems, &payload_bytes),
+            };
         // `--explain` reads the library from bytecode (it instruments a copy of it).
         let library_bytes = match library_bytes {
             Some(bytes) => bytes,
@@ -110,7 +112,9 @@ impl Opts {
             },
             None => Vec::new(),
         };
-        if let Err(problems) = self.materialize(&mlir, &payload, &library, &payload_bytes) {
+        if let Err(problems) =
+            self.materialize(settings, &mlir, &payload, &library, &payload_bytes, formed)
+        {
             return fail(problems, &payload_bytes);
         }
         let written = write(&self.output, &payload.print_file_bytes());
@@ -119,11 +123,12 @@ impl Opts {
         }
         if self.explain {
             let explained = self.explain(
+                settings,
                 &mlir,
-                &payload_bytes,
-                &name,
+                (&payload_bytes, &name),
                 &library_bytes,
                 resolved.as_ref(),
+                formed,
             );
             if let Err(problems) = explained {
                 return fail(problems, &payload_bytes);
@@ -144,12 +149,13 @@ impl Opts {
     /// the resolution it was linked from (`None`: attached).
     fn library_for<'c>(
         &self,
+        settings: &Settings,
         mlir: &'c Mlir,
         payload: &OwnedOp<'c>,
         name: &str,
     ) -> Result<Linked<'c>, Failure> {
         if self.library.given() {
-            return link_library(mlir, &self.library)
+            return link_library(settings, mlir, &self.library)
                 .map(|(module, bytecode, resolved)| (module, bytecode, Some(resolved)))
                 .map_err(Failure::Status);
         }
@@ -157,13 +163,7 @@ impl Opts {
         let library_name = format!("{name}[{}]", self.attr);
         let loaded = {
             let _phase = tracing::info_span!("apply.load-library", bytes = bytes.len()).entered();
-            apply::load_library(
-                mlir,
-                &bytes,
-                &library_name,
-                false,
-                Some(&super::common::settings().iree),
-            )
+            apply::load_library(mlir, &bytes, &library_name, false, Some(&settings.iree))
         };
         match loaded {
             // IREE's bytecode (what `attach` writes when IREE is found) was read through
@@ -180,16 +180,17 @@ impl Opts {
     /// does for `--as-dispatch`, and back), reporting the run's problems.
     fn materialize(
         &self,
+        settings: &Settings,
         mlir: &Mlir,
         payload: &OwnedOp<'_>,
         library: &OwnedOp<'_>,
         payload_bytes: &[u8],
+        formed: bool,
     ) -> Result<(), Vec<Problem>> {
         // IREE formed a model's dispatches as its tuning specs see them, or the target's
         // backend (llvm-cpu) keeps named ops in them: nothing to generalize.
-        let generalize = self.as_dispatch
-            && !super::model::iree_formed()
-            && !super::model::keeps_named_ops(&self.library);
+        let generalize =
+            self.as_dispatch && !formed && !super::model::keeps_named_ops(settings, &self.library);
         if generalize {
             payload.tag_ops();
             payload
@@ -216,13 +217,15 @@ impl Opts {
 
     /// `--explain`: what configured each candidate op, printed to stderr (the payload may be on
     /// stdout), with each pair's layer and the ops a withheld derived default would configure.
+    /// `payload`: its bytes and name.
     fn explain(
         &self,
+        settings: &Settings,
         mlir: &Mlir,
-        payload_bytes: &[u8],
-        name: &str,
+        (payload_bytes, name): (&[u8], &str),
         library_bytes: &[u8],
         resolved: Option<&Resolved>,
+        formed: bool,
     ) -> Result<(), Vec<Problem>> {
         let _phase = tracing::info_span!("apply.explain").entered();
         let mut explanation = apply::explain(
@@ -232,13 +235,13 @@ impl Opts {
             library_bytes,
             &self.attr,
             self.engine,
-            if super::model::iree_formed() || super::model::keeps_named_ops(&self.library) {
+            if formed || super::model::keeps_named_ops(settings, &self.library) {
                 apply::View::Written
             } else {
                 apply::View::Dispatch
             },
         )?;
-        let would = super::explain_provenance::annotate(
+        let would = super::explain::provenance::annotate(
             mlir,
             resolved,
             &mut explanation,
@@ -253,10 +256,14 @@ impl Opts {
             self.format,
             table::stderr_width(),
             &would,
+            formed,
         ));
         Ok(())
     }
 }
+
+/// The payload's bytes, name and module, and whether IREE formed its dispatches.
+type Loaded<'c> = (Vec<u8>, String, OwnedOp<'c>, bool);
 
 /// The library to apply, its bytecode when at hand, and the resolution it was linked from.
 type Linked<'c> = (OwnedOp<'c>, Option<Vec<u8>>, Option<Resolved>);
@@ -272,10 +279,11 @@ enum Failure {
 /// its locations naming the user's files as given, warnings printed) and hands over the linked
 /// module itself, with its bytecode when the cache holds it.
 fn link_library<'c>(
+    settings: &Settings,
     mlir: &'c Mlir,
     args: &LibraryArgs,
 ) -> Result<(OwnedOp<'c>, Option<Vec<u8>>, Resolved), ExitStatus> {
-    let (resolved, cache) = args.inputs_and_cache(false)?;
+    let (resolved, cache) = args.inputs_and_cache(settings, false)?;
     let _phase = tracing::info_span!("link", inputs = resolved.inputs.len()).entered();
     let result = cache.link_live(
         mlir,

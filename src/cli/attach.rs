@@ -1,6 +1,7 @@
 //! `tunespec attach`: link a library and attach it to a payload.
 
 use std::path::PathBuf;
+use tunespec::settings::Settings;
 
 use crate::cli::output;
 use tunespec::apply::{self, ATTR_NAME};
@@ -53,7 +54,7 @@ pub struct Opts {
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
+    pub fn run(self, settings: &Settings) -> ExitStatus {
         if let Err(message) = attach_check::check_attr_name(&self.attr) {
             return usage(message);
         }
@@ -67,7 +68,7 @@ impl Opts {
         };
         let raw_name = super::common::input_name(&self.payload);
         if let Some(dialect) = tunespec::iree::foreign_dialect(&raw) {
-            return self.attach_model(&mlir, &raw, &raw_name, &dialect);
+            return self.attach_model(settings, &mlir, &raw, &raw_name, &dialect);
         }
         let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload, Some(raw)) {
             Ok(loaded) => loaded,
@@ -76,12 +77,12 @@ impl Opts {
         if let Err(problems) = attach_check::check_not_foreign(&payload, &self.attr, &name) {
             return fail(problems, &payload_bytes);
         }
-        let library = match self.library.link_portable(&mlir) {
+        let library = match self.library.link_portable(settings, &mlir) {
             Ok(library) => library,
             Err(status) => return status,
         };
-        let views = super::model::possible_views(&self.library);
-        let library = match self.pruned(&mlir, library, &payload_bytes, &name, views) {
+        let views = super::model::possible_views(settings, &self.library);
+        let library = match self.pruned(settings, &mlir, library, &payload_bytes, &name, views) {
             Ok(library) => library,
             Err(status) => return status,
         };
@@ -91,8 +92,8 @@ impl Opts {
         };
         // With IREE at hand, the library is IREE's own bytecode: the consumer reads it whatever
         // its MLIR version (MLIR 22's bytecode of some ops is not readable by IREE 3.13).
-        let library = match super::common::settings().iree.optional() {
-            Some(Ok(iree)) => match library_for_iree(|| &mlir, iree, &library) {
+        let library = match settings.iree.optional() {
+            Some(Ok(iree)) => match library_for_iree(settings, || &mlir, iree, &library) {
                 Ok(bytes) => bytes,
                 Err(status) => return status,
             },
@@ -124,6 +125,7 @@ impl Opts {
     /// note of what was left out; the whole library with `--keep-all` or when it is not cut.
     fn pruned(
         &self,
+        settings: &Settings,
         mlir: &Mlir,
         library: Vec<u8>,
         payload: &[u8],
@@ -134,14 +136,8 @@ impl Opts {
             return Ok(library);
         }
         let _phase = tracing::info_span!("attach.prune").entered();
-        match apply::prune::prune_cached(
-            mlir,
-            &library,
-            payload,
-            name,
-            views,
-            super::common::settings().cache.get(),
-        ) {
+        match apply::prune::prune_cached(mlir, &library, payload, name, views, settings.cache.get())
+        {
             Ok(Ok(pruned)) => {
                 if !super::common::quiet() {
                     super::common::emit_stderr(&prune_note(&pruned, name, views));
@@ -184,6 +180,7 @@ fn prune_note(pruned: &apply::prune::Pruned, name: &str, views: &[apply::View]) 
 ///
 /// `mlir` is asked for a context only on a miss: a warm `link --emit mlirbc` creates none.
 pub fn library_for_iree<'m>(
+    settings: &Settings,
     mlir: impl FnOnce() -> &'m Mlir,
     iree: &tunespec::iree::Iree,
     library: &[u8],
@@ -197,30 +194,25 @@ pub fn library_for_iree<'m>(
         "iree-bytecode",
     );
     let mut status = None;
-    let entry = super::common::settings()
-        .cache
-        .get()
-        .get_or_insert_with(&key, || {
-            // The entries left out for an older IREE are kept with the answer: a cache hit
-            // warns as the first run did.
-            let mut left_out = Vec::new();
-            let converted = with_library_text(mlir(), library, (iree, &mut left_out), |text| {
-                iree.reprint(text, "<linked library>", true)
-            })
-            .and_then(|answer| {
-                answer.map_err(|(failure, text)| super::model::report(failure, &text))
-            });
-            match converted {
-                Ok(bytecode) => Ok(tunespec::cache::Artifact {
-                    bytecode,
-                    problems: left_out,
-                }),
-                Err(failed) => {
-                    status = Some(failed);
-                    Err(Vec::new())
-                }
+    let entry = settings.cache.get().get_or_insert_with(&key, || {
+        // The entries left out for an older IREE are kept with the answer: a cache hit warns
+        // as the first run did.
+        let mut left_out = Vec::new();
+        let converted = with_library_text(mlir(), library, (iree, &mut left_out), |text| {
+            iree.reprint(text, "<linked library>", true)
+        })
+        .and_then(|answer| answer.map_err(|(failure, text)| super::model::report(failure, &text)));
+        match converted {
+            Ok(bytecode) => Ok(tunespec::cache::Artifact {
+                bytecode,
+                problems: left_out,
+            }),
+            Err(failed) => {
+                status = Some(failed);
+                Err(Vec::new())
             }
-        });
+        }
+    });
     entry
         .map(|entry| {
             super::common::report(&entry.problems, None);
@@ -307,13 +299,20 @@ pub fn for_release(iree: &Iree, text: &str, left_out: &mut Vec<Problem>) -> Stri
 impl Opts {
     /// A model (ops only IREE reads): IREE parses it, sets the attribute and writes it, as text
     /// or, for a bytecode input, as IREE's bytecode.
-    fn attach_model(&self, mlir: &Mlir, raw: &[u8], name: &str, dialect: &str) -> ExitStatus {
+    fn attach_model(
+        &self,
+        settings: &Settings,
+        mlir: &Mlir,
+        raw: &[u8],
+        name: &str,
+        dialect: &str,
+    ) -> ExitStatus {
         let why = format!("{name} holds {dialect} ops, which only IREE reads");
-        let iree = match super::model::iree_for(&why) {
+        let iree = match super::model::iree_in(settings, &why) {
             Ok(iree) => iree,
             Err(status) => return status,
         };
-        let library = match self.library.link_portable(mlir) {
+        let library = match self.library.link_portable(settings, mlir) {
             Ok(library) => library,
             Err(status) => return status,
         };
@@ -321,6 +320,7 @@ impl Opts {
         // worth cutting down: it costs IREE's dispatch formation, cached).
         let library = if !self.keep_all && apply::prune::worth_pruning(mlir, &library) {
             let dispatches = match super::model::read(
+                settings,
                 raw,
                 name,
                 &self.library,
@@ -332,7 +332,14 @@ impl Opts {
             };
             match dispatches {
                 Some(bytes) => {
-                    match self.pruned(mlir, library, &bytes, name, &[apply::View::Written]) {
+                    match self.pruned(
+                        settings,
+                        mlir,
+                        library,
+                        &bytes,
+                        name,
+                        &[apply::View::Written],
+                    ) {
                         Ok(library) => library,
                         Err(status) => return status,
                     }

@@ -3,6 +3,7 @@
 //! changes migrated in place, atomically, with a report of each edit.
 
 use std::path::PathBuf;
+use tunespec::settings::Settings;
 
 use serde_json::json;
 use tunespec::ir::Loc;
@@ -63,7 +64,7 @@ struct Fix {
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
+    pub fn run(self, settings: &Settings) -> ExitStatus {
         let mut files = match spec_check::collect(&self.paths) {
             Ok(files) => files,
             Err(message) => {
@@ -71,7 +72,7 @@ impl Opts {
                 return ExitStatus::Usage;
             }
         };
-        let flags_for = |target: &str| super::model::target_flags(target, &self.paths).1;
+        let flags_for = |target: &str| super::model::target_flags(settings, target, &self.paths).1;
         if let Some(target) = &self.target {
             if flags_for(target).is_none() {
                 tool_error(format!(
@@ -85,12 +86,10 @@ impl Opts {
         // IREE first: without it nothing is checked, and nothing is written.
         // Without IREE, plain `check` reads what tunespec can and says what it did not check;
         // `--fix` and `--bench` (which IREE checks or runs) and `--require-iree` need it.
-        if super::common::settings().iree.shared().is_err()
-            && !(self.require_iree || self.fix || self.bench)
-        {
+        if settings.iree.shared().is_err() && !(self.require_iree || self.fix || self.bench) {
             return self.without_iree(&files);
         }
-        let iree = match super::model::iree_for("tunespec check") {
+        let iree = match super::model::iree_in(settings, "tunespec check") {
             Ok(iree) => iree,
             Err(status) => return status,
         };

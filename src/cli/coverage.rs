@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use tunespec::settings::Settings;
 
 use serde_json::json;
 use tunespec::apply::{self, ATTR_NAME};
@@ -38,15 +39,15 @@ pub struct Opts {
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
+    pub fn run(self, settings: &Settings) -> ExitStatus {
         let mlir = Mlir::new_threaded();
         // The layers below come from the resolution the library was linked from.
-        let (library_bytes, resolved) = match self.library.link_resolved(&mlir) {
+        let (library_bytes, resolved) = match self.library.link_resolved(settings, &mlir) {
             Ok(linked) => linked,
             Err(status) => return status,
         };
         let phase = tracing::info_span!("coverage.match", payloads = self.payloads.len()).entered();
-        let mut explanations = match self.explain_all(&mlir, &library_bytes) {
+        let mut explanations = match self.explain_all(settings, &mlir, &library_bytes) {
             Ok(explanations) => explanations,
             Err(status) => return status,
         };
@@ -80,6 +81,7 @@ impl Opts {
     /// tuning specs see them), in order; the first payload that fails stops the run.
     fn explain_all(
         &self,
+        settings: &Settings,
         mlir: &Mlir,
         library_bytes: &[u8],
     ) -> Result<Vec<apply::Explanation>, ExitStatus> {
@@ -87,6 +89,7 @@ impl Opts {
         for path in &self.payloads {
             let bytes = read(path)?;
             let (bytes, view) = match super::model::read(
+                settings,
                 &bytes,
                 &input_name(path),
                 &self.library,

@@ -7,6 +7,7 @@
 use serde_json::json;
 use tunespec::iree::runtime::{self, Runtime, Tools};
 use tunespec::iree_attrs::migrate;
+use tunespec::settings::Settings;
 
 use super::common::{emit, ExitStatus};
 use crate::cli::DiagnosticFormat;
@@ -53,8 +54,8 @@ fn compile_targets() -> Vec<tunespec::iree::CompileTarget> {
 }
 
 /// One line on the IREE found, for `--version -v`.
-pub fn iree_line() -> String {
-    match super::common::settings().iree.shared() {
+pub fn iree_line(settings: &Settings) -> String {
+    match settings.iree.shared() {
         Ok(iree) => format!(
             "IREE {} (API {}) from {}: {}",
             iree.revision,
@@ -131,17 +132,17 @@ fn runtime_line(iree: &Result<tunespec::iree::Iree, String>) -> String {
 
 /// How the `python3` step of the search answered: whether a Python interpreter was started
 /// (the start-up cost every command would otherwise pay), or why none was needed.
-fn python_lookup() -> String {
-    match super::common::settings().iree.python_lookup() {
+fn python_lookup(settings: &Settings) -> String {
+    match settings.iree.python_lookup() {
         Some(lookup) => lookup.to_string(),
         None => "not needed (a setting or an earlier step of the search answered)".to_string(),
     }
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
-        let iree = super::common::settings().iree.shared();
-        let iree_opt = super::common::settings().iree.iree_opt(None);
+    pub fn run(self, settings: &Settings) -> ExitStatus {
+        let iree = settings.iree.shared();
+        let iree_opt = settings.iree.iree_opt(None);
         let mlir_opt = std::path::Path::new("/usr/lib/llvm-22/bin/mlir-opt");
         match self.format {
             DoctorFormat::Json => {
@@ -165,7 +166,7 @@ impl Opts {
                         .iter()
                         .map(|(major, minor)| format!("{major}.{minor}"))
                         .collect::<Vec<_>>(),
-                    "python_lookup": python_lookup(),
+                    "python_lookup": python_lookup(settings),
                     "runtime": runtime_json(iree),
                     "iree_opt": iree_opt.as_ref().ok(),
                     "mlir_opt": mlir_opt.is_file().then_some(mlir_opt),
@@ -201,7 +202,7 @@ impl Opts {
                     "  {}\n",
                     tunespec::iree::release::support_line(iree.as_ref().ok())
                 ));
-                text.push_str(&format!("  python3 lookup: {}\n", python_lookup()));
+                text.push_str(&format!("  python3 lookup: {}\n", python_lookup(settings)));
                 text.push_str(&runtime_line(iree));
                 match &iree_opt {
                     Ok(path) => text.push_str(&format!("iree-opt: {}\n", path.display())),
@@ -230,7 +231,7 @@ impl Opts {
             }
         }
         // A library that was named but does not load is a broken setup: exit 2.
-        if iree.is_err() && super::common::settings().iree.explicitly_configured() {
+        if iree.is_err() && settings.iree.explicitly_configured() {
             return ExitStatus::Usage;
         }
         ExitStatus::Ok

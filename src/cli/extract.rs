@@ -1,6 +1,7 @@
 //! `tunespec extract`: the library attached to a payload, as text or bytecode.
 
 use std::path::PathBuf;
+use tunespec::settings::Settings;
 
 use crate::cli::output::Emit;
 use tunespec::apply::{self, ATTR_NAME};
@@ -25,19 +26,14 @@ pub struct Opts {
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
+    pub fn run(self, settings: &Settings) -> ExitStatus {
         let mlir = Mlir::new_threaded();
         let (payload_bytes, name, payload) = match load_payload(&mlir, &self.payload, None) {
             Ok(loaded) => loaded,
             Err(status) => return status,
         };
-        let library = match apply::extract(
-            &mlir,
-            &payload,
-            &self.attr,
-            &name,
-            Some(&super::common::settings().iree),
-        ) {
+        let library = match apply::extract(&mlir, &payload, &self.attr, &name, Some(&settings.iree))
+        {
             Ok(library) => library,
             Err(problems) => return fail(problems, &payload_bytes),
         };

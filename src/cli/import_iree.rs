@@ -3,6 +3,7 @@
 //! IREE's defaults (and their own specs over them) with tunespec.
 
 use std::path::{Path, PathBuf};
+use tunespec::settings::Settings;
 
 use tunespec::iree::import::{self as iree_import, Imported};
 use tunespec::mlir::Mlir;
@@ -49,11 +50,8 @@ pub struct Opts {
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
-        let iree_opt = match super::common::settings()
-            .iree
-            .iree_opt(self.iree_opt.as_deref())
-        {
+    pub fn run(self, settings: &Settings) -> ExitStatus {
+        let iree_opt = match settings.iree.iree_opt(self.iree_opt.as_deref()) {
             Ok(path) => path,
             Err(message) => {
                 tool_error(message);

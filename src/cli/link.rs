@@ -1,6 +1,7 @@
 //! `tunespec link`: merge a target's default specs and user specs into one library.
 
 use std::path::PathBuf;
+use tunespec::settings::Settings;
 
 use crate::cli::output::{self, write_output, Emit};
 use tunespec::link::LinkOptions;
@@ -46,8 +47,8 @@ pub struct Opts {
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
-        let (inputs, target) = match self.library.resolve() {
+    pub fn run(self, settings: &Settings) -> ExitStatus {
+        let (inputs, target) = match self.library.resolve(settings) {
             Ok(resolved) => (resolved.inputs, resolved.cache_target),
             Err(error) => return super::resolve::report_error(&error),
         };
@@ -69,7 +70,7 @@ impl Opts {
         // split across workers for a large library (the text is about as long as the inputs).
         let start_iree = || {
             if !self.no_iree_check {
-                if let Some(Ok(iree)) = super::common::settings().iree.optional() {
+                if let Some(Ok(iree)) = settings.iree.optional() {
                     let bytes = inputs.iter().map(|input| input.bytes.len()).sum();
                     iree.prestart_n(tunespec::iree::split::parts_for(
                         bytes,
@@ -119,7 +120,7 @@ impl Opts {
                 return ExitStatus::Problems;
             }
         };
-        let bytes = match self.through_iree(bytes) {
+        let bytes = match self.through_iree(settings, bytes) {
             Ok(bytes) => bytes,
             Err(status) => return status,
         };
@@ -136,11 +137,11 @@ impl Opts {
 impl Opts {
     /// With IREE found (cheaply: not through python3), what IREE reads: the text is parsed and
     /// verified by IREE (its refusal: exit 1, nothing written), the bytecode is IREE's own.
-    fn through_iree(&self, bytes: Vec<u8>) -> Result<Vec<u8>, ExitStatus> {
+    fn through_iree(&self, settings: &Settings, bytes: Vec<u8>) -> Result<Vec<u8>, ExitStatus> {
         if self.no_iree_check {
             return Ok(bytes);
         }
-        let iree = match super::common::settings().iree.optional() {
+        let iree = match settings.iree.optional() {
             None => return Ok(bytes),
             Some(Ok(iree)) => iree,
             Some(Err(message)) => {
@@ -163,6 +164,7 @@ impl Opts {
                 }
             }
             return super::attach::library_for_iree(
+                settings,
                 || mlir.get_or_init(Mlir::new_threaded),
                 iree,
                 &bytes,
@@ -182,24 +184,21 @@ impl Opts {
         let what = "iree-text-check";
         let key = tunespec::cache::dispatches_key(&bytes, what, &iree.revision, &[], what);
         let mut status = None;
-        let checked = super::common::settings()
-            .cache
-            .get()
-            .get_or_insert_with(&key, || {
-                // Cached as the hex of the input's hash when IREE read the text as it is (the
-                // entry only records that this IREE read these bytes), else as IREE's own text of
-                // it (see `text_for_iree`).
-                match text_for_iree(iree, &bytes, self.jobs.map(usize::from)) {
-                    Ok(payload) => Ok(tunespec::cache::Artifact {
-                        bytecode: payload,
-                        problems: Vec::new(),
-                    }),
-                    Err(failed) => {
-                        status = Some(failed);
-                        Err(Vec::new())
-                    }
+        let checked = settings.cache.get().get_or_insert_with(&key, || {
+            // Cached as the hex of the input's hash when IREE read the text as it is (the
+            // entry only records that this IREE read these bytes), else as IREE's own text of
+            // it (see `text_for_iree`).
+            match text_for_iree(iree, &bytes, self.jobs.map(usize::from)) {
+                Ok(payload) => Ok(tunespec::cache::Artifact {
+                    bytecode: payload,
+                    problems: Vec::new(),
+                }),
+                Err(failed) => {
+                    status = Some(failed);
+                    Err(Vec::new())
                 }
-            });
+            }
+        });
         match checked {
             Ok(entry) => Ok(match entry.bytecode.strip_prefix(IREE_TEXT) {
                 Some(text) => text.to_vec(),

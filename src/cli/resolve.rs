@@ -2,6 +2,7 @@
 //! uses, each with where it comes from and why it is included.
 
 use std::path::PathBuf;
+use tunespec::settings::Settings;
 
 use super::common::{emit, emit_stderr, render, tool_error, ExitStatus, Format};
 use crate::diagnostics::Style;
@@ -25,11 +26,11 @@ pub struct Opts {
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
+    pub fn run(self, settings: &Settings) -> ExitStatus {
         let phase = tracing::info_span!("resolve", target = %self.target).entered();
         let resolution = match self
             .derived
-            .registry()
+            .registry(settings)
             .and_then(|registry| registry.resolve(&self.target, &self.specs))
         {
             Ok(resolution) => resolution,

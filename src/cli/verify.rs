@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use tunespec::settings::Settings;
 
 use tunespec::iree_attrs;
 use tunespec::manifest;
@@ -119,13 +120,13 @@ pub struct FileResult {
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
+    pub fn run(self, settings: &Settings) -> ExitStatus {
         // With no paths, the config a compile would read (tunespec.toml walking up, the user
         // config, TUNESPEC_SPEC_PATH) is checked too, as `link` and `resolve` read it: a broken
         // config must fail CI's `tunespec verify`, not pass it without a word.
         let mut config_failed = false;
         if self.paths.is_empty() {
-            match super::common::settings().registry() {
+            match settings.registry() {
                 Ok(_) => {}
                 Err(registry::Error::Problems(problems)) => {
                     super::common::report(&problems, None);
@@ -153,7 +154,7 @@ impl Opts {
             // The backend the target's chain names (a target naming none: the GPU rule, as
             // every target of the default registry is a GPU's).
             (Some(name), None) => {
-                match super::common::settings()
+                match settings
                     .registry()
                     .and_then(|registry| registry.backend(name))
                 {
@@ -176,7 +177,7 @@ impl Opts {
         // lookup may ask python3 where IREE's library is, a cost only the check should pay.
         let iree_opt = match (&self.iree_opt, self.no_iree_check) {
             (_, true) => None,
-            (Some(path), false) => match super::common::settings().iree.iree_opt(Some(path)) {
+            (Some(path), false) => match settings.iree.iree_opt(Some(path)) {
                 Ok(path) => Some(Some(path)),
                 Err(message) => {
                     tool_error(message);
@@ -190,9 +191,9 @@ impl Opts {
             verify_inputs(&inputs, jobs, iree_opt.is_some(), backend, !quiet())
         };
         let not_checked = match iree_opt {
-            Some(iree_opt) => check_iree_attributes(&mut results, || match iree_opt {
+            Some(iree_opt) => check_iree_attributes(settings, &mut results, || match iree_opt {
                 Some(path) => Ok(path),
-                None => super::common::settings().iree.iree_opt(None),
+                None => settings.iree.iree_opt(None),
             }),
             None => None,
         };
@@ -528,6 +529,7 @@ fn accepted_key(iree_opt: &Path, sites: &[iree_attrs::Site]) -> tunespec::cache:
 }
 
 fn check_iree_attributes(
+    settings: &Settings,
     results: &mut [FileResult],
     iree_opt: impl FnOnce() -> Result<PathBuf, String>,
 ) -> Option<Problem> {
@@ -570,7 +572,7 @@ fn check_iree_attributes(
     // cache: verifying an unchanged spec again starts no iree-opt (IREE's 320 MiB start-up is
     // ten times tunespec's whole verify of a small spec). Only a clean verdict is kept.
     let accepted_key = accepted_key(&iree_opt, &sites);
-    let cache = super::common::settings().cache.get();
+    let cache = settings.cache.get();
     let mut found_problems = None;
     let checked = cache.get_or_insert_with(&accepted_key, || {
         let _phase = tracing::info_span!("verify.iree-opt", attributes = sites.len()).entered();

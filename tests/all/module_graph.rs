@@ -81,3 +81,30 @@ fn no_test_sets_the_process_environment() {
     assert!(scanned > 10, "only {scanned} test sources found");
     assert!(offenders.is_empty(), "{}", offenders.join("\n"));
 }
+
+/// One module layout: a module with submodules is a folder with its `mod.rs`, never a `foo.rs`
+/// beside a `foo/` (in the crate, the core crate and the tests).
+#[test]
+fn one_module_layout() {
+    let root = repo_root();
+    let mut mixed = Vec::new();
+    for tree in ["src", "crates/tunespec-core/src", "tests/all"] {
+        for entry in walkdir::WalkDir::new(root.join(tree)) {
+            let entry = entry.expect("the sources can be walked");
+            let path = entry.path();
+            if entry.file_type().is_dir() && path.with_extension("rs").is_file() {
+                mixed.push(
+                    path.with_extension("rs")
+                        .strip_prefix(root)
+                        .unwrap()
+                        .display()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    assert!(
+        mixed.is_empty(),
+        "a module with submodules is a folder with mod.rs, not a file beside the folder: {mixed:?}"
+    );
+}

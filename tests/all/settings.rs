@@ -120,7 +120,7 @@ fn the_library_keeps_no_process_wide_state_but_what_is_so_by_nature() {
     let root = repo_root();
     // The binary's own modules (the CLI's rendering state and its one `Settings`) are not
     // the library.
-    let mut found = statics_under(&root.join("src"), "", &["cli/", "cli.rs", "main.rs"]);
+    let mut found = statics_under(&root.join("src"), "", &["cli/", "main.rs"]);
     found.extend(statics_under(
         &root.join("crates/tunespec-core/src"),
         "core/",
@@ -229,5 +229,146 @@ fn every_variable_is_in_the_settings_table() {
     assert!(
         index.contains("settings.md"),
         "the docs index links the settings table"
+    );
+}
+
+/// The CLI's own state: its rendering state (the diagnostic format, `-q`, the SARIF log, one
+/// warning per skipped spec library) and the one `Settings` it builds, by file under `src/cli/`
+/// and name. Nothing else: what a command is configured with comes from the `&Settings` it is
+/// passed, or from what the library returns (a payload read through IREE says so in `Read`).
+const CLI_STATE: &[(&str, &str)] = &[
+    ("shared/common.rs", "SESSION"),
+    ("shared/common.rs", "SETTINGS"),
+    ("shared/common.rs", "QUIET"),
+    ("shared/common.rs", "FINISHED"),
+    ("shared/common.rs", "TOLD"),
+];
+
+/// The files of `src/cli/` that still read the settings from the CLI's cell rather than take
+/// them as a parameter: `bench` and `tune`, the wrappers they call (`common.rs`, `model.rs`) and
+/// `--version -v`, which prints the IREE before any command runs (`mod.rs`), by path under
+/// `src/cli/`.
+const SETTINGS_FROM_THE_CELL: &[&str] = &["bench.rs", "tune.rs", "shared/model.rs", "mod.rs"];
+
+/// The `.rs` files of the CLI, as (path relative to `src/cli/`, text).
+fn cli_files() -> Vec<(String, String)> {
+    let src = repo_root().join("src");
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(src.join("cli")) {
+        let entry = entry.expect("src/cli/ can be walked");
+        if entry.path().extension().is_none_or(|ext| ext != "rs") {
+            continue;
+        }
+        let relative = entry.path().strip_prefix(src.join("cli")).unwrap();
+        files.push((
+            relative.to_string_lossy().replace('\\', "/"),
+            std::fs::read_to_string(entry.path()).unwrap(),
+        ));
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn the_cli_keeps_only_its_rendering_state_and_its_settings() {
+    let mut found: Vec<(String, String)> = cli_files()
+        .into_iter()
+        .flat_map(|(file, text)| {
+            stateful_statics(&text)
+                .into_iter()
+                .map(move |name| (file.clone(), name))
+        })
+        .collect();
+    found.sort();
+    let mut expected: Vec<(String, String)> = CLI_STATE
+        .iter()
+        .map(|(file, name)| (file.to_string(), name.to_string()))
+        .collect();
+    expected.sort();
+    assert_eq!(
+        found, expected,
+        "the CLI keeps its rendering state and its one Settings, nothing else: pass what a \
+         command needs as a value"
+    );
+}
+
+#[test]
+fn commands_take_the_settings_as_a_parameter() {
+    let readers: Vec<String> = cli_files()
+        .into_iter()
+        .filter(|(file, text)| {
+            text.contains("common::settings()") && !SETTINGS_FROM_THE_CELL.contains(&file.as_str())
+        })
+        .map(|(file, _)| file)
+        .collect();
+    assert!(
+        readers.is_empty(),
+        "commands take `settings: &Settings` from cli::run, not from common::settings(): {readers:?}"
+    );
+}
+
+/// The modules that read the environment (through `config::process_env`, the one reader, which
+/// `tests/all/one_home.rs` holds every read to), by path under `src/`, and what each reads.
+/// Issue 43 moves these reads into `Settings`, so that only `settings.rs` and `config.rs` read
+/// the environment; until then the list only shrinks: a new module that reads a variable takes
+/// it from the `Settings` it is passed instead.
+const ENVIRONMENT_READERS: &[(&str, &str)] = &[
+    (
+        "config.rs",
+        "process_env itself; the configs' discovery; XDG directories",
+    ),
+    (
+        "cache/settings.rs",
+        "TUNESPEC_CACHE*, through Cache::from_env",
+    ),
+    (
+        "cli/shared/log.rs",
+        "TUNESPEC_LOG, before the settings are built",
+    ),
+    ("diagnostics/mod.rs", "TUNESPEC_TERM_WIDTH"),
+    ("contain/mod.rs", "TUNESPEC_TRUST_BYTECODE"),
+    (
+        "iree/find.rs",
+        "TUNESPEC_IREE_LIB, _VENV, _OPT, TUNESPEC_NO_IREE, PATH",
+    ),
+    ("iree/mod.rs", "TUNESPEC_IREE_TIMEOUT_SECS"),
+    (
+        "iree/probe.rs",
+        "the interpreter's identity (pyenv, asdf, venv and conda variables, HOME)",
+    ),
+    ("iree/runtime.rs", "TUNESPEC_IREE_RUNTIME"),
+    ("iree/session.rs", "whether TUNESPEC_IREE_LIB was set"),
+    ("iree/split.rs", "TUNESPEC_IREE_CHECK_PART_BYTES"),
+];
+
+#[test]
+fn no_new_module_reads_the_environment() {
+    let src = repo_root().join("src");
+    let mut readers = Vec::new();
+    for entry in walkdir::WalkDir::new(&src) {
+        let entry = entry.expect("src/ can be walked");
+        if entry.path().extension().is_none_or(|ext| ext != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let reads = text
+            .lines()
+            .map(|line| line.split("//").next().unwrap_or(""))
+            .any(|code| code.contains("process_env"));
+        if reads {
+            let relative = entry.path().strip_prefix(&src).unwrap();
+            readers.push(relative.to_string_lossy().replace('\\', "/"));
+        }
+    }
+    readers.sort();
+    let mut listed: Vec<String> = ENVIRONMENT_READERS
+        .iter()
+        .map(|(file, _)| file.to_string())
+        .collect();
+    listed.sort();
+    assert_eq!(
+        readers, listed,
+        "the environment is read where ENVIRONMENT_READERS says: take a new setting from \
+         tunespec::settings::Settings (and drop a file from the list once it reads none)"
     );
 }

@@ -13,8 +13,9 @@ use tunespec::iree::configs::{self, Configured};
 use tunespec::iree::Iree;
 use tunespec::mlir::Mlir;
 use tunespec::problem::Problem;
+use tunespec::settings::Settings;
 
-use super::common::{emit, report, ExitStatus, Format};
+use crate::cli::common::{emit, report, ExitStatus, Format};
 
 /// The code of a difference between tunespec's prediction and IREE's compile.
 pub const MISMATCH: &str = "tunespec::explain::exact-mismatch";
@@ -23,12 +24,14 @@ const CONFIG_PHASE: &str = "executable-configurations";
 
 /// What `--exact` needs from `explain`.
 pub struct Exact<'a> {
+    /// The run's settings (which IREE).
+    pub settings: &'a Settings,
     pub mlir: &'a Mlir,
     /// The payload as the user gave it (a model or linalg IR).
     pub raw: &'a [u8],
     pub name: &'a str,
     /// The library flags (the target and its backend).
-    pub args: &'a super::common::LibraryArgs,
+    pub args: &'a crate::cli::common::LibraryArgs,
     /// The linked library (tunespec's bytecode).
     pub library: &'a [u8],
     pub attr: &'a str,
@@ -67,7 +70,7 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
             text.push_str(line);
             text.push('\n');
         }
-        if let Some(why) = super::model::substitution(exact.args) {
+        if let Some(why) = crate::cli::model::substitution(exact.args) {
             text.push_str(&format!("note: {why}\n"));
         }
         text.push_str(&summary);
@@ -85,18 +88,18 @@ pub fn run(exact: &Exact<'_>, explanation: &Explanation) -> ExitStatus {
 /// IREE's configuration phase on the payload's dispatches with the library attached: the IREE
 /// that ran it and its output (generic IR). Its own function because every step can fail with a
 /// status already reported, and the comparison needs none of the steps' inputs.
-fn configure(exact: &Exact<'_>) -> Result<(&'static Iree, Vec<u8>), ExitStatus> {
+fn configure<'a>(exact: &Exact<'a>) -> Result<(&'a Iree, Vec<u8>), ExitStatus> {
     let why = format!("explain --exact of {}", exact.name);
-    let iree = super::model::iree_for(&why)?;
-    let flags = super::model::flags_for(exact.args, &why)?;
+    let iree = crate::cli::model::iree_in(exact.settings, &why)?;
+    let flags = crate::cli::model::flags_in(exact.settings, exact.args, &why)?;
     // In the found IREE's syntax, as `attach` writes it for that IREE.
     let mut left_out = Vec::new();
-    let library = super::attach::library_text(exact.mlir, exact.library)?;
-    let library = super::attach::for_release(iree, &library, &mut left_out).into_bytes();
+    let library = crate::cli::attach::library_text(exact.mlir, exact.library)?;
+    let library = crate::cli::attach::for_release(iree, &library, &mut left_out).into_bytes();
     report(&left_out, None);
     // From the dispatches IREE formed (cached per model, IREE and flags): only the
     // configuration phase runs for each edit of the specs.
-    let sources = super::model::sources(iree, exact.raw, exact.name, &flags)?;
+    let sources = crate::cli::model::sources(iree, exact.raw, exact.name, &flags)?;
     // IREE's configuration phase is a function of the dispatches, the library and the
     // attribute it is attached under (and IREE's revision and flags, in every key): cached, a
     // rerun of the same check asks IREE nothing; an edited spec runs the phase again.
@@ -106,7 +109,7 @@ fn configure(exact: &Exact<'_>) -> Result<(&'static Iree, Vec<u8>), ExitStatus> 
         keyed.extend_from_slice(part);
     }
     let phase = format!("{CONFIG_PHASE} with the library attached");
-    let text = super::model::cached_as(
+    let text = crate::cli::model::cached_as(
         iree,
         (&keyed, exact.raw),
         exact.name,
@@ -118,7 +121,7 @@ fn configure(exact: &Exact<'_>) -> Result<(&'static Iree, Vec<u8>), ExitStatus> 
                 &sources,
                 exact.name,
                 &flags,
-                (Some(super::model::SOURCES_PHASE), CONFIG_PHASE),
+                (Some(crate::cli::model::SOURCES_PHASE), CONFIG_PHASE),
                 Some((exact.attr, &library)),
             )
             .map(|(text, _)| text)
@@ -198,7 +201,7 @@ fn configured_for<'c>(
                 .collect(),
             format!(
                 " (one dispatch with its twin at {})",
-                super::explain::loc_text(&twin.loc)
+                super::loc_text(&twin.loc)
             ),
         ),
         None => (here, String::new()),
@@ -226,7 +229,7 @@ fn compare_row(
         .pair
         .and_then(|pair| explanation.pairs.get(pair))
         .map_or_else(|| "-".to_string(), |pair| format!("@{}", pair.matcher));
-    let location = super::explain::loc_text(&row.loc);
+    let location = super::loc_text(&row.loc);
     let info = predicted.info;
     if let Some(op) = same {
         let line = format!(

@@ -11,6 +11,9 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+// One file per command (`explain` a folder: its `--exact` comparison and provenance rendering
+// beside it); `bench_report`, `check_bench` and `tune_compile` render `bench`, `check --bench`
+// and `tune --compile-only`.
 pub mod apply;
 pub mod attach;
 pub mod bench;
@@ -18,31 +21,27 @@ pub mod bench_report;
 pub mod cache;
 pub mod check;
 pub mod check_bench;
-pub mod common;
 pub mod coverage;
 pub mod decide;
 pub mod docs;
 pub mod doctor;
-pub mod exact;
 pub mod explain;
-pub mod explain_provenance;
 pub mod export;
 pub mod extract;
-pub mod help;
 pub mod import_iree;
 pub mod import_tuner;
 pub mod link;
-pub mod log;
-pub mod model;
-pub mod output;
 pub mod resolve;
 pub mod show;
-pub mod table;
 pub mod targets;
 pub mod time_plan;
 pub mod tune;
 pub mod tune_compile;
 pub mod verify;
+
+// What the commands share, under `shared/`, reached as `cli::common` and so on.
+mod shared;
+pub use shared::{common, help, log, model, output, table};
 
 pub use common::{DiagnosticFormat, ExitStatus};
 
@@ -194,36 +193,38 @@ pub fn run(cli: Cli) -> ExitStatus {
         common::finish();
         return ExitStatus::Usage;
     }
-    common::configure(tunespec::settings::Flags {
+    let settings = common::configure(tunespec::settings::Flags {
         iree: cli.iree.clone(),
     });
-    tunespec::iree_text::install(common::settings().iree.clone());
+    tunespec::iree_text::install(settings.iree.clone());
+    // Each command takes the settings it needs as a parameter (`bench` and `tune` read the same
+    // value through `common::settings` for now).
     let status = match cli.command {
-        Command::Verify(opts) => opts.run(),
-        Command::Link(opts) => opts.run(),
-        Command::Attach(opts) => opts.run(),
-        Command::Extract(opts) => opts.run(),
-        Command::Apply(opts) => opts.run(),
-        Command::Explain(opts) => opts.run(),
-        Command::Coverage(opts) => opts.run(),
-        Command::Resolve(opts) => opts.run(),
+        Command::Verify(opts) => opts.run(settings),
+        Command::Link(opts) => opts.run(settings),
+        Command::Attach(opts) => opts.run(settings),
+        Command::Extract(opts) => opts.run(settings),
+        Command::Apply(opts) => opts.run(settings),
+        Command::Explain(opts) => opts.run(settings),
+        Command::Coverage(opts) => opts.run(settings),
+        Command::Resolve(opts) => opts.run(settings),
         Command::Export(opts) => opts.run(),
         Command::Targets(opts) => opts.run(),
         Command::Show(opts) => opts.run(),
         Command::Cache(opts) => opts.run(),
         Command::Completions(opts) => opts.run(),
         Command::Man(opts) => opts.run(),
-        Command::ImportIree(opts) => opts.run(),
+        Command::ImportIree(opts) => opts.run(settings),
         Command::ImportTuner(opts) => opts.run(),
-        Command::Check(opts) => opts.run(),
+        Command::Check(opts) => opts.run(settings),
         Command::Bench(opts) => opts.run(),
         Command::Tune(opts) => opts.run(),
         Command::Time(opts) => opts.run(),
         Command::Decide(opts) => opts.run(),
-        Command::Doctor(opts) => opts.run(),
+        Command::Doctor(opts) => opts.run(settings),
     };
     // Configs that were ignored, and why: warnings in the run's format.
-    for notice in common::settings().notices() {
+    for notice in settings.notices() {
         common::warning(tunespec::problem::codes::CONFIG, notice);
     }
     common::finish();
@@ -252,7 +253,7 @@ pub fn usage_error(error: &clap::Error) -> ExitStatus {
                 .iter()
                 .any(|arg| arg == "-v" || arg == "--verbose" || arg == "-vv")
         {
-            println!("{}", doctor::iree_line());
+            println!("{}", doctor::iree_line(common::settings()));
         }
         return if error.use_stderr() {
             ExitStatus::Usage

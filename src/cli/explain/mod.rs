@@ -1,7 +1,13 @@
 //! `tunespec explain`: what configured each candidate op of a payload, and from which spec
-//! line; the table and JSON forms `apply --explain` prints too.
+//! line; the table and JSON forms `apply --explain` prints too. [`exact`]: `--exact`, the
+//! prediction compared with IREE's compile; [`provenance`]: where each pair's config comes from,
+//! rendered.
+
+pub mod exact;
+pub mod provenance;
 
 use std::path::PathBuf;
+use tunespec::settings::Settings;
 
 use serde_json::json;
 use tunespec::apply::{self, Explanation, ATTR_NAME};
@@ -12,8 +18,8 @@ use tunespec::problem::{Problem, Severity};
 use super::common::{
     emit, fail, input_name, library_for, quiet, read, report, ExitStatus, Format, LibraryArgs,
 };
-use super::explain_provenance::{self as provenance, WouldApply};
 use super::table::{self, Align};
+use provenance::WouldApply;
 
 /// The code of the note on a candidate op no matcher configures (`github`, `sarif`).
 pub const UNMATCHED: &str = "tunespec::explain::unmatched";
@@ -52,7 +58,7 @@ pub struct Opts {
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
+    pub fn run(self, settings: &Settings) -> ExitStatus {
         let mlir = Mlir::new_threaded();
         let payload_bytes = match read(&self.payload) {
             Ok(bytes) => bytes,
@@ -60,13 +66,15 @@ impl Opts {
         };
         let name = input_name(&self.payload);
         let raw = payload_bytes.clone();
-        let payload_bytes = match super::model::read(
+        // `formed`: IREE formed the dispatches as its tuning specs see them.
+        let (payload_bytes, formed) = match super::model::read(
+            settings,
             &payload_bytes,
             &name,
             &self.library,
             self.dispatches,
         ) {
-            Ok(super::model::Read::Own) => payload_bytes,
+            Ok(super::model::Read::Own) => (payload_bytes, false),
             Ok(super::model::Read::Dispatches { bytes, .. }) => {
                 if !self.library.given() {
                     super::common::tool_error_with(
@@ -76,15 +84,21 @@ impl Opts {
                     );
                     return ExitStatus::Usage;
                 }
-                bytes
+                (bytes, true)
             }
             Err(status) => return status,
         };
-        let (library_bytes, resolved) =
-            match library_for(&mlir, &self.library, &payload_bytes, &name, &self.attr) {
-                Ok(linked) => linked,
-                Err(status) => return status,
-            };
+        let (library_bytes, resolved) = match library_for(
+            settings,
+            &mlir,
+            &self.library,
+            &payload_bytes,
+            &name,
+            &self.attr,
+        ) {
+            Ok(linked) => linked,
+            Err(status) => return status,
+        };
         let explained = {
             let _phase =
                 tracing::info_span!("explain.match", view = view_name(self.view)).entered();
@@ -97,7 +111,7 @@ impl Opts {
                 self.engine,
                 // IREE formed the dispatches as its tuning specs see them: nothing to predict;
                 // on a backend that keeps named ops, the ops as written are the prediction.
-                if super::model::iree_formed() || super::model::keeps_named_ops(&self.library) {
+                if formed || super::model::keeps_named_ops(settings, &self.library) {
                     apply::View::Written
                 } else {
                     self.view
@@ -107,7 +121,7 @@ impl Opts {
         match explained {
             Ok(mut explanation) => {
                 // Each pair's layer, and the ops a withheld derived default would configure.
-                let would = super::explain_provenance::annotate(
+                let would = provenance::annotate(
                     &mlir,
                     resolved.as_ref(),
                     &mut explanation,
@@ -122,10 +136,12 @@ impl Opts {
                     self.format,
                     table::stdout_width(),
                     &would,
+                    formed,
                 ));
                 if self.exact {
-                    return super::exact::run(
-                        &super::exact::Exact {
+                    return exact::run(
+                        &exact::Exact {
+                            settings,
                             mlir: &mlir,
                             raw: &raw,
                             name: &name,
@@ -198,11 +214,12 @@ pub fn render_explanation(
     format: Format,
     width: Option<usize>,
     would: &[WouldApply],
+    formed: bool,
 ) -> String {
     match format {
         Format::Json => json_explanation(explanation, would),
-        Format::Human | Format::Github => human_explanation(explanation, width, would),
-        Format::Short => short_explanation(explanation, would),
+        Format::Human | Format::Github => human_explanation(explanation, width, would, formed),
+        Format::Short => short_explanation(explanation, would, formed),
         Format::Sarif => String::new(),
     }
 }
@@ -246,7 +263,7 @@ pub fn unmatched_notes(explanation: &Explanation) -> Vec<Problem> {
 
 /// One line per candidate op, `location: op: @matcher (spec location): config` (`no match`
 /// when none configures it), then a summary line unless `-q`.
-fn short_explanation(explanation: &Explanation, would: &[WouldApply]) -> String {
+fn short_explanation(explanation: &Explanation, would: &[WouldApply], formed: bool) -> String {
     let mut out = String::new();
     for row in &explanation.rows {
         if let Some(loc) = &row.loc {
@@ -291,7 +308,7 @@ fn short_explanation(explanation: &Explanation, would: &[WouldApply]) -> String 
         out.push('\n');
     }
     if !quiet() {
-        out.push_str(&summary_line(explanation));
+        out.push_str(&summary_line(explanation, formed));
         out.push('\n');
         if let Some(summary) = provenance::summary(explanation) {
             out.push_str(&format!("provenance summary: {summary}\n"));
@@ -301,8 +318,9 @@ fn short_explanation(explanation: &Explanation, would: &[WouldApply]) -> String 
     out
 }
 
-/// `N of M candidate op(s) configured by K matcher(s)` and the view.
-fn summary_line(explanation: &Explanation) -> String {
+/// `N of M candidate op(s) configured by K matcher(s)` and the view; `formed`: IREE formed the
+/// payload's dispatches (read through IREE: nothing left to generalize).
+fn summary_line(explanation: &Explanation, formed: bool) -> String {
     let matched = explanation
         .rows
         .iter()
@@ -314,7 +332,7 @@ fn summary_line(explanation: &Explanation) -> String {
         explanation.pairs.len()
     );
     match explanation.view {
-        apply::View::Written if super::model::iree_formed() => out.push_str(
+        apply::View::Written if formed => out.push_str(
             " in IREE's dispatches, as IREE formed them for its tuning specs (read through IREE)",
         ),
         apply::View::Dispatch => {
@@ -425,6 +443,7 @@ fn human_explanation(
     explanation: &Explanation,
     width: Option<usize>,
     would: &[WouldApply],
+    formed: bool,
 ) -> String {
     let pair_of = |row| pair_of(explanation, row);
     let mut rows: Vec<Vec<String>> = Vec::new();
@@ -485,7 +504,7 @@ fn human_explanation(
     if quiet() {
         return out;
     }
-    out.push_str(&summary_line(explanation));
+    out.push_str(&summary_line(explanation, formed));
     if explanation.view == apply::View::Dispatch {
         let differing = explanation.differing();
         if differing > 0 {

@@ -13,7 +13,7 @@ use tunespec::apply::{self, Explanation, PairInfo};
 use tunespec::mlir::Mlir;
 use tunespec::provenance::{self, Kind, Measured};
 
-use super::common::Resolved;
+use crate::cli::common::Resolved;
 
 /// The per-op JSON fields: `provenance_kind` and `measurement` (null for an unmatched op).
 pub fn op_json(pair: Option<&PairInfo>) -> (serde_json::Value, serde_json::Value) {
@@ -177,7 +177,7 @@ fn withheld_would_apply(
 }
 
 /// The unmatched-op notes of `github` and `sarif` (one per unmatched row, in row order, as
-/// [`super::explain::unmatched_notes`] makes them), each told which withheld derived default
+/// [`super::unmatched_notes`] makes them), each told which withheld derived default
 /// would configure its op.
 pub fn annotate_notes(
     notes: &mut [tunespec::problem::Problem],

@@ -5,6 +5,8 @@
 
 use tunespec::iree::{self, dispatches, Failure};
 
+use tunespec::settings::Settings;
+
 use super::common::{fail, tool_error_with, ExitStatus, LibraryArgs};
 
 /// The code of a command that needs IREE and found none (or a broken one).
@@ -25,9 +27,19 @@ pub enum Read {
     },
 }
 
+/// [`flags_in`] with the run's settings (`bench` and `tune`, which do not take them as a
+/// parameter yet).
+pub fn flags_for(library: &LibraryArgs, why: &str) -> Result<Vec<String>, ExitStatus> {
+    flags_in(super::common::settings(), library, why)
+}
+
 /// IREE's session flags for `--target`, with a usage error when there is none or it is not an
 /// architecture IREE compiles for.
-pub fn flags_for(library: &LibraryArgs, why: &str) -> Result<Vec<String>, ExitStatus> {
+pub fn flags_in(
+    settings: &Settings,
+    library: &LibraryArgs,
+    why: &str,
+) -> Result<Vec<String>, ExitStatus> {
     let target = library.target.as_deref();
     let Some(target) = target else {
         tool_error_with(
@@ -37,10 +49,11 @@ pub fn flags_for(library: &LibraryArgs, why: &str) -> Result<Vec<String>, ExitSt
         );
         return Err(ExitStatus::Usage);
     };
-    let (canonical, flags) = target_flags(target, &library.specs);
+    let (canonical, flags) = target_flags(settings, target, &library.specs);
     flags.ok_or_else(|| {
         // A name no registry knows is not a family: say so, and where the known ones are.
-        let known = super::common::settings().registry()
+        let known = settings
+            .registry()
             .and_then(|registry| registry.with_command_line(&library.specs))
             .is_ok_and(|registry| registry.find(target).is_some());
         let message = if known {
@@ -60,10 +73,14 @@ pub fn flags_for(library: &LibraryArgs, why: &str) -> Result<Vec<String>, ExitSt
 /// The canonical name of `target` and IREE's session flags for it, in the registry as the link
 /// sees it (configs and the spec libraries in `specs` too: a library may define a target, a CPU
 /// one say, with its backend); `None` flags for a family or a name IREE compiles nothing for.
-pub fn target_flags(target: &str, specs: &[std::path::PathBuf]) -> (String, Option<Vec<String>>) {
+pub fn target_flags(
+    settings: &Settings,
+    target: &str,
+    specs: &[std::path::PathBuf],
+) -> (String, Option<Vec<String>>) {
     // The registry as the link sees it: configs and the command line's spec libraries too
     // (a library may define a target, a CPU one say, with its backend).
-    let registry = super::common::settings()
+    let registry = settings
         .registry()
         .and_then(|registry| registry.with_command_line(specs))
         .ok();
@@ -96,15 +113,15 @@ pub fn substitution_of(target: &str) -> Option<String> {
 /// Whether the target's backend keeps named linalg ops in the dispatches its tuning specs see
 /// (IREE's CPU backend does; its GPU backends generalize them): tunespec's prediction then
 /// matches the ops as written.
-pub fn keeps_named_ops(library: &LibraryArgs) -> bool {
-    target_backend(library).is_some_and(|backend| backend == "llvm-cpu")
+pub fn keeps_named_ops(settings: &Settings, library: &LibraryArgs) -> bool {
+    target_backend(settings, library).is_some_and(|backend| backend == "llvm-cpu")
 }
 
 /// The IREE backend of `--target` (its own or inherited through its fallbacks), when a target
 /// is given and the registry names one.
-fn target_backend(library: &LibraryArgs) -> Option<String> {
+fn target_backend(settings: &Settings, library: &LibraryArgs) -> Option<String> {
     let target = library.target.as_deref()?;
-    super::common::settings()
+    settings
         .registry()
         .and_then(|registry| registry.with_command_line(&library.specs))
         .ok()
@@ -116,29 +133,34 @@ fn target_backend(library: &LibraryArgs) -> Option<String> {
 /// generalize them), both when it is not (no `--target`, or a target without a backend), since
 /// the same file may then be compiled for either. `attach`'s pruning keeps every pair that wins
 /// an op in any of them.
-pub fn possible_views(library: &LibraryArgs) -> &'static [tunespec::apply::View] {
+pub fn possible_views(
+    settings: &Settings,
+    library: &LibraryArgs,
+) -> &'static [tunespec::apply::View] {
     use tunespec::apply::View;
-    match target_backend(library).as_deref() {
+    match target_backend(settings, library).as_deref() {
         Some("llvm-cpu") => &[View::Written],
         Some(_) => &[View::Dispatch],
         None => &[View::Written, View::Dispatch],
     }
 }
 
-/// The loaded IREE, or a usage error saying why a command needs it.
+/// [`iree_in`] with the run's settings (`bench` and `tune`, which do not take them as a
+/// parameter yet).
 pub fn iree_for(why: &str) -> Result<&'static iree::Iree, ExitStatus> {
-    super::common::settings()
-        .iree
-        .shared()
-        .as_ref()
-        .map_err(|message| {
-            tool_error_with(
-                NEEDED,
-                format!("{why}, which needs IREE's compiler: {message}"),
-                None,
-            );
-            ExitStatus::Usage
-        })
+    iree_in(super::common::settings(), why)
+}
+
+/// The loaded IREE of `settings`, or a usage error saying why a command needs it.
+pub fn iree_in<'s>(settings: &'s Settings, why: &str) -> Result<&'s iree::Iree, ExitStatus> {
+    settings.iree.shared().as_ref().map_err(|message| {
+        tool_error_with(
+            NEEDED,
+            format!("{why}, which needs IREE's compiler: {message}"),
+            None,
+        );
+        ExitStatus::Usage
+    })
 }
 
 /// `--dispatches`: who forms the dispatches a payload is matched on.
@@ -157,6 +179,7 @@ pub enum Dispatches {
 /// Reads `bytes` as tunespec can, or through IREE when they hold ops only IREE reads (or
 /// `mode` asks for IREE).
 pub fn read(
+    settings: &Settings,
     bytes: &[u8],
     name: &str,
     library: &LibraryArgs,
@@ -181,25 +204,16 @@ pub fn read(
     } else {
         format!("{name} holds {dialect} ops, which only IREE reads")
     };
-    let iree = iree_for(&why)?;
-    let flags = flags_for(library, &why)?;
+    let iree = iree_in(settings, &why)?;
+    let flags = flags_in(settings, library, &why)?;
     let _phase = tracing::info_span!("iree.dispatches", dialect = %dialect).entered();
     let sources = sources(iree, bytes, name, &flags)?;
     let matched = dispatches::matched(iree, iree.store(), &sources, name, &flags)
         .map_err(|failure| report(failure, &sources))?;
-    IREE_FORMED.store(true, std::sync::atomic::Ordering::Relaxed);
     Ok(Read::Dispatches {
         bytes: matched,
         dialect,
     })
-}
-
-static IREE_FORMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Whether this run's payload was formed by IREE (its dispatches as its tuning specs see them:
-/// nothing left to generalize).
-pub fn iree_formed() -> bool {
-    IREE_FORMED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// [`dispatches::cached`] keyed by `keyed.0` (every byte the answer depends on), with IREE's

@@ -91,16 +91,21 @@ struct Session {
 static SESSION: OnceLock<Session> = OnceLock::new();
 
 /// The program's settings ([`tunespec::settings::Settings`]: the IREE session, the cache), built
-/// once by `cli::run` from the global flags. The binary's, not the library's: commands take
-/// what they need from it and hand it to the library as values.
+/// once by `cli::run` from the global flags, which passes them to each command as `&Settings`.
+/// Kept here as well only for `bench` and `tune` (and `--version -v`), which read them through
+/// [`settings`], [`LibraryArgs::link`], [`LibraryArgs::inputs`] and `model::{iree_for,
+/// flags_for}` until they take them as a parameter too.
 static SETTINGS: OnceLock<Settings> = OnceLock::new();
 
-/// Builds the run's settings from the command line's `flags` (the first call wins).
-pub fn configure(flags: tunespec::settings::Flags) {
+/// Builds the run's settings from the command line's `flags` (the first call wins) and returns
+/// them, for `cli::run` to pass to the command.
+pub fn configure(flags: tunespec::settings::Flags) -> &'static Settings {
     let _ = SETTINGS.set(Settings::new(flags));
+    settings()
 }
 
-/// The run's settings (from the environment alone before [`configure`]: `--version -v`).
+/// The run's settings (from the environment alone before [`configure`]: `--version -v`), for
+/// the commands that do not take them as a parameter yet (`bench`, `tune`).
 pub fn settings() -> &'static Settings {
     SETTINGS.get_or_init(|| Settings::new(tunespec::settings::Flags::default()))
 }
@@ -309,8 +314,8 @@ impl DerivedArgs {
 
     /// The discovered registry (configs, `TUNESPEC_SPEC_PATH`, `TUNESPEC_DERIVED`) with the
     /// command line's choice applied.
-    pub fn registry(self) -> Result<registry::Registry, registry::Error> {
-        let registry = settings().registry()?;
+    pub fn registry(self, settings: &Settings) -> Result<registry::Registry, registry::Error> {
+        let registry = settings.registry()?;
         Ok(match self.choice() {
             Some(derived) => registry.with_derived(derived),
             None => registry,
@@ -337,14 +342,15 @@ impl LibraryArgs {
     /// user config, `TUNESPEC_SPEC_PATH`), then the target's default specs, then those of its
     /// fallback chain (see [`registry::Registry::resolve`]). `--no-default` drops the defaults;
     /// without a target only the command-line specs are linked.
+    /// (`bench`'s report; it reads the run's settings from [`settings`]).
     pub fn inputs(&self) -> Result<Vec<LinkInput>, registry::Error> {
-        self.resolve().map(|resolved| resolved.inputs)
+        self.resolve(settings()).map(|resolved| resolved.inputs)
     }
 
     /// The specs to link (as [`Self::inputs`]) and the target part of the cache key, both from
     /// one resolution: the registry is loaded and the target resolved once per call, so the
     /// key names exactly the chain the inputs were chosen from.
-    pub fn resolve(&self) -> Result<Resolved, registry::Error> {
+    pub fn resolve(&self, settings: &Settings) -> Result<Resolved, registry::Error> {
         let Some(target) = &self.target else {
             if !self.no_default {
                 return Err(registry::Error::BadTarget(
@@ -362,7 +368,7 @@ impl LibraryArgs {
                 no_default: self.no_default,
             });
         };
-        let resolution = self.resolution(target)?;
+        let resolution = self.resolution(settings, target)?;
         // A spec library given for other targets only configures nothing here: said, once
         // per library and run (commands resolve more than once), never silent.
         static TOLD: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
@@ -398,30 +404,41 @@ impl LibraryArgs {
     }
 
     /// The resolution of `target` with these flags' specs and derived choice.
-    pub fn resolution(&self, target: &str) -> Result<registry::Resolution, registry::Error> {
+    pub fn resolution(
+        &self,
+        settings: &Settings,
+        target: &str,
+    ) -> Result<registry::Resolution, registry::Error> {
         self.derived
-            .registry()
+            .registry(settings)
             .and_then(|registry| registry.resolve(target, &self.specs))
     }
 
     /// Links the library for use in this process (`apply`, `explain`, `coverage`) and returns
     /// it as bytecode; prints link warnings to stderr. Its locations name the user's files as
     /// given, which is what `explain` and `coverage` print.
+    /// (`bench` and `tune`; they read the run's settings from [`settings`]).
     pub fn link(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
-        self.link_located(mlir, false).map(|(library, _)| library)
+        self.link_located(settings(), mlir, false)
+            .map(|(library, _)| library)
     }
 
     /// [`Self::link`], with the resolution the library was linked from: what `explain` says of
     /// each pair (its layer, the derived defaults withheld) comes from the same resolution, not
     /// from a second one.
-    pub fn link_resolved(&self, mlir: &Mlir) -> Result<(Vec<u8>, Resolved), ExitStatus> {
-        self.link_located(mlir, false)
+    pub fn link_resolved(
+        &self,
+        settings: &Settings,
+        mlir: &Mlir,
+    ) -> Result<(Vec<u8>, Resolved), ExitStatus> {
+        self.link_located(settings, mlir, false)
     }
 
     /// Links the library to be written out (`attach`): its locations are relative to each
     /// spec's root, so the same specs give the same bytes in any checkout.
-    pub fn link_portable(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
-        self.link_located(mlir, true).map(|(library, _)| library)
+    pub fn link_portable(&self, settings: &Settings, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
+        self.link_located(settings, mlir, true)
+            .map(|(library, _)| library)
     }
 
     /// The inputs to link, their locations naming the user's files as given (or, `portable`,
@@ -430,23 +447,29 @@ impl LibraryArgs {
     /// pays for copying the bytes).
     pub fn inputs_and_cache(
         &self,
+        settings: &Settings,
         portable: bool,
     ) -> Result<(Resolved, tunespec::cache::Cache), ExitStatus> {
         // A config with located errors is a problem in the inputs (exit 1), as in `resolve`.
         let mut resolved = self
-            .resolve()
-            .map_err(|error| super::resolve::report_error(&error))?;
+            .resolve(settings)
+            .map_err(|error| crate::cli::resolve::report_error(&error))?;
         if !portable {
             for input in &mut resolved.inputs {
                 input.location.clone_from(&input.name);
             }
         }
-        let cache = super::cache::open().ok_or(ExitStatus::Usage)?;
+        let cache = crate::cli::cache::open().ok_or(ExitStatus::Usage)?;
         Ok((resolved, cache))
     }
 
-    fn link_located(&self, mlir: &Mlir, portable: bool) -> Result<(Vec<u8>, Resolved), ExitStatus> {
-        let (resolved, cache) = self.inputs_and_cache(portable)?;
+    fn link_located(
+        &self,
+        settings: &Settings,
+        mlir: &Mlir,
+        portable: bool,
+    ) -> Result<(Vec<u8>, Resolved), ExitStatus> {
+        let (resolved, cache) = self.inputs_and_cache(settings, portable)?;
         let inputs = &resolved.inputs;
         let _phase = tracing::info_span!("link", inputs = inputs.len()).entered();
         let result = cache.link(mlir, &resolved.cache_target, inputs, self.link_options());
@@ -604,6 +627,7 @@ pub fn fail(problems: Vec<Problem>, source: &[u8]) -> ExitStatus {
 /// The library to apply: the one attached to the payload, or one linked from `args` when given
 /// (or when none is attached), with the resolution it was linked from (`None`: attached).
 pub fn library_for(
+    settings: &Settings,
     mlir: &Mlir,
     args: &LibraryArgs,
     payload_bytes: &[u8],
@@ -612,12 +636,12 @@ pub fn library_for(
 ) -> Result<(Vec<u8>, Option<Resolved>), ExitStatus> {
     if args.given() {
         return args
-            .link_resolved(mlir)
+            .link_resolved(settings, mlir)
             .map(|(library, resolved)| (library, Some(resolved)));
     }
     let payload = apply::parse_payload(mlir, payload_bytes, name)
         .map_err(|problems| fail(problems, payload_bytes))?;
-    apply::extract(mlir, &payload, attr, name, Some(&settings().iree))
+    apply::extract(mlir, &payload, attr, name, Some(&settings.iree))
         .map(|library| (library, None))
         .map_err(|problems| fail(problems, payload_bytes))
 }
