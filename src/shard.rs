@@ -15,6 +15,14 @@
 //! The first scheduler whose variables are set answers; `auto/N` checks N against what the
 //! scheduler says, where it says it.
 
+/// [`parse`] with the process's environment (through `config::process_env`): what `--shard`'s
+/// parser calls, the scheduler's variables being read when the command line is.
+pub fn parse_from_env(text: &str) -> Result<(u32, u32), String> {
+    parse(text, &|name| {
+        crate::config::process_env(name).map(|value| value.to_string_lossy().into_owned())
+    })
+}
+
 /// The shard `text` names (`K/N`, `auto` or `auto/N`), 1-based: (K, N) with 1 <= K <= N.
 /// `env` looks a variable up (the caller's environment reader). The error says what is wrong
 /// and what would do.

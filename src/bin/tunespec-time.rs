@@ -27,7 +27,7 @@ struct Opts {
     #[arg(long, short, default_value = "local-task", value_parser = Device::parse)]
     device: Device,
     /// The share K of N of the plan (1-based), or auto (auto/N): from the scheduler
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    #[arg(long, value_name = "K/N", value_parser = tunespec::shard::parse_from_env)]
     shard: Option<(u32, u32)>,
     /// Rounds before the first look
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..1000))]
@@ -50,12 +50,6 @@ struct Opts {
     /// The smallest relative difference of medians called faster or slower
     #[arg(long, default_value_t = 0.01)]
     min_effect: f64,
-}
-
-fn parse_shard(text: &str) -> Result<(u32, u32), String> {
-    tunespec::shard::parse(text, &|name| {
-        tunespec::config::process_env(name).map(|value| value.to_string_lossy().into_owned())
-    })
 }
 
 fn main() -> ExitCode {

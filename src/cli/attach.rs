@@ -233,9 +233,13 @@ pub fn library_text(mlir: &Mlir, library: &[u8]) -> Result<String, ExitStatus> {
 /// [`library_text`] in the syntax of the session's IREE when one is found ([`for_release`]),
 /// the entries it cannot express left out with their warnings reported: what `bench` and
 /// `tune` hand IREE.
-pub fn library_text_for_iree(mlir: &Mlir, library: &[u8]) -> Result<String, ExitStatus> {
+pub fn library_text_for_iree(
+    settings: &Settings,
+    mlir: &Mlir,
+    library: &[u8],
+) -> Result<String, ExitStatus> {
     let text = library_text(mlir, library)?;
-    match super::common::settings().iree.optional() {
+    match settings.iree.optional() {
         Some(Ok(iree)) => {
             let mut left_out = Vec::new();
             let text = for_release(iree, &text, &mut left_out);

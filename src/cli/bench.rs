@@ -7,6 +7,7 @@ use tunespec::bench::{self, stats::Rule, Case, MatcherCase, Options, Row};
 use tunespec::device::Device;
 use tunespec::iree::runtime::{self, Tools};
 use tunespec::mlir::Mlir;
+use tunespec::settings::Settings;
 use tunespec::spec_check::payload;
 
 use super::bench_report::{exit_status, progress_line, render, Report};
@@ -108,9 +109,7 @@ pub struct TimingArgs {
 
 /// `--shard`: `K/N`, or the scheduler's index (`auto`, `auto/N`: `tunespec::shard`).
 pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
-    tunespec::shard::parse(text, &|name| {
-        tunespec::config::process_env(name).map(|value| value.to_string_lossy().into_owned())
-    })
+    tunespec::shard::parse_from_env(text)
 }
 
 fn usage(message: impl std::fmt::Display) -> ExitStatus {
@@ -119,7 +118,7 @@ fn usage(message: impl std::fmt::Display) -> ExitStatus {
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
+    pub fn run(self, settings: &Settings) -> ExitStatus {
         if let Err(status) = self.timing.validate() {
             return status;
         }
@@ -129,15 +128,15 @@ impl Opts {
         if self.write.is_some() && !self.payloads.is_empty() && !self.dispatches {
             return usage("--write with a PAYLOAD needs --dispatches: the entries written are the matchers of the dispatches that measured faster alone");
         }
-        let iree = match super::model::iree_for("bench compiles with IREE") {
+        let iree = match super::model::iree_in(settings, "bench compiles with IREE") {
             Ok(iree) => iree,
             Err(status) => return status,
         };
         let mlir = Mlir::new_threaded();
         // A plan needs no runtime: its device is another machine's.
         if let Some(dir) = &self.plan {
-            return match self.compile_flags() {
-                Ok(flags) => self.plan_only(&mlir, iree, flags, dir),
+            return match self.compile_flags(settings) {
+                Ok(flags) => self.plan_only((settings, &mlir), iree, flags, dir),
                 Err(status) => status,
             };
         }
@@ -145,7 +144,7 @@ impl Opts {
             Ok(tools) => tools,
             Err(status) => return status,
         };
-        let flags = match self.compile_flags() {
+        let flags = match self.compile_flags(settings) {
             Ok(flags) => flags,
             Err(status) => return status,
         };
@@ -156,7 +155,7 @@ impl Opts {
                 return usage(message);
             }
         }
-        let cases = match self.cases(&mlir) {
+        let cases = match self.cases(settings, &mlir) {
             Ok(cases) => cases,
             Err(status) => return status,
         };
@@ -165,7 +164,7 @@ impl Opts {
             None => cases,
         };
         let options = self.options(flags);
-        let write_context = match self.write_context(&mlir) {
+        let write_context = match self.write_context(settings, &mlir) {
             Ok(context) => context,
             Err(status) => return status,
         };
@@ -221,9 +220,9 @@ impl Opts {
 
     /// iree-compile's flags: the target's (as `explain --exact` uses), else IREE's CPU backend
     /// for the local devices; see [`TimingArgs::device_flags`].
-    fn compile_flags(&self) -> Result<Vec<String>, ExitStatus> {
+    fn compile_flags(&self, settings: &Settings) -> Result<Vec<String>, ExitStatus> {
         let flags = match &self.library.target {
-            Some(_) => super::model::flags_for(&self.library, "bench")?,
+            Some(_) => super::model::flags_in(settings, &self.library, "bench")?,
             None => Vec::new(),
         };
         let mut flags = self
@@ -456,7 +455,7 @@ impl Opts {
     /// written into `dir`, which must be new or empty.
     fn plan_only(
         &self,
-        mlir: &Mlir,
+        (settings, mlir): (&Settings, &Mlir),
         iree: &tunespec::iree::Iree,
         flags: Vec<String>,
         dir: &std::path::Path,
@@ -475,11 +474,11 @@ impl Opts {
         if let Err(error) = std::fs::create_dir_all(dir) {
             return usage(format!("cannot create {}: {error}", dir.display()));
         }
-        let cases = match self.cases(mlir) {
+        let cases = match self.cases(settings, mlir) {
             Ok(cases) => cases,
             Err(status) => return status,
         };
-        let write = match self.write_context(mlir) {
+        let write = match self.write_context(settings, mlir) {
             Ok(write) => write,
             Err(status) => return status,
         };
@@ -514,21 +513,25 @@ impl Opts {
 
     /// What `--write` (now or at `decide`) needs, recorded in the plan: with a target, its
     /// definitions and (for payloads) the library's specs; `None` without a target.
-    fn write_context(&self, mlir: &Mlir) -> Result<Option<bench::plan::WriteContext>, ExitStatus> {
+    fn write_context(
+        &self,
+        settings: &Settings,
+        mlir: &Mlir,
+    ) -> Result<Option<bench::plan::WriteContext>, ExitStatus> {
         let Some(target) = self.library.target.clone() else {
             return Ok(None);
         };
         let specs = if self.payloads.is_empty() {
             Vec::new()
         } else {
-            super::bench_report::library_specs(&self.library, mlir)?
+            super::bench_report::library_specs(settings, &self.library, mlir)?
                 .into_iter()
                 .map(|(name, text, _)| (name, text))
                 .collect()
         };
         // A target a user's library defines goes into the written library too (with its
         // user-defined fallbacks): the library then works alone, and beside the one it came from.
-        let definitions = super::common::settings()
+        let definitions = settings
             .registry()
             .and_then(|registry| registry.with_command_line(&self.library.specs))
             .map(|registry| registry.library_definitions(&target))
@@ -542,14 +545,14 @@ impl Opts {
 
     /// The cases: each payload with the whole library, or each keyed matcher of the library's
     /// specs with its own payload and itself alone.
-    fn cases(&self, mlir: &Mlir) -> Result<Vec<Case>, ExitStatus> {
+    fn cases(&self, settings: &Settings, mlir: &Mlir) -> Result<Vec<Case>, ExitStatus> {
         if self.payloads.is_empty() {
-            return self.matcher_cases(mlir);
+            return self.matcher_cases(settings, mlir);
         }
         // Linked with locations naming the user's files: its text (printed without locations)
         // is what is attached, its bytecode what names each row's matcher by file and line.
-        let located = self.library.link(mlir)?;
-        let library = super::attach::library_text_for_iree(mlir, &located)?;
+        let (located, _) = self.library.link_resolved(settings, mlir)?;
+        let library = super::attach::library_text_for_iree(settings, mlir, &located)?;
         let mut cases = Vec::new();
         for path in &self.payloads {
             let payload = super::common::read(path)?;
@@ -567,11 +570,11 @@ impl Opts {
         Ok(cases)
     }
 
-    fn matcher_cases(&self, mlir: &Mlir) -> Result<Vec<Case>, ExitStatus> {
-        let specs = super::bench_report::library_specs(&self.library, mlir)?;
+    fn matcher_cases(&self, settings: &Settings, mlir: &Mlir) -> Result<Vec<Case>, ExitStatus> {
+        let specs = super::bench_report::library_specs(settings, &self.library, mlir)?;
         let target = self.library.target.clone().unwrap_or_default();
         // Each matcher's spec in the found IREE's spelling, as `link` writes the library.
-        let release = super::common::settings()
+        let release = settings
             .iree
             .optional()
             .and_then(|found| found.as_ref().ok())

@@ -98,11 +98,13 @@ pub fn progress_line(command: &'static str) -> impl Fn(&str) + Sync {
 /// The library's specs, highest priority first, as (name, text, snapshot): embedded defaults
 /// (bytecode) printed as text, so each matcher can be cut out as written.
 pub fn library_specs(
+    settings: &tunespec::settings::Settings,
     library: &LibraryArgs,
     mlir: &Mlir,
 ) -> Result<Vec<(String, String, ir::Module)>, ExitStatus> {
     let inputs = library
-        .inputs()
+        .resolve(settings)
+        .map(|resolved| resolved.inputs)
         .map_err(|error| super::resolve::report_error(&error))?;
     let mut specs = Vec::new();
     for input in inputs {

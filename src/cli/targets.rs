@@ -47,7 +47,7 @@ fn row(target: &Target) -> Row {
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
+    pub fn run(self, settings: &tunespec::settings::Settings) -> ExitStatus {
         match self.format {
             Format::Json => {
                 for target in Registry::embedded().targets() {
@@ -82,7 +82,7 @@ impl Opts {
                 "{}{}{}\n",
                 human(),
                 substitution_notes(),
-                iree_line()
+                iree_line(settings)
             )),
             // The registry is built in and verified when tunespec is built: no diagnostics;
             // the log (empty results) is written when the run ends.
@@ -94,8 +94,8 @@ impl Opts {
 
 /// Which IREE releases tunespec writes for, and the one found (cheaply, as `link` finds it; a
 /// library that does not load is none): the specs listed here are written in its syntax.
-fn iree_line() -> String {
-    let found = super::common::settings()
+fn iree_line(settings: &tunespec::settings::Settings) -> String {
+    let found = settings
         .iree
         .optional()
         .and_then(|found| found.as_ref().ok());

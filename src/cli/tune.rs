@@ -168,7 +168,7 @@ impl Opts {
         }
     }
 
-    pub fn run(self) -> ExitStatus {
+    pub fn run(self, settings: &tunespec::settings::Settings) -> ExitStatus {
         let timing = self.timing();
         // Nothing is timed with --compile-only: the timing options and the machine's load
         // do not matter.
@@ -184,7 +184,7 @@ impl Opts {
             derived: Default::default(),
             measured_on: None,
         };
-        let flags = match super::model::flags_for(&library, "tune") {
+        let flags = match super::model::flags_in(settings, &library, "tune") {
             Ok(flags) => flags,
             Err(status) => return status,
         };
@@ -199,7 +199,7 @@ impl Opts {
             ));
             return ExitStatus::Usage;
         }
-        let iree = match super::model::iree_for("tune compiles with IREE") {
+        let iree = match super::model::iree_in(settings, "tune compiles with IREE") {
             Ok(iree) => iree,
             Err(status) => return status,
         };
@@ -235,8 +235,9 @@ impl Opts {
         } else {
             let mlir = tunespec::mlir::Mlir::new_threaded();
             let text = library
-                .link(&mlir)
-                .and_then(|bytes| super::attach::library_text_for_iree(&mlir, &bytes));
+                .link_resolved(settings, &mlir)
+                .map(|(bytes, _)| bytes)
+                .and_then(|bytes| super::attach::library_text_for_iree(settings, &mlir, &bytes));
             match text {
                 Ok(text) => Some(text),
                 Err(status) => return status,
@@ -248,7 +249,7 @@ impl Opts {
         );
         // A target a user's library defines goes into the written library too (with its
         // user-defined fallbacks): the library then works alone.
-        let definitions = super::common::settings()
+        let definitions = settings
             .registry()
             .and_then(|registry| registry.with_command_line(&self.specs))
             .map(|registry| registry.library_definitions(&self.target))

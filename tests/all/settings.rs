@@ -244,11 +244,10 @@ const CLI_STATE: &[(&str, &str)] = &[
     ("shared/common.rs", "TOLD"),
 ];
 
-/// The files of `src/cli/` that still read the settings from the CLI's cell rather than take
-/// them as a parameter: `bench` and `tune`, the wrappers they call (`common.rs`, `model.rs`) and
-/// `--version -v`, which prints the IREE before any command runs (`mod.rs`), by path under
-/// `src/cli/`.
-const SETTINGS_FROM_THE_CELL: &[&str] = &["bench.rs", "tune.rs", "shared/model.rs", "mod.rs"];
+/// The files of `src/cli/` that read the settings from the CLI's cell rather than take them as
+/// a parameter: only `--version -v`, which prints the IREE before any command runs (`mod.rs`),
+/// by path under `src/cli/`.
+const SETTINGS_FROM_THE_CELL: &[&str] = &["mod.rs"];
 
 /// The `.rs` files of the CLI, as (path relative to `src/cli/`, text).
 fn cli_files() -> Vec<(String, String)> {
@@ -336,7 +335,14 @@ const ENVIRONMENT_READERS: &[(&str, &str)] = &[
         "iree/probe.rs",
         "the interpreter's identity (pyenv, asdf, venv and conda variables, HOME)",
     ),
-    ("iree/runtime.rs", "TUNESPEC_IREE_RUNTIME"),
+    (
+        "iree/runtime.rs",
+        "TUNESPEC_IREE_RUNTIME; for the runtime alone, TUNESPEC_IREE_VENV and VIRTUAL_ENV",
+    ),
+    (
+        "shard.rs",
+        "--shard auto: the scheduler's task index (SLURM_ARRAY_*, JOB_COMPLETION_INDEX, RANK, WORLD_SIZE), read as the command line is parsed",
+    ),
     ("iree/session.rs", "whether TUNESPEC_IREE_LIB was set"),
     ("iree/split.rs", "TUNESPEC_IREE_CHECK_PART_BYTES"),
 ];

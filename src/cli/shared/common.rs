@@ -92,9 +92,8 @@ static SESSION: OnceLock<Session> = OnceLock::new();
 
 /// The program's settings ([`tunespec::settings::Settings`]: the IREE session, the cache), built
 /// once by `cli::run` from the global flags, which passes them to each command as `&Settings`.
-/// Kept here as well only for `bench` and `tune` (and `--version -v`), which read them through
-/// [`settings`], [`LibraryArgs::link`], [`LibraryArgs::inputs`] and `model::{iree_for,
-/// flags_for}` until they take them as a parameter too.
+/// Kept here as well only for `--version -v`, which prints the IREE found before any command
+/// (and its settings) exists.
 static SETTINGS: OnceLock<Settings> = OnceLock::new();
 
 /// Builds the run's settings from the command line's `flags` (the first call wins) and returns
@@ -104,8 +103,7 @@ pub fn configure(flags: tunespec::settings::Flags) -> &'static Settings {
     settings()
 }
 
-/// The run's settings (from the environment alone before [`configure`]: `--version -v`), for
-/// the commands that do not take them as a parameter yet (`bench`, `tune`).
+/// The run's settings (from the environment alone before [`configure`]: `--version -v`).
 pub fn settings() -> &'static Settings {
     SETTINGS.get_or_init(|| Settings::new(tunespec::settings::Flags::default()))
 }
@@ -338,16 +336,10 @@ impl LibraryArgs {
         self.target.is_some() || !self.specs.is_empty() || self.no_default
     }
 
-    /// The specs to link, highest priority first: user specs (command line, project config,
-    /// user config, `TUNESPEC_SPEC_PATH`), then the target's default specs, then those of its
-    /// fallback chain (see [`registry::Registry::resolve`]). `--no-default` drops the defaults;
-    /// without a target only the command-line specs are linked.
-    /// (`bench`'s report; it reads the run's settings from [`settings`]).
-    pub fn inputs(&self) -> Result<Vec<LinkInput>, registry::Error> {
-        self.resolve(settings()).map(|resolved| resolved.inputs)
-    }
-
-    /// The specs to link (as [`Self::inputs`]) and the target part of the cache key, both from
+    /// The specs to link, highest priority first (user specs: command line, project config,
+    /// user config, `TUNESPEC_SPEC_PATH`; then the target's default specs and those of its
+    /// fallback chain, see [`registry::Registry::resolve`]; `--no-default` drops the defaults),
+    /// and the target part of the cache key, both from
     /// one resolution: the registry is loaded and the target resolved once per call, so the
     /// key names exactly the chain the inputs were chosen from.
     pub fn resolve(&self, settings: &Settings) -> Result<Resolved, registry::Error> {
@@ -414,16 +406,9 @@ impl LibraryArgs {
             .and_then(|registry| registry.resolve(target, &self.specs))
     }
 
-    /// Links the library for use in this process (`apply`, `explain`, `coverage`) and returns
-    /// it as bytecode; prints link warnings to stderr. Its locations name the user's files as
-    /// given, which is what `explain` and `coverage` print.
-    /// (`bench` and `tune`; they read the run's settings from [`settings`]).
-    pub fn link(&self, mlir: &Mlir) -> Result<Vec<u8>, ExitStatus> {
-        self.link_located(settings(), mlir, false)
-            .map(|(library, _)| library)
-    }
-
-    /// [`Self::link`], with the resolution the library was linked from: what `explain` says of
+    /// Links the library for use in this process (`apply`, `explain`, `coverage`, `bench`,
+    /// `tune`) as bytecode, its locations naming the user's files as given, link warnings
+    /// printed; with the resolution the library was linked from: what `explain` says of
     /// each pair (its layer, the derived defaults withheld) comes from the same resolution, not
     /// from a second one.
     pub fn link_resolved(

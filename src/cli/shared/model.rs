@@ -27,12 +27,6 @@ pub enum Read {
     },
 }
 
-/// [`flags_in`] with the run's settings (`bench` and `tune`, which do not take them as a
-/// parameter yet).
-pub fn flags_for(library: &LibraryArgs, why: &str) -> Result<Vec<String>, ExitStatus> {
-    flags_in(super::common::settings(), library, why)
-}
-
 /// IREE's session flags for `--target`, with a usage error when there is none or it is not an
 /// architecture IREE compiles for.
 pub fn flags_in(
@@ -143,12 +137,6 @@ pub fn possible_views(
         Some(_) => &[View::Dispatch],
         None => &[View::Written, View::Dispatch],
     }
-}
-
-/// [`iree_in`] with the run's settings (`bench` and `tune`, which do not take them as a
-/// parameter yet).
-pub fn iree_for(why: &str) -> Result<&'static iree::Iree, ExitStatus> {
-    iree_in(super::common::settings(), why)
 }
 
 /// The loaded IREE of `settings`, or a usage error saying why a command needs it.
