@@ -13,14 +13,26 @@ use crate::reference::{in_ci, output_with_timeout, repo_root};
 use crate::support::tunespec_command;
 
 const CPU_LIB: &str = "tests/fixtures/bench/cpu_lib";
-/// Short runs (the effects timed are many times the noise), at most two looks.
+/// Short runs (the effects timed are many times the noise), one look at 10 rounds.
 const QUICK: &[&str] = &[
     "--repetitions",
     "2",
     "--min-time",
     "0.02",
     "--max-rounds",
-    "20",
+    "10",
+];
+
+/// The least timing, where what is checked is not a verdict (what is timed, what is refused).
+const MINIMAL: &[&str] = &[
+    "--rounds",
+    "1",
+    "--max-rounds",
+    "1",
+    "--repetitions",
+    "1",
+    "--min-time",
+    "0.01",
 ];
 
 /// The runtime-only venv (tools/iree-runtime-venv.sh, made by tools/iree-venv.sh), required
@@ -352,7 +364,7 @@ fn a_changed_module_another_runtime_release_or_a_mixed_device_is_refused() {
     std::fs::write(&tuned, &bytes).unwrap();
     let (status, stdout, stderr) = run(runtime_only(&runtime, work.path())
         .args(["time", "plan"])
-        .args(QUICK));
+        .args(MINIMAL));
     assert_eq!(status, Some(0), "{stdout}\n{stderr}");
     // Results of two devices in one plan: one report is about one device.
     let result = plan.join("results/0001.json");
@@ -395,7 +407,7 @@ fn the_shard_comes_from_the_scheduler_that_started_the_task() {
         let mut command = runtime_only(&runtime, work.path());
         command
             .args(["time", "plan", "--shard", shard])
-            .args(QUICK)
+            .args(MINIMAL)
             .envs(vars.iter().copied());
         run(&mut command)
     };
