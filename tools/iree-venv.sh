@@ -24,19 +24,39 @@ else
   venv=${TUNESPEC_IREE_VENV:-$here/target/iree-venv}
 fi
 
+# Without arguments, the other venvs are made beside this one, all at once: each is a download
+# and an unpack into a directory of its own (pip's cache is safe to share), so on a fresh machine
+# they take as long as the largest rather than the sum. Every one is waited for, and any failure
+# fails this script after all have ended.
+pids=()
 if [ "$#" -eq 0 ]; then
   for other in ${IREE_OTHER_VERSIONS-3.10.0 3.11.0 3.12.0}; do
-    "$0" "$other" >/dev/null
+    "$0" "$other" >/dev/null &
+    pids+=("$!")
   done
   # The time phase's machine: IREE's runtime alone (tools/iree-runtime-venv.sh).
-  "$here/tools/iree-runtime-venv.sh" >/dev/null
+  "$here/tools/iree-runtime-venv.sh" >/dev/null &
+  pids+=("$!")
   # The test command's other tool from PyPI: pre-commit, for the hooks' tests (and PyYAML in
   # its venv, for the CI templates' tests).
-  "$here/tools/pre-commit-venv.sh" >/dev/null
+  "$here/tools/pre-commit-venv.sh" >/dev/null &
+  pids+=("$!")
 fi
+# Waits for the venvs started above; exits with the first failure's status.
+wait_others() {
+  local failed=0 pid
+  for pid in "${pids[@]}"; do
+    wait "$pid" || failed=$?
+  done
+  if [ "$failed" -ne 0 ]; then
+    echo "iree-venv.sh: making another venv failed (exit $failed); see above" >&2
+    exit "$failed"
+  fi
+}
 
 if [ -x "$venv/bin/iree-opt" ] && [ -f "$venv/.tunespec-iree-$version" ] \
   && [ -f "$venv/.tunespec-iree-runtime-$version" ]; then
+  wait_others
   echo "$venv/bin/iree-opt"
   exit 0
 fi
@@ -50,4 +70,5 @@ fi
 "$venv/bin/iree-opt" --version >/dev/null
 "$venv/bin/iree-benchmark-module" --list_devices >/dev/null
 touch "$venv/.tunespec-iree-$version" "$venv/.tunespec-iree-runtime-$version"
+wait_others
 echo "$venv/bin/iree-opt"
