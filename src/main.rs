@@ -33,7 +33,10 @@ fn main() -> std::process::ExitCode {
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
-    tunespec::contain::enable();
+    // The one read of the process's environment: every setting comes from this snapshot.
+    let env = tunespec::settings::Environment::process();
+    tunespec::contain::enable(!env.is_on(tunespec::contain::ENV_TRUST));
+    diagnostics::set_width(&env);
     // glibc grows the heap of a thread's arena by what each allocation lacks: one mprotect call
     // every few pages, thousands in a large link or apply (nearly a tenth of its CPU). Growing it
     // 16 MiB at a time (address space; pages are only backed once touched) makes that a few.
@@ -51,7 +54,7 @@ fn main() -> std::process::ExitCode {
     let work = std::thread::Builder::new()
         .name("tunespec".to_string())
         .stack_size(tunespec::mlir::MLIR_STACK_BYTES)
-        .spawn(move || cli::run(cli) as u8);
+        .spawn(move || cli::run(cli, env) as u8);
     let status = match work.map(std::thread::JoinHandle::join) {
         Ok(Ok(status)) => status,
         // A panic has printed its message; 101 is Rust's status for it.

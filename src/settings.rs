@@ -1,6 +1,6 @@
 //! One program's settings, resolved once: from the command line's flags, then the environment
-//! (read through [`crate::config::process_env`]), then the config files, in that order of
-//! precedence (`docs/settings.md` has the table of every setting).
+//! (one snapshot, [`Environment`]), then the config files, in that order of precedence
+//! (`docs/settings.md` has the table of every setting).
 //!
 //! Why one value: the library keeps no process-wide state of its own. The CLI builds one
 //! [`Settings`] at start and hands each command what it needs from it (the IREE session, the
@@ -9,6 +9,8 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
+
+pub use crate::config::Environment;
 
 use crate::cache::OnDemand;
 use crate::config::Discovery;
@@ -24,6 +26,8 @@ pub struct Flags {
 
 /// The settings of one program.
 pub struct Settings {
+    /// The environment every setting below the command line is read from.
+    pub env: Arc<Environment>,
     /// The cache of linked libraries, cut-down libraries and IREE's answers, opened on first
     /// use from `TUNESPEC_CACHE*` and the XDG cache directory ([`crate::cache::Settings`]).
     pub cache: Arc<OnDemand>,
@@ -36,11 +40,21 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The settings of `flags`, with the environment and configs for what they leave open.
+    /// The settings of `flags`, with the process's environment and the configs for what they
+    /// leave open.
     pub fn new(flags: Flags) -> Settings {
-        let cache = Arc::new(OnDemand::new());
-        let iree = Arc::new(Session::new(flags.iree, cache.clone()));
+        Settings::with_environment(flags, Environment::process())
+    }
+
+    /// The settings of `flags`, with `env` (not the process's) and the configs it finds for
+    /// what they leave open: how a program that embeds the library sets what the CLI reads
+    /// from variables, without touching its own process environment.
+    pub fn with_environment(flags: Flags, env: Environment) -> Settings {
+        let env = Arc::new(env);
+        let cache = Arc::new(OnDemand::new(env.clone()));
+        let iree = Arc::new(Session::new(flags.iree, env.clone(), cache.clone()));
         Settings {
+            env,
             cache,
             iree,
             discovery: OnceLock::new(),
@@ -48,10 +62,11 @@ impl Settings {
     }
 
     /// The project and user configs, `TUNESPEC_SPEC_PATH` and `TUNESPEC_DERIVED`, found once
-    /// from the current directory and the environment ([`Discovery::from_env`]) on first need:
+    /// from the current directory and [`Settings::env`] ([`Discovery::from_env`]) on first need:
     /// a command that links nothing reads no config (and warns of none).
     pub fn discovery(&self) -> &Discovery {
-        self.discovery.get_or_init(Discovery::from_env)
+        self.discovery
+            .get_or_init(|| Discovery::from_env(&self.env))
     }
 
     /// The default registry with the user's spec libraries of [`Settings::discovery`].

@@ -15,45 +15,76 @@
 //! The first scheduler whose variables are set answers; `auto/N` checks N against what the
 //! scheduler says, where it says it.
 
-/// [`parse`] with the process's environment (through `config::process_env`): what `--shard`'s
-/// parser calls, the scheduler's variables being read when the command line is.
-pub fn parse_from_env(text: &str) -> Result<(u32, u32), String> {
-    parse(text, &|name| {
-        crate::config::process_env(name).map(|value| value.to_string_lossy().into_owned())
-    })
+/// `--shard` as written: a fixed share, or the scheduler's index to be read from the
+/// settings' environment when the command runs ([`Spec::resolve`]). Why two steps: the command
+/// line is parsed before the settings exist, and the scheduler's variables are settings like any
+/// other (a program that embeds the library passes its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spec {
+    /// `K/N`, checked: 1 <= K <= N.
+    Fixed(u32, u32),
+    /// `auto` or `auto/N`.
+    Auto(Option<u32>),
 }
 
-/// The shard `text` names (`K/N`, `auto` or `auto/N`), 1-based: (K, N) with 1 <= K <= N.
-/// `env` looks a variable up (the caller's environment reader). The error says what is wrong
-/// and what would do.
-pub fn parse(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<(u32, u32), String> {
-    let text = text.trim();
-    let (first, count) = match text.split_once('/') {
-        Some((first, count)) => (first.trim(), Some(number(count, "N")?)),
-        None => (text, None),
-    };
-    if first != "auto" {
+impl Spec {
+    /// `K/N`, `auto` or `auto/N`; the error says what is wrong and what would do.
+    pub fn parse(text: &str) -> Result<Spec, String> {
+        let text = text.trim();
+        let (first, count) = match text.split_once('/') {
+            Some((first, count)) => (first.trim(), Some(number(count, "N")?)),
+            None => (text, None),
+        };
+        if first == "auto" {
+            if count == Some(0) {
+                return Err("shard auto/0: N must be at least 1".into());
+            }
+            return Ok(Spec::Auto(count));
+        }
         let Some(count) = count else {
             return Err("expected K/N (e.g. 2/8), auto (the scheduler's index) or auto/N".into());
         };
-        return checked(number(first, "K")?, count);
+        let (k, n) = checked(number(first, "K")?, count)?;
+        Ok(Spec::Fixed(k, n))
     }
-    let (index, scheduler_count, scheduler) = from_scheduler(env)?;
-    let count = match (count, scheduler_count) {
-        (Some(given), Some(said)) if given != said => {
-            return Err(format!(
-                "--shard auto/{given}: {scheduler} says there are {said} tasks"
-            ))
-        }
-        (Some(given), _) => given,
-        (None, Some(said)) => said,
-        (None, None) => {
-            return Err(format!(
-                "--shard auto: {scheduler} does not say how many tasks there are: give auto/N (N: the job's completions)"
-            ))
-        }
-    };
-    checked(index + 1, count).map_err(|error| format!("{scheduler}: {error}"))
+
+    /// The shard, 1-based (K, N), the scheduler's variables read from `env`.
+    pub fn resolve(self, env: &crate::config::Environment) -> Result<(u32, u32), String> {
+        self.resolve_with(&|name| {
+            env.get(name)
+                .map(|value| value.to_string_lossy().into_owned())
+        })
+    }
+
+    /// [`Spec::resolve`] with a variable lookup.
+    fn resolve_with(self, env: &dyn Fn(&str) -> Option<String>) -> Result<(u32, u32), String> {
+        let count = match self {
+            Spec::Fixed(k, n) => return Ok((k, n)),
+            Spec::Auto(count) => count,
+        };
+        let (index, scheduler_count, scheduler) = from_scheduler(env)?;
+        let count = match (count, scheduler_count) {
+            (Some(given), Some(said)) if given != said => {
+                return Err(format!(
+                    "--shard auto/{given}: {scheduler} says there are {said} tasks"
+                ))
+            }
+            (Some(given), _) => given,
+            (None, Some(said)) => said,
+            (None, None) => {
+                return Err(format!(
+                    "--shard auto: {scheduler} does not say how many tasks there are: give auto/N (N: the job's completions)"
+                ))
+            }
+        };
+        checked(index + 1, count).map_err(|error| format!("{scheduler}: {error}"))
+    }
+}
+
+/// The shard `text` names (`K/N`, `auto` or `auto/N`), 1-based: (K, N) with 1 <= K <= N.
+/// `env` looks a variable up. The error says what is wrong and what would do.
+pub fn parse(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<(u32, u32), String> {
+    Spec::parse(text)?.resolve_with(env)
 }
 
 fn number(text: &str, what: &str) -> Result<u32, String> {

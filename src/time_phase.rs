@@ -54,16 +54,17 @@ pub fn check(plan: &Plan, runtime: &Runtime, device: &Device) -> Result<(), Stri
 }
 
 /// The options a time phase times with: `settings` on `device`, with `budget` per comparison,
-/// IREE's time limit per run.
+/// IREE's time limit per run (`limits`, from the environment).
 pub fn options(
     device: Device,
     settings: &Settings,
     budget: Option<std::time::Duration>,
+    limits: crate::iree::Limits,
 ) -> Options {
     let mut options = settings.options(device, Vec::new());
     options.budget = budget;
-    options.run_timeout = crate::iree::timeout();
-    options.compile_timeout = crate::iree::timeout();
+    options.run_timeout = limits.request;
+    options.compile_timeout = limits.request;
     options
 }
 

@@ -27,8 +27,8 @@ struct Opts {
     #[arg(long, short, default_value = "local-task", value_parser = Device::parse)]
     device: Device,
     /// The share K of N of the plan (1-based), or auto (auto/N): from the scheduler
-    #[arg(long, value_name = "K/N", value_parser = tunespec::shard::parse_from_env)]
-    shard: Option<(u32, u32)>,
+    #[arg(long, value_name = "K/N", value_parser = tunespec::shard::Spec::parse)]
+    shard: Option<tunespec::shard::Spec>,
     /// Rounds before the first look
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..1000))]
     rounds: u32,
@@ -78,8 +78,11 @@ fn run(opts: &Opts) -> Result<String, String> {
     if !valid {
         return Err("--min-time and --budget must be positive seconds, --alpha in (0, 1), --min-effect in [0, 1)".into());
     }
+    // The one read of the process's environment: every setting below comes from it.
+    let env = tunespec::settings::Environment::process();
+    let shard = opts.shard.map(|spec| spec.resolve(&env)).transpose()?;
     let (plan, tune) = time_phase::load(&opts.plan)?;
-    let runtime = Runtime::find_alone()
+    let runtime = Runtime::find_alone(&env)
         .map_err(|message| format!("{message}; {}", runtime::install_hint(&plan.iree)))?;
     time_phase::check(&plan, &runtime, &opts.device)?;
     let settings = Settings {
@@ -93,7 +96,8 @@ fn run(opts: &Opts) -> Result<String, String> {
         min_time: opts.min_time,
     };
     let budget = opts.budget.map(std::time::Duration::from_secs_f64);
-    let options = time_phase::options(opts.device.clone(), &settings, budget);
+    let limits = tunespec::iree::Limits::from_env(&env);
+    let options = time_phase::options(opts.device.clone(), &settings, budget, limits);
     let progress = |line: &str| {
         if !line.is_empty() {
             eprintln!("tunespec-time: {line}");
@@ -103,13 +107,13 @@ fn run(opts: &Opts) -> Result<String, String> {
         &runtime,
         (&plan, tune.as_ref(), &opts.plan),
         &options,
-        opts.shard,
+        shard,
         &progress,
     )?;
     Ok(time_phase::summary(
         &outcome,
         &opts.plan,
         &opts.device,
-        opts.shard,
+        shard,
     ))
 }

@@ -51,20 +51,23 @@ impl Store for Cache {
 /// only: a command that never asks IREE or prunes never opens (or warns about) the cache
 /// directory. One program's cache for IREE's answers and cut-down libraries: the CLI keeps one
 /// in its settings and hands it to its IREE session as the [`Store`].
-#[derive(Default)]
 pub struct OnDemand {
+    env: std::sync::Arc<crate::config::Environment>,
     cache: std::sync::OnceLock<Cache>,
 }
 
 impl OnDemand {
-    /// A cache not opened yet.
-    pub fn new() -> OnDemand {
-        OnDemand::default()
+    /// A cache not opened yet, to be configured from `env`.
+    pub fn new(env: std::sync::Arc<crate::config::Environment>) -> OnDemand {
+        OnDemand {
+            env,
+            cache: std::sync::OnceLock::new(),
+        }
     }
 
     /// The cache, opened now if it was not.
     pub fn get(&self) -> &Cache {
-        self.cache.get_or_init(Cache::from_env)
+        self.cache.get_or_init(|| Cache::from_env(&self.env))
     }
 }
 

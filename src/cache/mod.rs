@@ -236,9 +236,9 @@ pub struct Cache {
 }
 
 impl Cache {
-    /// A cache configured from the environment (see the module documentation).
-    pub fn from_env() -> Cache {
-        let (settings, warnings) = Settings::from_env();
+    /// A cache configured from `env` (see the module documentation).
+    pub fn from_env(env: &crate::config::Environment) -> Cache {
+        let (settings, warnings) = Settings::from_env(env);
         let cache = Cache::new(settings);
         for mut warning in warnings {
             if warning.is_error() {
@@ -252,8 +252,8 @@ impl Cache {
 
     /// [`Cache::from_env`] for the CLI: an invalid setting is an error (the command exits 2)
     /// instead of a warning.
-    pub fn from_env_strict() -> Result<Cache, Box<Problem>> {
-        let (settings, warnings) = Settings::from_env();
+    pub fn from_env_strict(env: &crate::config::Environment) -> Result<Cache, Box<Problem>> {
+        let (settings, warnings) = Settings::from_env(env);
         if let Some(error) = warnings.iter().find(|warning| warning.is_error()) {
             return Err(Box::new(error.clone()));
         }

@@ -88,9 +88,9 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// Settings from the process environment, and warnings about invalid values.
-    pub fn from_env() -> (Settings, Vec<Problem>) {
-        Self::from_vars(crate::config::process_env)
+    /// Settings from `env`, and warnings about invalid values.
+    pub fn from_env(env: &crate::config::Environment) -> (Settings, Vec<Problem>) {
+        Self::from_vars(env.lookup())
     }
 
     /// Settings from a variable lookup (for tests).

@@ -52,8 +52,8 @@ pub struct Opts {
     pub function: Option<String>,
     /// Take the deterministic share K of N of the cases (1-based), e.g. 2/8; auto (or auto/N):
     /// K and N from the scheduler (a Slurm array, a Kubernetes Indexed Job, RANK/WORLD_SIZE)
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    pub shard: Option<(u32, u32)>,
+    #[arg(long, value_name = "K/N", value_parser = tunespec::shard::Spec::parse)]
+    pub shard: Option<tunespec::shard::Spec>,
     /// Write the matchers that won (faster, outputs equal) as measured entries into this
     /// library (created, or merged into by matcher key and device: faster wins); with a PAYLOAD
     /// and --dispatches, the matcher of each dispatch that measured faster alone
@@ -107,9 +107,16 @@ pub struct TimingArgs {
     pub min_effect: f64,
 }
 
-/// `--shard`: `K/N`, or the scheduler's index (`auto`, `auto/N`: `tunespec::shard`).
-pub fn parse_shard(text: &str) -> Result<(u32, u32), String> {
-    tunespec::shard::parse_from_env(text)
+/// `--shard`'s share (K, N): as written, or the scheduler's index from the settings'
+/// environment (`auto`, `auto/N`: `tunespec::shard`); `Err`: a usage error, said.
+pub fn resolve_shard(
+    shard: Option<tunespec::shard::Spec>,
+    settings: &Settings,
+) -> Result<Option<(u32, u32)>, ExitStatus> {
+    shard
+        .map(|spec| spec.resolve(&settings.env))
+        .transpose()
+        .map_err(|message| usage(format!("--shard: {message}")))
 }
 
 fn usage(message: impl std::fmt::Display) -> ExitStatus {
@@ -140,7 +147,7 @@ impl Opts {
                 Err(status) => status,
             };
         }
-        let tools = match self.timing.tools(iree) {
+        let tools = match self.timing.tools(iree, settings) {
             Ok(tools) => tools,
             Err(status) => return status,
         };
@@ -159,11 +166,12 @@ impl Opts {
             Ok(cases) => cases,
             Err(status) => return status,
         };
-        let cases = match self.shard {
-            Some((k, n)) => bench::shard(cases, k, n),
-            None => cases,
+        let cases = match resolve_shard(self.shard, settings) {
+            Ok(Some((k, n))) => bench::shard(cases, k, n),
+            Ok(None) => cases,
+            Err(status) => return status,
         };
-        let options = self.options(flags);
+        let options = self.options(flags, settings);
         let write_context = match self.write_context(settings, &mlir) {
             Ok(context) => context,
             Err(status) => return status,
@@ -202,12 +210,12 @@ impl Opts {
         exit_status(rows)
     }
 
-    fn options(&self, flags: Vec<String>) -> Options {
+    fn options(&self, flags: Vec<String>, settings: &Settings) -> Options {
         let jobs = self.jobs.map_or_else(
             || std::thread::available_parallelism().map_or(1, usize::from),
             usize::from,
         );
-        let mut options = self.timing.options(flags, jobs);
+        let mut options = self.timing.options(flags, jobs, settings);
         options.tolerance = self
             .atol
             .zip(self.rtol)
@@ -331,8 +339,12 @@ impl TimingArgs {
 
     /// The runtime beside `iree`'s compiler, with `--device` among its devices; exit 2 with
     /// the install hint or the device list otherwise.
-    pub fn tools(&self, iree: &tunespec::iree::Iree) -> Result<Tools, ExitStatus> {
-        let tools = Tools::find(&iree.found).map_err(|message| {
+    pub fn tools(
+        &self,
+        iree: &tunespec::iree::Iree,
+        settings: &Settings,
+    ) -> Result<Tools, ExitStatus> {
+        let tools = Tools::find(&iree.found, &settings.env).map_err(|message| {
             tool_error_with(
                 RUNTIME,
                 message,
@@ -358,7 +370,7 @@ impl TimingArgs {
 
     /// How to bench with these options, `flags` and `jobs` compiles at once (defaults for the
     /// rest).
-    pub fn options(&self, flags: Vec<String>, jobs: usize) -> Options {
+    pub fn options(&self, flags: Vec<String>, jobs: usize, settings: &Settings) -> Options {
         Options {
             device: self.device.clone(),
             flags,
@@ -376,8 +388,8 @@ impl TimingArgs {
             dispatches: false,
             time_unchanged: false,
             keep: None,
-            compile_timeout: tunespec::iree::timeout(),
-            run_timeout: tunespec::iree::timeout(),
+            compile_timeout: settings.iree.limits().request,
+            run_timeout: settings.iree.limits().request,
         }
     }
 
@@ -482,7 +494,7 @@ impl Opts {
             Ok(write) => write,
             Err(status) => return status,
         };
-        let options = self.options(flags);
+        let options = self.options(flags, settings);
         let progress = progress_line("bench");
         let mut plan = bench::plan::make(iree, &compiler, &cases, &options, dir, &progress);
         progress("");

@@ -33,8 +33,8 @@ pub enum Command {
 
 /// The cache configured from the environment, for a command; an invalid setting
 /// (`TUNESPEC_CACHE=sometimes`) is reported and `None` (the command exits 2).
-pub fn open() -> Option<Cache> {
-    match Cache::from_env_strict() {
+pub fn open(settings: &tunespec::settings::Settings) -> Option<Cache> {
+    match Cache::from_env_strict(&settings.env) {
         Ok(cache) => Some(cache),
         Err(problem) => {
             tool_error(problem.message);
@@ -57,8 +57,8 @@ impl Opts {
         matches!(self.command, Command::Stats { .. })
     }
 
-    pub fn run(self) -> ExitStatus {
-        let Some(cache) = open() else {
+    pub fn run(self, settings: &tunespec::settings::Settings) -> ExitStatus {
+        let Some(cache) = open(settings) else {
             return ExitStatus::Usage;
         };
         let warnings = cache.take_warnings();

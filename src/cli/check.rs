@@ -142,6 +142,7 @@ impl Opts {
                 iree,
                 &flags_for,
                 workers,
+                settings,
             ) {
                 return status;
             }

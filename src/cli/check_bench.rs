@@ -25,9 +25,10 @@ pub fn run(
     iree: &tunespec::iree::Iree,
     flags_for: &dyn Fn(&str) -> Option<Vec<String>>,
     jobs_at_once: usize,
+    settings: &tunespec::settings::Settings,
 ) -> Result<(), ExitStatus> {
     timing.validate()?;
-    let tools = timing.tools(iree)?;
+    let tools = timing.tools(iree, settings)?;
     let mlir = Mlir::new();
     // Cases grouped by their IREE flags (one bench run per target).
     let mut groups: Vec<Group> = Vec::new();
@@ -67,7 +68,7 @@ pub fn run(
         }
     }
     for (flags, cases) in groups {
-        let options = timing.options(flags, jobs_at_once);
+        let options = timing.options(flags, jobs_at_once, settings);
         let (indexes, cases): (Vec<usize>, Vec<Case>) = cases.into_iter().unzip();
         super::bench::clean_up_on_interrupt();
         let rows = bench::run(iree, &tools, &cases, &options, &|_| {}).map_err(|message| {

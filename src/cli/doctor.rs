@@ -69,9 +69,12 @@ pub fn iree_line(settings: &Settings) -> String {
 }
 
 /// IREE's runtime beside the compiler (what `bench` runs), as JSON.
-fn runtime_json(iree: &Result<tunespec::iree::Iree, String>) -> serde_json::Value {
+fn runtime_json(
+    iree: &Result<tunespec::iree::Iree, String>,
+    env: &tunespec::settings::Environment,
+) -> serde_json::Value {
     let Ok(iree) = iree else {
-        return match Runtime::find_alone() {
+        return match Runtime::find_alone(env) {
             Ok(runtime) => json!({
                 "found": true,
                 "alone": true,
@@ -85,7 +88,7 @@ fn runtime_json(iree: &Result<tunespec::iree::Iree, String>) -> serde_json::Valu
             Err(message) => json!({"found": false, "error": message}),
         };
     };
-    match Tools::find(&iree.found) {
+    match Tools::find(&iree.found, env) {
         Ok(tools) => json!({
             "found": true,
             "benchmark_module": tools.benchmark,
@@ -103,10 +106,13 @@ fn runtime_json(iree: &Result<tunespec::iree::Iree, String>) -> serde_json::Valu
 }
 
 /// IREE's runtime beside the compiler, for people.
-fn runtime_line(iree: &Result<tunespec::iree::Iree, String>) -> String {
+fn runtime_line(
+    iree: &Result<tunespec::iree::Iree, String>,
+    env: &tunespec::settings::Environment,
+) -> String {
     let Ok(iree) = iree else {
         // A time-phase machine: the runtime without the compiler.
-        return match Runtime::find_alone() {
+        return match Runtime::find_alone(env) {
             Ok(runtime) => format!(
                 "IREE runtime (alone, no compiler): {}\n  iree-benchmark-module: {}\n  devices: {}\n  can: time bench plans made elsewhere (tunespec time PLAN --device D); bench, tune and check need IREE's compiler\n",
                 runtime.version(),
@@ -116,7 +122,7 @@ fn runtime_line(iree: &Result<tunespec::iree::Iree, String>) -> String {
             Err(message) => format!("IREE runtime: not found\n  {message}\n"),
         };
     };
-    match Tools::find(&iree.found) {
+    match Tools::find(&iree.found, env) {
         Ok(tools) => format!(
             "IREE runtime (bench): {}\n  iree-benchmark-module: {}\n  devices: {}\n",
             tools.version(),
@@ -167,7 +173,7 @@ impl Opts {
                         .map(|(major, minor)| format!("{major}.{minor}"))
                         .collect::<Vec<_>>(),
                     "python_lookup": python_lookup(settings),
-                    "runtime": runtime_json(iree),
+                    "runtime": runtime_json(iree, &settings.env),
                     "iree_opt": iree_opt.as_ref().ok(),
                     "mlir_opt": mlir_opt.is_file().then_some(mlir_opt),
                     "without_iree": WITHOUT_IREE,
@@ -203,7 +209,7 @@ impl Opts {
                     tunespec::iree::release::support_line(iree.as_ref().ok())
                 ));
                 text.push_str(&format!("  python3 lookup: {}\n", python_lookup(settings)));
-                text.push_str(&runtime_line(iree));
+                text.push_str(&runtime_line(iree, &settings.env));
                 match &iree_opt {
                     Ok(path) => text.push_str(&format!("iree-opt: {}\n", path.display())),
                     Err(message) => text.push_str(&format!("iree-opt: not found ({message})\n")),

@@ -69,7 +69,7 @@ impl Opts {
             tool_error(message);
             return ExitStatus::Usage;
         }
-        let timeout = tunespec::iree::opt_timeout();
+        let timeout = settings.iree.limits().opt_run;
         let compiler = match iree_import::compiler_version(&iree_opt, timeout) {
             Ok(version) => version,
             Err(message) => {

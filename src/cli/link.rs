@@ -61,7 +61,7 @@ impl Opts {
         // when needed: a hit needs none. Text is cached too, printed from the library's bytecode,
         // so a hit prints exactly what a cold link prints.
         let style = Style::detect_stderr();
-        let Some(cache) = super::cache::open() else {
+        let Some(cache) = super::cache::open(settings) else {
             return ExitStatus::Usage;
         };
         let mlir = std::cell::OnceCell::new();
@@ -75,6 +75,7 @@ impl Opts {
                     iree.prestart_n(tunespec::iree::split::parts_for(
                         bytes,
                         self.jobs.map(usize::from),
+                        iree.limits().check_part_bytes,
                     ));
                 }
             }

@@ -179,7 +179,9 @@ impl Command {
     }
 }
 
-pub fn run(cli: Cli) -> ExitStatus {
+/// Runs the command line `cli` with the settings it and `env` (the process's environment,
+/// read once at start) make.
+pub fn run(cli: Cli, env: tunespec::settings::Environment) -> ExitStatus {
     anstream::ColorChoice::write_global(match cli.color {
         ColorWhen::Auto => anstream::ColorChoice::Auto,
         ColorWhen::Always => anstream::ColorChoice::Always,
@@ -188,14 +190,17 @@ pub fn run(cli: Cli) -> ExitStatus {
     let (format, sarif_to_stdout) = cli.command.diagnostic_format();
     common::start(format, sarif_to_stdout);
     common::set_quiet(cli.quiet);
-    if let Err(message) = log::init(cli.verbose, format == DiagnosticFormat::Json) {
+    if let Err(message) = log::init(cli.verbose, format == DiagnosticFormat::Json, &env) {
         common::tool_error(message);
         common::finish();
         return ExitStatus::Usage;
     }
-    let settings = common::configure(tunespec::settings::Flags {
-        iree: cli.iree.clone(),
-    });
+    let settings = common::configure(
+        tunespec::settings::Flags {
+            iree: cli.iree.clone(),
+        },
+        env,
+    );
     tunespec::iree_text::install(settings.iree.clone());
     // Each command takes the settings it needs as a parameter (`bench` and `tune` read the same
     // value through `common::settings` for now).
@@ -211,7 +216,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Export(opts) => opts.run(),
         Command::Targets(opts) => opts.run(settings),
         Command::Show(opts) => opts.run(),
-        Command::Cache(opts) => opts.run(),
+        Command::Cache(opts) => opts.run(settings),
         Command::Completions(opts) => opts.run(),
         Command::Man(opts) => opts.run(),
         Command::ImportIree(opts) => opts.run(settings),
@@ -219,7 +224,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Check(opts) => opts.run(settings),
         Command::Bench(opts) => opts.run(settings),
         Command::Tune(opts) => opts.run(settings),
-        Command::Time(opts) => opts.run(),
+        Command::Time(opts) => opts.run(settings),
         Command::Decide(opts) => opts.run(),
         Command::Doctor(opts) => opts.run(settings),
     };

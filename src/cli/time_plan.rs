@@ -23,8 +23,8 @@ pub struct Opts {
     /// Time the deterministic share K of N of the plan's cases (1-based), e.g. 2/8, or auto
     /// (auto/N): K and N from the scheduler (a Slurm array, a Kubernetes Indexed Job,
     /// RANK/WORLD_SIZE); the shards' results copied into one plan directory make it timed whole
-    #[arg(long, value_name = "K/N", value_parser = super::bench::parse_shard)]
-    pub shard: Option<(u32, u32)>,
+    #[arg(long, value_name = "K/N", value_parser = tunespec::shard::Spec::parse)]
+    pub shard: Option<tunespec::shard::Spec>,
     /// Absolute output tolerance (default: by element type; f32 1e-2)
     #[arg(long, requires = "rtol")]
     pub atol: Option<f64>,
@@ -34,7 +34,7 @@ pub struct Opts {
 }
 
 impl Opts {
-    pub fn run(self) -> ExitStatus {
+    pub fn run(self, settings: &tunespec::settings::Settings) -> ExitStatus {
         if let Err(status) = self.timing.validate() {
             return status;
         }
@@ -42,7 +42,11 @@ impl Opts {
             Ok(loaded) => loaded,
             Err(message) => return usage(message),
         };
-        let runtime = match Runtime::find_alone() {
+        let shard = match super::bench::resolve_shard(self.shard, settings) {
+            Ok(shard) => shard,
+            Err(status) => return status,
+        };
+        let runtime = match Runtime::find_alone(&settings.env) {
             Ok(runtime) => runtime,
             Err(message) => {
                 tool_error_with(RUNTIME, message, Some(&runtime::install_hint(&plan.iree)));
@@ -57,7 +61,7 @@ impl Opts {
         if let Err(status) = check_device(&runtime, &self.timing.device) {
             return status;
         }
-        let mut options = self.timing.options(plan.flags.clone(), 1);
+        let mut options = self.timing.options(plan.flags.clone(), 1, settings);
         options.tolerance = self
             .atol
             .zip(self.rtol)
@@ -68,7 +72,7 @@ impl Opts {
             &runtime,
             (&plan, tune.as_ref(), &self.plan),
             &options,
-            self.shard,
+            shard,
             &progress,
         );
         match outcome {
@@ -77,7 +81,7 @@ impl Opts {
                     &outcome,
                     &self.plan,
                     &self.timing.device,
-                    self.shard,
+                    shard,
                 ));
                 ExitStatus::Ok
             }

@@ -95,8 +95,8 @@ pub struct Opts {
     pub min_effect: f64,
     /// Search only the deterministic share K of N of the dispatches (1-based), e.g. 2/4: each
     /// shard on its own machine, the libraries merged afterwards
-    #[arg(long, value_name = "K/N", value_parser = super::bench::parse_shard)]
-    pub shard: Option<(u32, u32)>,
+    #[arg(long, value_name = "K/N", value_parser = tunespec::shard::Spec::parse)]
+    pub shard: Option<tunespec::shard::Spec>,
     /// Compiles at once (default: the number of CPUs); timing runs one at a time
     #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
@@ -203,7 +203,7 @@ impl Opts {
             Ok(iree) => iree,
             Err(status) => return status,
         };
-        let tools = match timing.tools(iree) {
+        let tools = match timing.tools(iree, settings) {
             Ok(tools) => tools,
             Err(status) => return status,
         };
@@ -254,20 +254,24 @@ impl Opts {
             .and_then(|registry| registry.with_command_line(&self.specs))
             .map(|registry| registry.library_definitions(&self.target))
             .unwrap_or_default();
+        let shard = match super::bench::resolve_shard(self.shard, settings) {
+            Ok(shard) => shard,
+            Err(status) => return status,
+        };
         let request = Request {
             payload,
             name: super::common::input_name(&self.payload),
             target: self.target.clone(),
             specs: self.specs.clone(),
             definitions,
-            options: timing.options(flags, jobs),
+            options: timing.options(flags, jobs, settings),
             screen_rounds: self.screen_rounds,
             max_candidates: usize::from(self.max_candidates),
             solutions: self.solutions,
             budget: self.budget,
             output: self.output.clone(),
             date: super::bench_report::today(),
-            shard: self.shard,
+            shard,
             linked,
         };
         super::bench::clean_up_on_interrupt();

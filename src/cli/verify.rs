@@ -188,7 +188,14 @@ impl Opts {
         };
         let mut results = {
             let _phase = tracing::info_span!("verify", files = inputs.len(), jobs).entered();
-            verify_inputs(&inputs, jobs, iree_opt.is_some(), backend, !quiet())
+            verify_inputs(
+                &inputs,
+                jobs,
+                iree_opt.is_some(),
+                backend,
+                !quiet(),
+                settings.env.get("HOME").map(PathBuf::from).as_deref(),
+            )
         };
         let not_checked = match iree_opt {
             Some(iree_opt) => check_iree_attributes(settings, &mut results, || match iree_opt {
@@ -321,12 +328,14 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
 /// `check_iree`: collect each spec's IREE attributes for the run's one iree-opt check.
 /// `backend`: the IREE backend the specs are for (`None`: the GPU rule, said so).
 /// `progress`: a progress bar on a terminal (for many inputs).
+/// `home`: where a config's `~/` paths lead (the settings' `HOME`).
 pub fn verify_inputs(
     inputs: &[Input],
     jobs: usize,
     check_iree: bool,
     backend: Option<verify::Backend>,
     progress: bool,
+    home: Option<&Path>,
 ) -> Vec<FileResult> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<FileResult>>> = Mutex::new(vec![None; inputs.len()]);
@@ -355,7 +364,7 @@ pub fn verify_inputs(
                             Mlir::new()
                         }
                     });
-                    let result = verify_one(context, input, check_iree, backend);
+                    let result = verify_one(context, input, check_iree, backend, home);
                     if let Some(bar) = &progress {
                         bar.inc(1);
                     }
@@ -383,6 +392,7 @@ pub fn verify_inputs(
                     input,
                     check_iree,
                     backend,
+                    home,
                 )
             })
         })
@@ -407,13 +417,14 @@ fn verify_one(
     input: &Input,
     check_iree: bool,
     backend: Option<verify::Backend>,
+    home: Option<&Path>,
 ) -> FileResult {
     let name = input.name();
     let _phase = tracing::debug_span!("verify.file", file = %name).entered();
     if let Input::Manifest(path) = input {
         return FileResult {
             source: tunespec::files::read_input(path).unwrap_or_default(),
-            problems: registry::check_toml(path),
+            problems: registry::check_toml(path, home),
             facts: None,
             iree_sites: Vec::new(),
         };
@@ -576,7 +587,7 @@ fn check_iree_attributes(
     let mut found_problems = None;
     let checked = cache.get_or_insert_with(&accepted_key, || {
         let _phase = tracing::info_span!("verify.iree-opt", attributes = sites.len()).entered();
-        match iree_attrs::check(&iree_opt, &sites, tunespec::iree::opt_timeout()) {
+        match iree_attrs::check(&iree_opt, &sites, settings.iree.limits().opt_run) {
             Ok(found) if found.is_empty() => Ok(tunespec::cache::Artifact {
                 bytecode: b"accepted".to_vec(),
                 problems: Vec::new(),

@@ -46,12 +46,14 @@ static ENABLED: AtomicBool = AtomicBool::new(false);
 /// tunespec runs does not break the probe. Process-wide by nature: there is one executable.
 static EXECUTABLE: OnceLock<Option<File>> = OnceLock::new();
 
-/// Turns containment on for this process (the CLI does, at start).
-pub fn enable() {
-    let trusted =
-        crate::config::process_env("TUNESPEC_TRUST_BYTECODE").is_some_and(|value| value == "1");
-    ENABLED.store(!trusted, Ordering::Relaxed);
-    if !trusted {
+/// The switch that turns containment off (`1`): the CLI reads it from its environment.
+pub const ENV_TRUST: &str = "TUNESPEC_TRUST_BYTECODE";
+
+/// Turns containment on for this process when `on` (the CLI does, at start, unless
+/// [`ENV_TRUST`] is `1`).
+pub fn enable(on: bool) {
+    ENABLED.store(on, Ordering::Relaxed);
+    if on {
         EXECUTABLE.get_or_init(|| File::open("/proc/self/exe").ok());
     }
 }

@@ -33,6 +33,18 @@ pub struct Style {
 /// output is stable.
 const DEFAULT_WIDTH: usize = 100;
 
+/// `TUNESPEC_TERM_WIDTH`, read from the program's environment at start ([`set_width`]):
+/// rendering state of the CLI, like the colour choice.
+static WIDTH: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+
+/// Takes the reports' width from `env` (`TUNESPEC_TERM_WIDTH`), once, before any report.
+pub fn set_width(env: &tunespec::settings::Environment) {
+    let width = env
+        .text("TUNESPEC_TERM_WIDTH")
+        .and_then(|value| value.parse().ok());
+    let _ = WIDTH.set(width);
+}
+
 impl Style {
     /// For reports written to stdout. Colour as `--color` says; with `auto` (the default) only
     /// on a terminal, and `NO_COLOR`, `CLICOLOR=0` and `CLICOLOR_FORCE=1` are honoured (anstream).
@@ -66,9 +78,10 @@ impl Style {
         choice: anstream::ColorChoice,
         terminal: Option<(terminal_size::Width, terminal_size::Height)>,
     ) -> Self {
-        let width = tunespec::config::process_env("TUNESPEC_TERM_WIDTH")
-            .and_then(|value| value.into_string().ok())
-            .and_then(|value| value.parse().ok())
+        let width = WIDTH
+            .get()
+            .copied()
+            .flatten()
             .or(terminal.map(|(terminal_size::Width(width), _)| usize::from(width)))
             .filter(|&width| width > 0)
             .unwrap_or(DEFAULT_WIDTH);

@@ -51,7 +51,7 @@ pub fn readable<'b>(bytes: &'b [u8], session: Option<&Session>) -> Result<Cow<'b
     let Ok(iree_opt) = session.iree_opt(None) else {
         return Ok(Cow::Borrowed(bytes));
     };
-    let (status, stdout, stderr) = print_text(&iree_opt, bytes)?;
+    let (status, stdout, stderr) = print_text(&iree_opt, bytes, session.limits().opt_run)?;
     if !status.success() {
         let stderr = String::from_utf8_lossy(&stderr);
         // Its input was the bytes on stdin: `<stdin>:L:C:` would name no file of the user's.
@@ -73,8 +73,8 @@ pub fn readable<'b>(bytes: &'b [u8], session: Option<&Session>) -> Result<Cow<'b
 fn print_text(
     iree_opt: &std::path::Path,
     bytes: &[u8],
+    timeout: std::time::Duration,
 ) -> Result<(std::process::ExitStatus, Vec<u8>, Vec<u8>), String> {
-    let timeout = super::opt_timeout();
     let captured = super::child::capture(
         Command::new(iree_opt).args([
             "--allow-unregistered-dialect",

@@ -20,6 +20,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::config::Environment;
+
 pub use super::probe::Lookup;
 
 /// The library's file name in every `iree-base-compiler` wheel.
@@ -124,8 +126,12 @@ pub fn library_under(path: &Path) -> Option<PathBuf> {
 
 /// Finds the library; `Err` says what was tried or which setting names nothing. `store` keeps
 /// python3's answer (see [`find_with`]).
-pub fn find(explicit: Option<&Path>, store: &dyn super::Store) -> Result<Found, String> {
-    find_with(explicit, true, store).0
+pub fn find(
+    explicit: Option<&Path>,
+    env: &Environment,
+    store: &dyn super::Store,
+) -> Result<Found, String> {
+    find_with(explicit, true, env, store).0
 }
 
 /// [`find`], looking at python3 only when `python` (where neither a venv's layout nor the
@@ -136,10 +142,11 @@ pub fn find(explicit: Option<&Path>, store: &dyn super::Store) -> Result<Found, 
 pub fn find_with(
     explicit: Option<&Path>,
     python: bool,
+    env: &Environment,
     store: &dyn super::Store,
 ) -> (Result<Found, String>, Option<Lookup>) {
     let mut lookup = None;
-    let found = search(explicit, python, store, &mut lookup);
+    let found = search(explicit, python, env, store, &mut lookup);
     (found, lookup)
 }
 
@@ -147,6 +154,7 @@ pub fn find_with(
 fn search(
     explicit: Option<&Path>,
     python: bool,
+    env: &Environment,
     store: &dyn super::Store,
     last: &mut Option<Lookup>,
 ) -> Result<Found, String> {
@@ -167,10 +175,10 @@ fn search(
     let not_found = format!(
         "IREE's compiler library ({LIBRARY}) was not found (--iree, {ENV_LIB}, {ENV_VENV}, iree-compile on PATH, python3's iree package); {install_hint}"
     );
-    if crate::config::process_env(ENV_NO_IREE).is_some_and(|value| value == "1") {
+    if env.is_on(ENV_NO_IREE) {
         return Err(format!("{ENV_NO_IREE}=1: {not_found}"));
     }
-    if let Some(value) = crate::config::process_env(ENV_LIB).filter(|value| !value.is_empty()) {
+    if let Some(value) = env.get(ENV_LIB).filter(|value| !value.is_empty()) {
         let path = PathBuf::from(value);
         return if path.is_file() {
             Ok(Found {
@@ -181,7 +189,7 @@ fn search(
             Err(format!("{ENV_LIB}={} is not a file", path.display()))
         };
     }
-    if let Some(value) = crate::config::process_env(ENV_VENV).filter(|value| !value.is_empty()) {
+    if let Some(value) = env.get(ENV_VENV).filter(|value| !value.is_empty()) {
         let path = PathBuf::from(value);
         return library_under(&path)
             .map(|library| Found {
@@ -190,7 +198,7 @@ fn search(
             })
             .ok_or_else(|| format!("{ENV_VENV}={}: no {LIBRARY} in it", path.display()));
     }
-    if let Some(compile) = on_path("iree-compile") {
+    if let Some(compile) = on_path("iree-compile", env) {
         // A venv's bin/iree-compile, or a symlink into one.
         let resolved = std::fs::canonicalize(&compile).unwrap_or_else(|_| compile.clone());
         for candidate in [compile.clone(), resolved] {
@@ -205,8 +213,7 @@ fn search(
         }
     }
     if python {
-        let (dirs, lookup) =
-            super::probe::iree_dirs(crate::config::process_env("PATH").as_deref(), store);
+        let (dirs, lookup) = super::probe::iree_dirs(env.get("PATH").as_deref(), env, store);
         tracing::debug!(lookup = %lookup, "iree.python");
         *last = Some(lookup);
         if let Some(library) = dirs.iter().find_map(|dir| library_under(dir)) {
@@ -230,8 +237,8 @@ fn search(
     Err(not_found)
 }
 
-pub(crate) fn on_path(program: &str) -> Option<PathBuf> {
-    let paths = crate::config::process_env("PATH")?;
+pub(crate) fn on_path(program: &str, env: &Environment) -> Option<PathBuf> {
+    let paths = env.get("PATH")?;
     std::env::split_paths(&paths)
         .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())
@@ -280,6 +287,7 @@ pub fn tool(
     tool: Tool,
     explicit: Option<&Path>,
     library_flag: Option<&Path>,
+    env: &Environment,
     library: impl FnOnce() -> Result<Found, String>,
 ) -> Result<PathBuf, String> {
     let program = tool.program();
@@ -291,9 +299,7 @@ pub fn tool(
         };
     }
     if tool == Tool::Opt {
-        if let Some(value) =
-            crate::config::process_env(ENV_IREE_OPT).filter(|value| !value.is_empty())
-        {
+        if let Some(value) = env.get(ENV_IREE_OPT).filter(|value| !value.is_empty()) {
             let path = PathBuf::from(&value);
             return if path.is_file() {
                 Ok(path)
@@ -302,9 +308,8 @@ pub fn tool(
             };
         }
     }
-    let set = |name: &str| crate::config::process_env(name).is_some_and(|value| !value.is_empty());
-    let no_iree = crate::config::process_env(ENV_NO_IREE).is_some_and(|value| value == "1");
-    let configured = library_flag.is_some() || (!no_iree && (set(ENV_LIB) || set(ENV_VENV)));
+    let configured = library_flag.is_some()
+        || (!env.is_on(ENV_NO_IREE) && (env.is_set(ENV_LIB) || env.is_set(ENV_VENV)));
     match library() {
         Ok(found) => {
             return beside(&found.library, tool).ok_or_else(|| {
@@ -318,7 +323,7 @@ pub fn tool(
         Err(message) if configured => return Err(message),
         Err(_) => {}
     }
-    on_path(program).ok_or_else(|| match tool {
+    on_path(program, env).ok_or_else(|| match tool {
         Tool::Opt => format!("iree-opt not found (--iree-opt, {ENV_IREE_OPT}, {ENV_VENV}, PATH)"),
         Tool::Compile => format!("iree-compile not found ({ENV_LIB}, {ENV_VENV}, PATH)"),
     })

@@ -44,22 +44,47 @@ use protocol::{Diagnostic, Op, Request, Response};
 pub use session::Session;
 pub use target::{compile_target, target_flags, CompileTarget};
 
-/// How long one iree-opt run may take: `TUNESPEC_IREE_TIMEOUT_SECS`, else 120 s
-/// ([`crate::iree_attrs::timeout_from`]).
-pub fn opt_timeout() -> Duration {
-    let value = crate::config::process_env(crate::iree_attrs::ENV_TIMEOUT)
-        .and_then(|value| value.into_string().ok());
-    crate::iree_attrs::timeout_from(value.as_deref())
+/// How long IREE's work may take and how a large check is split, from the settings'
+/// environment ([`Limits::from_env`]); a [`Session`] hands them to the IREE it loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// One request (a whole model's dispatch formation, one compile or run of `bench`):
+    /// `TUNESPEC_IREE_TIMEOUT_SECS`, else 600 s.
+    pub request: Duration,
+    /// One iree-opt run: `TUNESPEC_IREE_TIMEOUT_SECS`, else 120 s
+    /// ([`crate::iree_attrs::timeout_from`]).
+    pub opt_run: Duration,
+    /// The smallest part of IREE's check of a large text that gets a worker of its own:
+    /// `TUNESPEC_IREE_CHECK_PART_BYTES`, else [`split::MIN_PART_BYTES`].
+    pub check_part_bytes: usize,
 }
 
-/// How long one request may take (a whole model's dispatch formation, one compile or run of
-/// `bench`): 600 s, or `TUNESPEC_IREE_TIMEOUT_SECS`.
-pub fn timeout() -> Duration {
-    crate::config::process_env("TUNESPEC_IREE_TIMEOUT_SECS")
-        .and_then(|value| value.into_string().ok())
-        .and_then(|value| value.trim().parse::<u64>().ok())
-        .filter(|&seconds| seconds > 0)
-        .map_or(Duration::from_secs(600), Duration::from_secs)
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits::from_env(&crate::config::Environment::default())
+    }
+}
+
+impl Limits {
+    /// The limits `env` sets; a value that is no positive number is the default.
+    pub fn from_env(env: &crate::config::Environment) -> Limits {
+        let timeout = env.text(crate::iree_attrs::ENV_TIMEOUT);
+        let request = timeout
+            .as_deref()
+            .and_then(|value| value.trim().parse::<u64>().ok())
+            .filter(|&seconds| seconds > 0)
+            .map_or(Duration::from_secs(600), Duration::from_secs);
+        let check_part_bytes = env
+            .text("TUNESPEC_IREE_CHECK_PART_BYTES")
+            .and_then(|value| value.trim().parse::<usize>().ok())
+            .filter(|&bytes| bytes > 0)
+            .unwrap_or(split::MIN_PART_BYTES);
+        Limits {
+            request,
+            opt_run: crate::iree_attrs::timeout_from(timeout.as_deref()),
+            check_part_bytes,
+        }
+    }
 }
 
 /// A found IREE, with its revision once asked.
@@ -75,6 +100,10 @@ pub struct Iree {
     spare: Spare,
     /// Where this IREE's answers are kept (its [`Session`]'s store).
     store: Stored,
+    /// Its time limits and how a large check is split (its [`Session`]'s).
+    limits: Limits,
+    /// The environment it was found in (its [`Session`]'s): `TUNESPEC_IREE_OPT`.
+    env: std::sync::Arc<crate::config::Environment>,
 }
 
 /// An [`Iree`]'s store: shared by its clones, and what keeps its answers for the commands
@@ -201,12 +230,24 @@ impl Iree {
     /// `tool` of this IREE: `TUNESPEC_IREE_OPT` for iree-opt, else beside its library (see
     /// [`find::tool`]); what [`Session::tool`] gives without a flag once this IREE is found.
     pub fn tool(&self, tool: Tool) -> Result<PathBuf, String> {
-        find::tool(tool, None, None, || Ok(self.found.clone()))
+        find::tool(tool, None, None, &self.env, || Ok(self.found.clone()))
     }
 
     /// This IREE's iree-opt: [`Iree::tool`] for [`Tool::Opt`].
     pub fn iree_opt(&self) -> Result<PathBuf, String> {
         self.tool(Tool::Opt)
+    }
+
+    /// This IREE, with the settings of `env`: its limits, its `TUNESPEC_IREE_OPT`.
+    pub fn with_env(mut self, env: std::sync::Arc<crate::config::Environment>) -> Iree {
+        self.limits = Limits::from_env(&env);
+        self.env = env;
+        self
+    }
+
+    /// Its time limits and how a large check is split.
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// This IREE, keeping its answers in `store`.
@@ -217,8 +258,13 @@ impl Iree {
 
     /// Finds IREE (see [`find::find`]) and asks it its revision: `Err` when none was found or
     /// the library does not load.
-    pub fn load(explicit: Option<&Path>, store: &dyn Store) -> Result<Iree, String> {
-        Iree::load_found(find::find(explicit, store)?, store)
+    pub fn load(
+        explicit: Option<&Path>,
+        env: &crate::config::Environment,
+        store: &dyn Store,
+    ) -> Result<Iree, String> {
+        Iree::load_found(find::find(explicit, env, store)?, store)
+            .map(|iree| iree.with_env(std::sync::Arc::new(env.clone())))
     }
 
     /// Asks the found library its revision, or `store` what it answered for this very file
@@ -231,6 +277,8 @@ impl Iree {
             api_version: String::new(),
             spare: Spare::default(),
             store: Stored(std::sync::Arc::new(NoStore)),
+            limits: Limits::default(),
+            env: std::sync::Arc::default(),
         };
         // A pip wheel says its revision in `iree/compiler/version.py`, beside `_mlir_libs/`:
         // read there, it costs no process start and no load of the library's 320 MiB. The
@@ -489,7 +537,7 @@ impl Iree {
             let _ = stderr.read_to_end(&mut out);
             out
         });
-        let status = tunespec_core::child::wait_or_kill(&mut child, timeout())
+        let status = tunespec_core::child::wait_or_kill(&mut child, self.limits.request)
             .map_err(|error| Failure::Tool(format!("waiting for IREE's worker: {error}")))?;
         let _ = writer.join();
         let out = reader.join().unwrap_or_default();
@@ -498,7 +546,7 @@ impl Iree {
         let Some(status) = status else {
             return Err(Failure::Tool(format!(
                 "IREE ({library}) did not finish within {} s (TUNESPEC_IREE_TIMEOUT_SECS)",
-                timeout().as_secs()
+                self.limits.request.as_secs()
             )));
         };
         if !status.success() {

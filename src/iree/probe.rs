@@ -59,8 +59,13 @@ impl std::fmt::Display for Lookup {
 }
 
 /// The directories of Python's `iree` package for `python3` on `path_var` (empty: none),
-/// through the cheapest way that knows, kept in `store`; and which way that was.
-pub fn iree_dirs(path_var: Option<&std::ffi::OsStr>, store: &dyn Store) -> (Vec<PathBuf>, Lookup) {
+/// through the cheapest way that knows, kept in `store`; and which way that was. `env`: the
+/// variables that choose an interpreter behind a version manager's shim.
+pub fn iree_dirs(
+    path_var: Option<&std::ffi::OsStr>,
+    env: &crate::config::Environment,
+    store: &dyn Store,
+) -> (Vec<PathBuf>, Lookup) {
     let Some(python) = path_var.and_then(|paths| {
         std::env::split_paths(paths)
             .map(|dir| dir.join("python3"))
@@ -71,7 +76,7 @@ pub fn iree_dirs(path_var: Option<&std::ffi::OsStr>, store: &dyn Store) -> (Vec<
     if let Some((venv, answer)) = venv_layout(&python) {
         return (answer, Lookup::VenvLayout(venv));
     }
-    let key_input = identity(&python, path_var);
+    let key_input = identity(&python, path_var, env);
     let mut asked: Option<Answer> = None;
     let mut ask = || -> Result<Answer, Failure> {
         if let Some(answer) = &asked {
@@ -229,7 +234,11 @@ fn pth_lines(site: &Path) -> Option<Vec<String>> {
 }
 
 /// Everything that decides which interpreter `python` is and what it reads, as bytes.
-fn identity(python: &Path, path_var: Option<&std::ffi::OsStr>) -> Vec<u8> {
+fn identity(
+    python: &Path,
+    path_var: Option<&std::ffi::OsStr>,
+    env: &crate::config::Environment,
+) -> Vec<u8> {
     let mut out = Vec::new();
     let mut add = |bytes: &[u8]| {
         out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
@@ -248,7 +257,7 @@ fn identity(python: &Path, path_var: Option<&std::ffi::OsStr>) -> Vec<u8> {
         "VIRTUAL_ENV",
         "CONDA_PREFIX",
     ] {
-        let value = crate::config::process_env(name).unwrap_or_default();
+        let value = env.get(name).unwrap_or_default();
         add(value.as_encoded_bytes());
     }
     // A `#!` script (pyenv's or asdf's shim) chooses the interpreter by the directory it runs
@@ -265,11 +274,10 @@ fn identity(python: &Path, path_var: Option<&std::ffi::OsStr>) -> Vec<u8> {
                 }
             }
         }
-        let root = crate::config::process_env("PYENV_ROOT")
+        let root = env
+            .get("PYENV_ROOT")
             .map(PathBuf::from)
-            .or_else(|| {
-                crate::config::process_env("HOME").map(|home| Path::new(&home).join(".pyenv"))
-            });
+            .or_else(|| env.get("HOME").map(|home| Path::new(&home).join(".pyenv")));
         if let Some(root) = root {
             add(root.as_os_str().as_encoded_bytes());
             add(&std::fs::read(root.join("version")).unwrap_or_default());
@@ -449,17 +457,45 @@ mod tests {
         let path_var = std::ffi::OsString::from(bin.path());
         let none = Vec::<PathBuf>::new();
         let asked = (none.clone(), Lookup::Asked(python.clone()));
-        assert_eq!(iree_dirs(Some(&path_var), &store), asked);
+        assert_eq!(
+            iree_dirs(
+                Some(&path_var),
+                &crate::config::Environment::default(),
+                &store
+            ),
+            asked
+        );
         let remembered = (none, Lookup::Remembered(python.clone()));
-        assert_eq!(iree_dirs(Some(&path_var), &store), remembered);
+        assert_eq!(
+            iree_dirs(
+                Some(&path_var),
+                &crate::config::Environment::default(),
+                &store
+            ),
+            remembered
+        );
         // `pip install`: a package appears in the site-packages directory.
         std::fs::create_dir_all(site.path().join("iree/compiler")).unwrap();
         let found = (
             vec![site.path().join("iree")],
             Lookup::Asked(python.clone()),
         );
-        assert_eq!(iree_dirs(Some(&path_var), &store), found);
+        assert_eq!(
+            iree_dirs(
+                Some(&path_var),
+                &crate::config::Environment::default(),
+                &store
+            ),
+            found
+        );
         let found = (vec![site.path().join("iree")], Lookup::Remembered(python));
-        assert_eq!(iree_dirs(Some(&path_var), &store), found);
+        assert_eq!(
+            iree_dirs(
+                Some(&path_var),
+                &crate::config::Environment::default(),
+                &store
+            ),
+            found
+        );
     }
 }

@@ -14,6 +14,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::find::Found;
+use crate::config::Environment;
 
 /// The environment variable naming a directory that holds the runtime tools (an install that
 /// is not a pip venv).
@@ -106,8 +107,8 @@ pub fn compile(
 /// The runtime directory for a found compiler library: `TUNESPEC_IREE_RUNTIME`, else the
 /// `_runtime_libs` of the library's `iree` package, else the directory of the venv's `bin/`
 /// (`<prefix>/bin` of the `site-packages` the library is in).
-fn runtime_dir(found: &Found) -> Result<PathBuf, String> {
-    if let Some(value) = crate::config::process_env(ENV_RUNTIME).filter(|value| !value.is_empty()) {
+fn runtime_dir(found: &Found, env: &Environment) -> Result<PathBuf, String> {
+    if let Some(value) = env.get(ENV_RUNTIME).filter(|value| !value.is_empty()) {
         let dir = PathBuf::from(value);
         return if dir.join("iree-benchmark-module").is_file() {
             Ok(dir)
@@ -151,8 +152,8 @@ fn runtime_dir(found: &Found) -> Result<PathBuf, String> {
 
 impl Tools {
     /// The tools of the install `found` belongs to; `Err` names where it looked.
-    pub fn find(found: &Found) -> Result<Tools, String> {
-        let dir = runtime_dir(found)?;
+    pub fn find(found: &Found, env: &Environment) -> Result<Tools, String> {
+        let dir = runtime_dir(found, env)?;
         let compile = compiler(found, Some(&dir))?;
         Ok(Tools {
             compile,
@@ -197,16 +198,14 @@ impl Runtime {
     /// named by `TUNESPEC_IREE_VENV`, else the active one (`VIRTUAL_ENV`): its `iree` package's
     /// `_runtime_libs`; `iree-benchmark-module` on `PATH` (a binary: its directory; a venv's
     /// wrapper script: that venv's `_runtime_libs`). `Err` says where it looked.
-    pub fn find_alone() -> Result<Runtime, String> {
-        if let Some(value) =
-            crate::config::process_env(ENV_RUNTIME).filter(|value| !value.is_empty())
-        {
+    pub fn find_alone(env: &Environment) -> Result<Runtime, String> {
+        if let Some(value) = env.get(ENV_RUNTIME).filter(|value| !value.is_empty()) {
             return Runtime::in_dir(Path::new(&value))
                 .map_err(|error| format!("{ENV_RUNTIME}={}: {error}", value.to_string_lossy()));
         }
         let mut tried = Vec::new();
         for variable in [super::find::ENV_VENV, "VIRTUAL_ENV"] {
-            let Some(venv) = crate::config::process_env(variable).filter(|v| !v.is_empty()) else {
+            let Some(venv) = env.get(variable).filter(|v| !v.is_empty()) else {
                 continue;
             };
             match venv_runtime_dir(Path::new(&venv)) {
@@ -214,7 +213,7 @@ impl Runtime {
                 None => tried.push(format!("{variable}={}", venv.to_string_lossy())),
             }
         }
-        if let Some(program) = super::find::on_path("iree-benchmark-module") {
+        if let Some(program) = super::find::on_path("iree-benchmark-module", env) {
             let dir = program.parent().map(Path::to_path_buf).unwrap_or_default();
             let wrapper = std::fs::read(&program)
                 .map(|bytes| bytes.starts_with(b"#!"))

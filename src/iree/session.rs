@@ -10,12 +10,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::find::{self, Found, Lookup, Tool};
-use super::{Iree, NoStore, Store};
+use super::{Iree, Limits, NoStore, Store};
+use crate::config::Environment;
 
 /// Which IREE a program uses, found and loaded once, on first use.
 pub struct Session {
     /// `--iree`: the library, a venv or a directory holding it; `None`: searched for.
     explicit: Option<PathBuf>,
+    /// The settings' environment: which IREE (`TUNESPEC_IREE_LIB`, `PATH`...) and its limits.
+    env: Arc<Environment>,
     /// Where IREE's answers (a model's dispatches, a library's revision) are kept.
     store: Arc<dyn Store + Send>,
     /// The one answer to "which IREE?" ([`Session::found`]).
@@ -36,11 +39,16 @@ impl std::fmt::Debug for Session {
 }
 
 impl Session {
-    /// A session for `explicit` (`--iree`; `None`: the environment and the search decide)
-    /// that keeps IREE's answers in `store`.
-    pub fn new(explicit: Option<PathBuf>, store: Arc<dyn Store + Send>) -> Session {
+    /// A session for `explicit` (`--iree`; `None`: `env` and the search decide) that keeps
+    /// IREE's answers in `store`.
+    pub fn new(
+        explicit: Option<PathBuf>,
+        env: Arc<Environment>,
+        store: Arc<dyn Store + Send>,
+    ) -> Session {
         Session {
             explicit,
+            env,
             store,
             found: OnceLock::new(),
             shared: OnceLock::new(),
@@ -49,8 +57,19 @@ impl Session {
     }
 
     /// A session that keeps nothing: IREE is asked every time.
-    pub fn without_store(explicit: Option<PathBuf>) -> Session {
-        Session::new(explicit, Arc::new(NoStore))
+    pub fn without_store(explicit: Option<PathBuf>, env: Arc<Environment>) -> Session {
+        Session::new(explicit, env, Arc::new(NoStore))
+    }
+
+    /// The environment this session reads its settings from.
+    pub fn env(&self) -> &Environment {
+        &self.env
+    }
+
+    /// IREE's time limits and how a large check is split, as this session's environment sets
+    /// them; the IREE it loads works under them.
+    pub fn limits(&self) -> Limits {
+        Limits::from_env(&self.env)
     }
 
     /// Where this session keeps IREE's answers.
@@ -67,7 +86,8 @@ impl Session {
     /// "which IREE?" that [`Session::shared`], [`Session::iree_opt`] and `doctor` all give.
     pub fn found(&self) -> &Result<Found, String> {
         self.found.get_or_init(|| {
-            let (found, lookup) = find::find_with(self.explicit.as_deref(), true, self.store());
+            let (found, lookup) =
+                find::find_with(self.explicit.as_deref(), true, &self.env, self.store());
             self.remember(lookup);
             if let Ok(found) = &found {
                 log_found(found);
@@ -92,7 +112,10 @@ impl Session {
     pub fn shared(&self) -> &Result<Iree, String> {
         self.shared.get_or_init(|| {
             let found = self.found().clone()?;
-            Iree::load_found(found, self.store()).map(|iree| iree.with_store(self.store_handle()))
+            Iree::load_found(found, self.store()).map(|iree| {
+                iree.with_store(self.store_handle())
+                    .with_env(self.env.clone())
+            })
         })
     }
 
@@ -107,7 +130,7 @@ impl Session {
             Some(found) => found.clone().ok()?,
             None => {
                 let (found, lookup) =
-                    find::find_with(self.explicit.as_deref(), false, self.store());
+                    find::find_with(self.explicit.as_deref(), false, &self.env, self.store());
                 self.remember(lookup);
                 let found = found.ok()?;
                 log_found(&found);
@@ -115,14 +138,17 @@ impl Session {
             }
         };
         Some(self.shared.get_or_init(|| {
-            Iree::load_found(found, self.store()).map(|iree| iree.with_store(self.store_handle()))
+            Iree::load_found(found, self.store()).map(|iree| {
+                iree.with_store(self.store_handle())
+                    .with_env(self.env.clone())
+            })
         }))
     }
 
     /// This session's `tool` (see [`find::tool`]): `explicit` (`--iree-opt`), else beside the
     /// library [`Session::found`] gives, so that the tool and the library are one IREE.
     pub fn tool(&self, tool: Tool, explicit: Option<&Path>) -> Result<PathBuf, String> {
-        let path = find::tool(tool, explicit, self.explicit.as_deref(), || {
+        let path = find::tool(tool, explicit, self.explicit.as_deref(), &self.env, || {
             self.found().clone()
         });
         if let Ok(path) = &path {
@@ -139,8 +165,7 @@ impl Session {
     /// Whether IREE was configured explicitly (`--iree`, `TUNESPEC_IREE_LIB`): a failure to
     /// load it is then an error even where IREE is optional.
     pub fn explicitly_configured(&self) -> bool {
-        self.explicit.is_some()
-            || crate::config::process_env(find::ENV_LIB).is_some_and(|value| !value.is_empty())
+        self.explicit.is_some() || self.env.is_set(find::ENV_LIB)
     }
 }
 

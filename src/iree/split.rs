@@ -22,27 +22,18 @@ use super::{Failure, Iree};
 /// Smallest part worth a worker of its own, by default: a worker's start (IREE's library and
 /// its global set-up) is about 0.3 s of CPU, what IREE's parser spends on some 4 MB (IREE's
 /// check of a 10 MB library on 2 cores: 0.52 s whole, about 0.3 s in two parts).
-const MIN_PART_BYTES: usize = 4 << 20;
+pub const MIN_PART_BYTES: usize = 4 << 20;
 
 /// Most parts: past this, workers' start-up and the entry point's declarations outweigh what
 /// another core saves.
 const MAX_PARTS: usize = 8;
 
-/// The smallest part: `TUNESPEC_IREE_CHECK_PART_BYTES`, else [`MIN_PART_BYTES`].
-fn min_part_bytes() -> usize {
-    crate::config::process_env("TUNESPEC_IREE_CHECK_PART_BYTES")
-        .and_then(|value| value.into_string().ok())
-        .and_then(|value| value.trim().parse::<usize>().ok())
-        .filter(|&bytes| bytes > 0)
-        .unwrap_or(MIN_PART_BYTES)
-}
-
 /// How many parts IREE's check of `len` bytes is split into: one per core (or per `jobs`),
-/// each at least `TUNESPEC_IREE_CHECK_PART_BYTES` (default 4 MiB), at most 8; 1 means the
-/// whole text in one request.
-pub fn parts_for(len: usize, jobs: Option<usize>) -> usize {
+/// each at least `min_part_bytes` (`TUNESPEC_IREE_CHECK_PART_BYTES`, [`super::Limits`]), at most
+/// 8; 1 means the whole text in one request.
+pub fn parts_for(len: usize, jobs: Option<usize>, min_part_bytes: usize) -> usize {
     let cores = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    (len / min_part_bytes()).clamp(1, cores.clamp(1, MAX_PARTS))
+    (len / min_part_bytes.max(1)).clamp(1, cores.clamp(1, MAX_PARTS))
 }
 
 impl Iree {
@@ -50,9 +41,12 @@ impl Iree {
     /// [`parts_for`] workers when it is large (`jobs`: at most that many). Any part refused or
     /// failed: the whole text is checked in one request, whose answer is returned.
     pub fn check_split(&self, text: &[u8], name: &str, jobs: Option<usize>) -> Result<(), Failure> {
-        let parts = match tracing::info_span!("iree.split")
-            .in_scope(|| split(text, parts_for(text.len(), jobs)))
-        {
+        let parts = match tracing::info_span!("iree.split").in_scope(|| {
+            split(
+                text,
+                parts_for(text.len(), jobs, self.limits().check_part_bytes),
+            )
+        }) {
             Some(parts) if parts.len() > 1 => parts,
             _ => return self.check(text, name),
         };

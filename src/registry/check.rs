@@ -11,8 +11,8 @@ use crate::problem::{codes, io_message, Problem};
 
 /// Checks a `registry.toml` (as a spec library over the default registry, which is how the
 /// default registry's own manifest checks too) or a config file (`tunespec.toml`,
-/// `config.toml`): every problem, located. For `tunespec verify`.
-pub fn check_toml(path: &Path) -> Vec<Problem> {
+/// `config.toml`): every problem, located, with `~/` under `home`. For `tunespec verify`.
+pub fn check_toml(path: &Path, home: Option<&Path>) -> Vec<Problem> {
     let name = path.display().to_string();
     let text = match crate::files::read_input_text(path) {
         Ok(text) => text,
@@ -27,7 +27,7 @@ pub fn check_toml(path: &Path) -> Vec<Problem> {
     if path.file_name().is_some_and(|file| file == "registry.toml") {
         check_manifest(path, &name, &text)
     } else {
-        check_config(path, &text)
+        check_config(path, &text, home)
     }
 }
 
@@ -61,12 +61,13 @@ fn check_manifest(path: &Path, name: &str, text: &str) -> Vec<Problem> {
     }
 }
 
-fn check_config(path: &Path, text: &str) -> Vec<Problem> {
-    if let Err(problems) = Config::parse(text, path) {
+fn check_config(path: &Path, text: &str, home: Option<&Path>) -> Vec<Problem> {
+    if let Err(problems) = Config::parse(text, path, home) {
         return problems;
     }
     let discovery = Discovery {
         project: Some(path.to_path_buf()),
+        home: home.map(Path::to_path_buf),
         ..Discovery::default()
     };
     match Registry::embedded().with_discovery(&discovery) {

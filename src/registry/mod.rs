@@ -26,7 +26,7 @@
 //! assert!(measured_only.specs.is_empty());
 //! assert_eq!(measured_only.withheld.len(), measured_only.skipped.len());
 //!
-//! // The default specs only; `Registry::discover()` adds the user's configs, TUNESPEC_SPEC_PATH
+//! // The default specs only; `Registry::discover(&env)` adds the user's configs, TUNESPEC_SPEC_PATH
 //! // and TUNESPEC_DERIVED.
 //! let registry = Registry::embedded().with_derived(true);
 //! let resolution = registry.resolve("MI300X:sramecc+:xnack-", &[]).unwrap();

@@ -59,9 +59,10 @@ impl Registry {
     }
 
     /// The default registry with the user's spec libraries: the project config, the user config
-    /// and `TUNESPEC_SPEC_PATH`, found from the current directory and environment.
-    pub fn discover() -> Result<Registry, Error> {
-        Registry::embedded().with_discovery(&Discovery::from_env())
+    /// and `TUNESPEC_SPEC_PATH`, found from the current directory and `env`
+    /// ([`crate::config::Environment::process`] for the process's).
+    pub fn discover(env: &crate::config::Environment) -> Result<Registry, Error> {
+        Registry::embedded().with_discovery(&Discovery::from_env(env))
     }
 
     /// All targets (defaults and those of spec libraries), sorted by name.

@@ -420,7 +420,7 @@ fn load_configs(discovery: &Discovery, problems: &mut Vec<Problem>) -> Vec<(Orig
     let mut configs = Vec::new();
     for origin in levels.into_iter().flatten() {
         let path = origin.config().expect("a config level");
-        match Config::load(path) {
+        match Config::load(path, discovery.home.as_deref()) {
             Ok(config) => configs.push((origin, config)),
             Err(found) => problems.extend(found),
         }

@@ -8,7 +8,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use tunespec::cache::{format_size, parse_size};
-use tunespec::config::{expand_tilde, process_env, xdg_home};
+use tunespec::config::{expand_tilde, xdg_home};
+use tunespec::settings::Environment;
 
 /// This user's name and home directory, from `/etc/passwd`.
 fn passwd_entry() -> (String, PathBuf) {
@@ -113,12 +114,13 @@ fn xdg_directories_agree_with_etcetera() {
     }
     use etcetera::BaseStrategy;
     let xdg = etcetera::base_strategy::Xdg::new().unwrap();
+    let process = Environment::process();
     assert_eq!(
-        xdg_home(&process_env, "XDG_CACHE_HOME", ".cache"),
+        xdg_home(&process.lookup(), "XDG_CACHE_HOME", ".cache"),
         Some(xdg.cache_dir())
     );
     assert_eq!(
-        xdg_home(&process_env, "XDG_CONFIG_HOME", ".config"),
+        xdg_home(&process.lookup(), "XDG_CONFIG_HOME", ".config"),
         Some(xdg.config_dir())
     );
     // A relative XDG value is ignored, as the XDG spec says.

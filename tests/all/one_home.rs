@@ -1,8 +1,8 @@
 //! One home for each kind of access (issue 31): inputs are read only through `files` (bounded,
 //! type checked, clear messages for missing, unreadable and non-UTF-8 files), manifests are
 //! parsed only by the manifest module, `check` gives a spec the target the registry gives it
-//! (one glob rule), the environment is read only through `config::process_env`, and `--device`
-//! is parsed only by `device.rs` (issue 43). The scans read `src/`, so a new direct read or a
+//! (one glob rule), the environment is read only into the settings' snapshot
+//! (`settings::Environment`), and `--device` is parsed only by `device.rs` (issue 43). The scans read `src/`, so a new direct read or a
 //! manifest walked as raw TOML fails here instead of silently bypassing the rule.
 
 use std::path::{Path, PathBuf};
@@ -41,7 +41,7 @@ const DIRECT_READS: &[(&str, &str)] = &[
 ];
 
 /// Files of `src/` allowed to parse TOML, and why: none of them parses a manifest.
-const TOML_PARSES: &[(&str, &str)] = &[("config.rs", "configs (tunespec.toml), not manifests")];
+const TOML_PARSES: &[(&str, &str)] = &[("config/mod.rs", "configs (tunespec.toml), not manifests")];
 
 /// Every `.rs` file under `dir`, as `/`-separated paths relative to it, sorted.
 fn rust_files(dir: &Path) -> Vec<(String, PathBuf)> {
@@ -146,15 +146,18 @@ fn commands_see_one_record_of_a_target() {
     );
 }
 
-/// Files of `src/` allowed to read the process environment, and why: everything else asks
-/// `config::process_env`, so that every setting is read the same way (an unset `HOME` is the
-/// password database's) and a program using the library can see where each one comes from.
-/// `crates/tunespec-core`, shared with `build.rs`, cannot depend on it and reads no variable:
-/// its callers pass the values (`iree_attrs::timeout_from`).
-const ENVIRONMENT_READS: &[(&str, &str)] = &[("config.rs", "`process_env`, the one reader")];
+/// Files of `src/` allowed to read the process environment, and why: everything else reads
+/// the snapshot its `Settings` hold (`settings::Environment`), so that every setting is read the
+/// same way (an unset `HOME` is the password database's) and a program using the library can
+/// give its own. `crates/tunespec-core`, shared with `build.rs`, cannot depend on it and reads
+/// no variable: its callers pass the values (`iree_attrs::timeout_from`).
+const ENVIRONMENT_READS: &[(&str, &str)] = &[(
+    "config/environment.rs",
+    "`Environment::process`, the one snapshot",
+)];
 
 #[test]
-fn the_environment_is_read_only_through_process_env() {
+fn the_environment_is_read_only_through_the_settings_snapshot() {
     let mut found = violations(&["env::var"], ENVIRONMENT_READS);
     let core = repo_root().join("crates/tunespec-core/src");
     for (relative, path) in rust_files(&core) {
@@ -167,7 +170,7 @@ fn the_environment_is_read_only_through_process_env() {
     }
     assert!(
         found.is_empty(),
-        "read environment variables with tunespec::config::process_env, the one reader (the \
+        "read environment variables from the Settings' Environment, the one snapshot (the \
          core takes the values from its callers):\n{}",
         found.join("\n")
     );

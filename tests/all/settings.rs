@@ -118,9 +118,9 @@ fn statics_under(dir: &Path, prefix: &str, skip: &[&str]) -> Vec<(String, String
 #[test]
 fn the_library_keeps_no_process_wide_state_but_what_is_so_by_nature() {
     let root = repo_root();
-    // The binary's own modules (the CLI's rendering state and its one `Settings`) are not
-    // the library.
-    let mut found = statics_under(&root.join("src"), "", &["cli/", "main.rs"]);
+    // The binary's own modules (the CLI's rendering state, such as the reports' width in
+    // `diagnostics/`, and its one `Settings`) are not the library.
+    let mut found = statics_under(&root.join("src"), "", &["cli/", "diagnostics/", "main.rs"]);
     found.extend(statics_under(
         &root.join("crates/tunespec-core/src"),
         "core/",
@@ -306,45 +306,23 @@ fn commands_take_the_settings_as_a_parameter() {
     );
 }
 
-/// The modules that read the environment (through `config::process_env`, the one reader, which
-/// `tests/all/one_home.rs` holds every read to), by path under `src/`, and what each reads.
-/// Issue 43 moves these reads into `Settings`, so that only `settings.rs` and `config.rs` read
-/// the environment; until then the list only shrinks: a new module that reads a variable takes
-/// it from the `Settings` it is passed instead.
+/// Where the process's environment is taken (`Environment::process()`, the one snapshot), by
+/// path under `src/`, and why: only where a program starts. Everything else reads the
+/// `Environment` its `Settings` hold (or that it is passed), so a program that embeds the
+/// library gives its own and gets what the CLI would for the same variables.
 const ENVIRONMENT_READERS: &[(&str, &str)] = &[
     (
-        "config.rs",
-        "process_env itself; the configs' discovery; XDG directories",
+        "settings.rs",
+        "Settings::new: the process's environment, for a program that gives none",
     ),
     (
-        "cache/settings.rs",
-        "TUNESPEC_CACHE*, through Cache::from_env",
+        "main.rs",
+        "the CLI's start: containment and the report width, then cli::run's Settings",
     ),
     (
-        "cli/shared/log.rs",
-        "TUNESPEC_LOG, before the settings are built",
+        "bin/tunespec-time.rs",
+        "the time phase's own binary (no Settings: runtime only)",
     ),
-    ("diagnostics/mod.rs", "TUNESPEC_TERM_WIDTH"),
-    ("contain/mod.rs", "TUNESPEC_TRUST_BYTECODE"),
-    (
-        "iree/find.rs",
-        "TUNESPEC_IREE_LIB, _VENV, _OPT, TUNESPEC_NO_IREE, PATH",
-    ),
-    ("iree/mod.rs", "TUNESPEC_IREE_TIMEOUT_SECS"),
-    (
-        "iree/probe.rs",
-        "the interpreter's identity (pyenv, asdf, venv and conda variables, HOME)",
-    ),
-    (
-        "iree/runtime.rs",
-        "TUNESPEC_IREE_RUNTIME; for the runtime alone, TUNESPEC_IREE_VENV and VIRTUAL_ENV",
-    ),
-    (
-        "shard.rs",
-        "--shard auto: the scheduler's task index (SLURM_ARRAY_*, JOB_COMPLETION_INDEX, RANK, WORLD_SIZE), read as the command line is parsed",
-    ),
-    ("iree/session.rs", "whether TUNESPEC_IREE_LIB was set"),
-    ("iree/split.rs", "TUNESPEC_IREE_CHECK_PART_BYTES"),
 ];
 
 #[test]
@@ -360,7 +338,7 @@ fn no_new_module_reads_the_environment() {
         let reads = text
             .lines()
             .map(|line| line.split("//").next().unwrap_or(""))
-            .any(|code| code.contains("process_env"));
+            .any(|code| code.contains("Environment::process()") || code.contains("process_env"));
         if reads {
             let relative = entry.path().strip_prefix(&src).unwrap();
             readers.push(relative.to_string_lossy().replace('\\', "/"));
@@ -374,7 +352,61 @@ fn no_new_module_reads_the_environment() {
     listed.sort();
     assert_eq!(
         readers, listed,
-        "the environment is read where ENVIRONMENT_READERS says: take a new setting from \
-         tunespec::settings::Settings (and drop a file from the list once it reads none)"
+        "the process's environment is taken where ENVIRONMENT_READERS says: read a setting from \
+         the Environment of tunespec::settings::Settings (or one passed down) instead"
     );
+}
+
+/// A program that embeds the library sets what the CLI reads from variables through its own
+/// `Environment`, never its process's: which IREE, the cache directory, IREE's limits, the spec
+/// path, `--shard auto`'s scheduler; two settings in one process see only their own.
+#[test]
+fn an_embedding_program_gives_its_own_environment_and_two_settings_never_mix() {
+    use tunespec::settings::{Environment, Flags, Settings};
+    let dir = tempfile::tempdir().unwrap();
+    let cache_dir = dir.path().join("cache");
+    let no_iree = Settings::with_environment(
+        Flags::default(),
+        Environment::from_vars([
+            ("TUNESPEC_NO_IREE", "1".into()),
+            ("TUNESPEC_CACHE_DIR", cache_dir.clone().into_os_string()),
+            ("TUNESPEC_IREE_TIMEOUT_SECS", "7".into()),
+            ("TUNESPEC_IREE_CHECK_PART_BYTES", "1024".into()),
+            ("TUNESPEC_SPEC_PATH", "/nowhere/specs".into()),
+            ("TUNESPEC_NO_CONFIG", "1".into()),
+            ("JOB_COMPLETION_INDEX", "2".into()),
+        ]),
+    );
+    let message = no_iree.iree.found().as_ref().unwrap_err();
+    assert!(message.contains("TUNESPEC_NO_IREE=1"), "{message}");
+    let limits = no_iree.iree.limits();
+    assert_eq!(limits.request, std::time::Duration::from_secs(7));
+    assert_eq!(limits.opt_run, std::time::Duration::from_secs(7));
+    assert_eq!(limits.check_part_bytes, 1024);
+    let view = no_iree.cache.get().disk_view().expect("a cache directory");
+    assert_eq!(view.dir(), cache_dir);
+    assert_eq!(
+        no_iree.discovery().spec_path,
+        vec![std::path::PathBuf::from("/nowhere/specs")]
+    );
+    let shard = tunespec::shard::Spec::parse("auto/4").unwrap();
+    assert_eq!(shard.resolve(&no_iree.env), Ok((3, 4)));
+
+    // Another program's settings in the same process: none of the first's variables.
+    let other = Settings::with_environment(
+        Flags::default(),
+        Environment::from_vars([("TUNESPEC_CACHE", "off")]),
+    );
+    let limits = other.iree.limits();
+    assert_eq!(limits.request, std::time::Duration::from_secs(600));
+    assert_eq!(limits.opt_run, std::time::Duration::from_secs(120));
+    assert!(other.discovery().spec_path.is_empty());
+    assert!(
+        other.cache.get().disk_view().is_none(),
+        "no HOME, no directory"
+    );
+    assert!(shard.resolve(&other.env).is_err(), "no scheduler here");
+    if let Err(message) = other.iree.found() {
+        assert!(!message.contains("TUNESPEC_NO_IREE"), "{message}");
+    }
 }

@@ -98,8 +98,11 @@ static SETTINGS: OnceLock<Settings> = OnceLock::new();
 
 /// Builds the run's settings from the command line's `flags` (the first call wins) and returns
 /// them, for `cli::run` to pass to the command.
-pub fn configure(flags: tunespec::settings::Flags) -> &'static Settings {
-    let _ = SETTINGS.set(Settings::new(flags));
+pub fn configure(
+    flags: tunespec::settings::Flags,
+    env: tunespec::settings::Environment,
+) -> &'static Settings {
+    let _ = SETTINGS.set(Settings::with_environment(flags, env));
     settings()
 }
 
@@ -444,7 +447,7 @@ impl LibraryArgs {
                 input.location.clone_from(&input.name);
             }
         }
-        let cache = crate::cli::cache::open().ok_or(ExitStatus::Usage)?;
+        let cache = crate::cli::cache::open(settings).ok_or(ExitStatus::Usage)?;
         Ok((resolved, cache))
     }
 

@@ -32,8 +32,8 @@ pub const ENV: &str = "TUNESPEC_LOG";
 /// Installs the logger when `-v` was given or `TUNESPEC_LOG` is set (it wins over `-v`). An
 /// invalid `TUNESPEC_LOG` is an error (the caller exits 2): a typo should not silently log
 /// nothing.
-pub fn init(verbose: u8, json: bool) -> Result<(), String> {
-    let directives = match tunespec::config::process_env(ENV) {
+pub fn init(verbose: u8, json: bool, env: &tunespec::settings::Environment) -> Result<(), String> {
+    let directives = match env.get(ENV) {
         Some(value) if !value.is_empty() => value
             .into_string()
             .map_err(|_| format!("{ENV} is not valid UTF-8"))?,

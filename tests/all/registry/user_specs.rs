@@ -71,6 +71,7 @@ fn configs_are_found_by_walking_up_and_in_the_xdg_directory() {
         Discovery {
             project: None,
             user: None,
+            home: None,
             spec_path: vec![PathBuf::from("/x")],
             derived: None,
             notices: Vec::new(),
@@ -565,6 +566,7 @@ fn a_config_parses_paths_relative_to_itself() {
     let config = Config::parse(
         "spec_dirs = [\"specs\", \"/abs\"]\n[targets.A100]\nspecs = [{ path = \"a.mlir\", features = [\"FOO+\"] }]\n",
         Path::new("/p/tunespec.toml"),
+        None,
     )
     .unwrap();
     let dirs: Vec<&Path> = config

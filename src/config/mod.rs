@@ -32,6 +32,10 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
+pub mod environment;
+
+pub use environment::Environment;
+
 use crate::ir::Loc;
 use crate::manifest::{self, offset_loc, SpecEntry};
 use crate::problem::{codes, Problem};
@@ -104,7 +108,8 @@ pub struct ConfigTarget {
 
 impl Config {
     /// Reads and parses a config file; an unreadable file is one `tunespec::io` problem.
-    pub fn load(path: &Path) -> Result<Config, Vec<Problem>> {
+    /// `home`: where `~/` paths lead (the settings' `HOME`, [`Discovery::home`]).
+    pub fn load(path: &Path, home: Option<&Path>) -> Result<Config, Vec<Problem>> {
         let text = crate::files::read_input_text(path).map_err(|error| {
             vec![Problem::error(
                 codes::IO,
@@ -112,11 +117,12 @@ impl Config {
                 None,
             )]
         })?;
-        Config::parse(&text, path)
+        Config::parse(&text, path, home)
     }
 
-    /// Parses the text of the config file at `path` (paths resolve against its directory).
-    pub fn parse(text: &str, path: &Path) -> Result<Config, Vec<Problem>> {
+    /// Parses the text of the config file at `path` (paths resolve against its directory,
+    /// `~/` against `home`).
+    pub fn parse(text: &str, path: &Path, home: Option<&Path>) -> Result<Config, Vec<Problem>> {
         let name = path.display().to_string();
         let raw: RawConfig = toml::from_str(text).map_err(|error| {
             let offset = error.span().map_or(0, |span| span.start);
@@ -130,6 +136,7 @@ impl Config {
             text,
             name,
             base: path.parent().unwrap_or(Path::new(".")),
+            home,
             problems: Vec::new(),
         };
         parsing.check_header(&raw, path);
@@ -159,6 +166,7 @@ struct Parsing<'a> {
     text: &'a str,
     name: String,
     base: &'a Path,
+    home: Option<&'a Path>,
     problems: Vec<Problem>,
 }
 
@@ -209,7 +217,7 @@ impl Parsing<'_> {
             }
             spec_dirs.push(ConfigPath {
                 written: dir.get_ref().clone(),
-                path: resolve_path(self.base, dir.get_ref()),
+                path: resolve_path(self.base, dir.get_ref(), self.home),
                 features: Vec::new(),
                 loc: self.loc(dir.span().start),
             });
@@ -241,7 +249,7 @@ impl Parsing<'_> {
             }
             specs.push(ConfigPath {
                 written: written.clone(),
-                path: resolve_path(self.base, written),
+                path: resolve_path(self.base, written, self.home),
                 features,
                 loc: self.loc(entry.span().start),
             });
@@ -260,10 +268,15 @@ impl Parsing<'_> {
     }
 }
 
-/// `~/x` is under the home directory, `~user/x` under that user's (see [`expand_tilde`]);
-/// relative paths are under `base`.
-fn resolve_path(base: &Path, written: &str) -> PathBuf {
-    let path = expand_tilde(written, &process_env);
+/// `~/x` is under `home`, `~user/x` under that user's (see [`expand_tilde`]); relative paths
+/// are under `base`.
+fn resolve_path(base: &Path, written: &str, home: Option<&Path>) -> PathBuf {
+    let env = |name: &str| {
+        (name == "HOME")
+            .then(|| home.map(|home| home.as_os_str().to_os_string()))
+            .flatten()
+    };
+    let path = expand_tilde(written, &env);
     if path.is_absolute() {
         path
     } else {
@@ -325,23 +338,10 @@ fn user_home(user: &str) -> Option<PathBuf> {
     dir.is_absolute().then(|| dir.to_path_buf())
 }
 
-/// The environment as tunespec reads it: the process's variables, except that an unset or empty
-/// `HOME` is this user's home from the system (`etcetera::home_dir`: the password database), as
-/// a cron job, a service or `env -i` gives none.
-pub fn process_env(name: &str) -> Option<OsString> {
-    let value = std::env::var_os(name);
-    if name != "HOME" || value.as_ref().is_some_and(|home| !home.is_empty()) {
-        return value;
-    }
-    etcetera::home_dir()
-        .ok()
-        .filter(|home| home.is_absolute())
-        .map(PathBuf::into_os_string)
-}
-
 /// An XDG base directory: `variable` when it is set to an absolute path (the XDG rule: relative
-/// values are ignored), else `HOME`/`fallback` (`.config`, `.cache`); with the environment of
-/// [`process_env`], what `etcetera`'s XDG strategy gives.
+/// values are ignored), else `HOME`/`fallback` (`.config`, `.cache`); with the process's
+/// environment ([`Environment::process`]), what `etcetera`'s XDG strategy
+/// gives.
 pub fn xdg_home(
     env: &impl Fn(&str) -> Option<OsString>,
     variable: &str,
@@ -411,6 +411,8 @@ pub struct Discovery {
     pub project: Option<PathBuf>,
     /// The user config, when the file exists.
     pub user: Option<PathBuf>,
+    /// `HOME` as the environment said it: where the configs' `~/` paths lead.
+    pub home: Option<PathBuf>,
     /// `TUNESPEC_SPEC_PATH` entries, in order (empty entries dropped).
     pub spec_path: Vec<PathBuf>,
     /// `TUNESPEC_DERIVED` (`1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off`), the twin of the
@@ -422,10 +424,10 @@ pub struct Discovery {
 }
 
 impl Discovery {
-    /// From the current directory and the process environment.
-    pub fn from_env() -> Discovery {
+    /// From the current directory and `env`.
+    pub fn from_env(env: &Environment) -> Discovery {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        Discovery::find(&cwd, process_env)
+        Discovery::find(&cwd, env.lookup())
     }
 
     /// From `start` and an environment lookup (`TUNESPEC_NO_CONFIG`, `XDG_CONFIG_HOME`, `HOME`,
@@ -454,12 +456,16 @@ impl Discovery {
             }
             parsed
         });
+        let home = env("HOME")
+            .filter(|home| !home.is_empty())
+            .map(PathBuf::from);
         let skip = env("TUNESPEC_NO_CONFIG").is_some_and(|value| !value.is_empty() && value != "0");
         if skip {
             return Discovery {
                 spec_path,
                 derived,
                 notices,
+                home,
                 ..Discovery::default()
             };
         }
@@ -468,7 +474,7 @@ impl Discovery {
         // name specs that change what this user's compiler does. Root's and the owner of its
         // directory's are fine, and so is one the user config lists in `safe_configs`.
         let project = find_project(start).filter(|path| {
-            if crate::files::trusted_config(path) || listed_as_safe(user.as_deref(), path) {
+            if crate::files::trusted_config(path) || listed_as_safe(user.as_deref(), path, home.as_deref()) {
                 return true;
             }
             notice(format!(
@@ -483,6 +489,7 @@ impl Discovery {
         Discovery {
             project,
             user,
+            home,
             spec_path,
             derived,
             notices,
@@ -504,7 +511,7 @@ pub fn parse_switch(value: &str) -> Option<bool> {
 }
 
 /// Whether the user config lists `path` in `safe_configs`.
-fn listed_as_safe(user: Option<&Path>, path: &Path) -> bool {
+fn listed_as_safe(user: Option<&Path>, path: &Path, home: Option<&Path>) -> bool {
     let Some(user) = user else {
         return false;
     };
@@ -522,7 +529,7 @@ fn listed_as_safe(user: Option<&Path>, path: &Path) -> bool {
         .into_iter()
         .flatten()
         .filter_map(toml::Value::as_str)
-        .map(|written| resolve_path(base, written))
+        .map(|written| resolve_path(base, written, home))
         .any(|listed| listed.canonicalize().unwrap_or(listed) == wanted)
 }
 
