@@ -36,7 +36,6 @@
 #![warn(missing_docs)]
 
 pub mod apply;
-pub mod attach_check;
 pub mod bench;
 pub mod cache;
 pub mod config;
@@ -47,21 +46,18 @@ pub mod contain;
 pub mod device;
 pub mod diagnostic_codes;
 pub mod export;
+pub mod farm;
 pub mod fastpath;
 pub mod files;
 pub mod iree;
-pub mod iree_text;
 pub mod jobs;
 pub mod link;
-pub mod measured_library;
+pub mod measured;
 pub mod provenance;
 pub mod registry;
 pub mod settings;
-pub mod shard;
 pub mod spec_check;
-pub mod time_phase;
 pub mod tune;
-pub mod tuner_import;
 
 pub use registry::Registry;
 // Shared with build.rs through the tunespec-core crate; re-exported under their own names.

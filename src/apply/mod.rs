@@ -13,6 +13,7 @@ use crate::mlir::{BlobForm, Mlir, OwnedOp};
 use crate::problem::{Problem, Severity};
 use crate::verify::{self, handle_kind, HandleKind, Sequence};
 
+pub mod attach_check;
 mod explain;
 mod overrides;
 pub mod provenance;

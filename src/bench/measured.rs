@@ -4,9 +4,9 @@
 
 use crate::device::Device;
 use crate::manifest::Definition;
-use crate::measured_library::{self, Entry};
+use crate::measured::library::{self as measured_library, Entry};
+use crate::measured::tuner_import::{self, Measurement, Subject};
 use crate::mlir::Mlir;
-use crate::tuner_import::{self, Measurement, Subject};
 
 use super::{Row, Status};
 

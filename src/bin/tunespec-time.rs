@@ -12,8 +12,8 @@ use clap::Parser;
 use tunespec::bench::execute::Settings;
 use tunespec::bench::stats::Rule;
 use tunespec::device::Device;
+use tunespec::farm::time_phase;
 use tunespec::iree::runtime::{self, Runtime};
-use tunespec::time_phase;
 
 /// Time a bench or tune plan (`tunespec bench --plan`, `tunespec tune --plan`) on a device with
 /// IREE's runtime alone; decide it with `tunespec decide PLAN`
@@ -27,8 +27,8 @@ struct Opts {
     #[arg(long, short, default_value = "local-task", value_parser = Device::parse)]
     device: Device,
     /// The share K of N of the plan (1-based), or auto (auto/N): from the scheduler
-    #[arg(long, value_name = "K/N", value_parser = tunespec::shard::Spec::parse)]
-    shard: Option<tunespec::shard::Spec>,
+    #[arg(long, value_name = "K/N", value_parser = tunespec::farm::shard::Spec::parse)]
+    shard: Option<tunespec::farm::shard::Spec>,
     /// Rounds before the first look
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..1000))]
     rounds: u32,

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use tunespec::settings::Settings;
 
 use crate::cli::output;
+use tunespec::apply::attach_check;
 use tunespec::apply::{self, ATTR_NAME};
-use tunespec::attach_check;
 use tunespec::iree::{Failure, Iree};
 use tunespec::mlir::{BlobForm, Mlir};
 use tunespec::problem::Problem;

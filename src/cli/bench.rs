@@ -52,8 +52,8 @@ pub struct Opts {
     pub function: Option<String>,
     /// Take the deterministic share K of N of the cases (1-based), e.g. 2/8; auto (or auto/N):
     /// K and N from the scheduler (a Slurm array, a Kubernetes Indexed Job, RANK/WORLD_SIZE)
-    #[arg(long, value_name = "K/N", value_parser = tunespec::shard::Spec::parse)]
-    pub shard: Option<tunespec::shard::Spec>,
+    #[arg(long, value_name = "K/N", value_parser = tunespec::farm::shard::Spec::parse)]
+    pub shard: Option<tunespec::farm::shard::Spec>,
     /// Write the matchers that won (faster, outputs equal) as measured entries into this
     /// library (created, or merged into by matcher key and device: faster wins); with a PAYLOAD
     /// and --dispatches, the matcher of each dispatch that measured faster alone
@@ -108,9 +108,9 @@ pub struct TimingArgs {
 }
 
 /// `--shard`'s share (K, N): as written, or the scheduler's index from the settings'
-/// environment (`auto`, `auto/N`: `tunespec::shard`); `Err`: a usage error, said.
+/// environment (`auto`, `auto/N`: `tunespec::farm::shard`); `Err`: a usage error, said.
 pub fn resolve_shard(
-    shard: Option<tunespec::shard::Spec>,
+    shard: Option<tunespec::farm::shard::Spec>,
     settings: &Settings,
 ) -> Result<Option<(u32, u32)>, ExitStatus> {
     shard
@@ -158,7 +158,7 @@ impl Opts {
         // The destination is checked before any work: a directory `--write` cannot merge into
         // is refused now, not after the timing.
         if let Some(output) = &self.write {
-            if let Err(message) = tunespec::measured_library::existing_entries(&mlir, output) {
+            if let Err(message) = tunespec::measured::library::existing_entries(&mlir, output) {
                 return usage(message);
             }
         }

@@ -40,7 +40,7 @@ impl Opts {
         }
         let mlir = Mlir::new_threaded();
         if let Some(output) = &self.write {
-            if let Err(message) = tunespec::measured_library::existing_entries(&mlir, output) {
+            if let Err(message) = tunespec::measured::library::existing_entries(&mlir, output) {
                 return usage(message);
             }
         }

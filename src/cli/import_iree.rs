@@ -211,4 +211,4 @@ fn write_library(output: &Path, imported: &[Imported], compiler: &str) -> Result
     write_directory(output, &files)
 }
 
-pub use tunespec::measured_library::write_directory;
+pub use tunespec::measured::library::write_directory;

@@ -1,16 +1,18 @@
 //! `tunespec import-tuner RUN_DIR... --target T -o LIBRARY`: the SHARK tuner's measured winners
-//! (see `tunespec::tuner_import`) verified and written as a spec library, merged by matcher key
+//! (see `tunespec::measured::tuner_import`) verified and written as a spec library, merged by matcher key
 //! into the library when it exists (a faster measurement replaces a slower one).
 
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use tunespec::ir::Loc;
-use tunespec::measured_library::{existing, library_files, merge, write_directory, Entry, Library};
+use tunespec::measured::library::{
+    existing, library_files, merge, write_directory, Entry, Library,
+};
+use tunespec::measured::tuner_import::{self, Measurement};
 use tunespec::mlir::Mlir;
 use tunespec::problem::Problem;
 use tunespec::registry;
-use tunespec::tuner_import::{self, Measurement};
 use tunespec::verify;
 
 use super::common::{diagnostic_format, DiagnosticFormat, USAGE};
@@ -174,7 +176,7 @@ impl Opts {
             entries: std::mem::take(&mut import.entries),
             targets: definitions,
         };
-        let files = library_files(&mut library, tunespec::tuner_import::TOOL);
+        let files = library_files(&mut library, tunespec::measured::tuner_import::TOOL);
         import.entries = library.entries;
         if let Err(message) = write_directory(&self.output, &files) {
             tool_error(message);

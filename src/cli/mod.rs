@@ -17,10 +17,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 pub mod apply;
 pub mod attach;
 pub mod bench;
-pub mod bench_report;
 pub mod cache;
 pub mod check;
-pub mod check_bench;
 pub mod coverage;
 pub mod decide;
 pub mod docs;
@@ -36,12 +34,11 @@ pub mod show;
 pub mod targets;
 pub mod time_plan;
 pub mod tune;
-pub mod tune_compile;
 pub mod verify;
 
 // What the commands share, under `shared/`, reached as `cli::common` and so on.
 mod shared;
-pub use shared::{common, help, log, model, output, table};
+pub use shared::{bench_report, common, help, log, model, output, table};
 
 pub use common::{DiagnosticFormat, ExitStatus};
 
@@ -201,7 +198,7 @@ pub fn run(cli: Cli, env: tunespec::settings::Environment) -> ExitStatus {
         },
         env,
     );
-    tunespec::iree_text::install(settings.iree.clone());
+    tunespec::iree::text::install(settings.iree.clone());
     // Each command takes the settings it needs as a parameter (`bench` and `tune` read the same
     // value through `common::settings` for now).
     let status = match cli.command {

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use tunespec::bench::{self, execute};
+use tunespec::farm::time_phase;
 use tunespec::iree::runtime::{self, Runtime};
-use tunespec::time_phase;
 
 use super::bench::{check_device, TimingArgs, RUNTIME};
 use super::bench_report::progress_line;
@@ -23,8 +23,8 @@ pub struct Opts {
     /// Time the deterministic share K of N of the plan's cases (1-based), e.g. 2/8, or auto
     /// (auto/N): K and N from the scheduler (a Slurm array, a Kubernetes Indexed Job,
     /// RANK/WORLD_SIZE); the shards' results copied into one plan directory make it timed whole
-    #[arg(long, value_name = "K/N", value_parser = tunespec::shard::Spec::parse)]
-    pub shard: Option<tunespec::shard::Spec>,
+    #[arg(long, value_name = "K/N", value_parser = tunespec::farm::shard::Spec::parse)]
+    pub shard: Option<tunespec::farm::shard::Spec>,
     /// Absolute output tolerance (default: by element type; f32 1e-2)
     #[arg(long, requires = "rtol")]
     pub atol: Option<f64>,

@@ -32,6 +32,7 @@ pub mod runtime;
 mod session;
 pub mod split;
 pub mod target;
+pub mod text;
 pub mod worker;
 
 use std::io::{Read, Write};
@@ -414,7 +415,7 @@ impl Iree {
     }
 
     /// The source parsed by IREE and written back in generic form with locations named `name`:
-    /// what MLIR 22 reads of text only IREE's syntax parses (see `crate::iree_text`).
+    /// what MLIR 22 reads of text only IREE's syntax parses (see `crate::iree::text`).
     pub fn generic(&self, source: &[u8], name: &str) -> Result<Vec<u8>, Failure> {
         self.request(Op::Generic, name, &[], source, b"")
             .map(|(_, output)| output)

@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::ir;
 use crate::iree::{self, Failure, Iree};
 use crate::manifest;
-use crate::tuner_import::{self, KeyedMatcher};
+use crate::measured::tuner_import::{self, KeyedMatcher};
 
 pub use payload::MatcherInfo;
 

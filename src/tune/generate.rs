@@ -66,7 +66,7 @@ pub(super) fn generate(
             .snapshot
             .as_ref()
             .and_then(|module| {
-                crate::tuner_import::keyed_matchers(module)
+                crate::measured::tuner_import::keyed_matchers(module)
                     .into_iter()
                     .find(|keyed| keyed.name == matcher)
             })

@@ -99,7 +99,7 @@ pub(super) fn write(
                 ),
             ]);
             let Some(text) =
-                crate::tuner_import::annotate(spec, &search.matcher, &entry.measurement)
+                crate::measured::tuner_import::annotate(spec, &search.matcher, &entry.measurement)
             else {
                 notes.push(format!(
                     "@{}: its header was not found (left out)",

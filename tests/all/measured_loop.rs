@@ -58,7 +58,7 @@ fn write_measured(output: &Path, target: &str, device: &str, factor: f64) {
     let text = std::fs::read_to_string(crate::reference::repo_root().join(SPEC)).unwrap();
     let verified = tunespec::verify::verify_bytes(&mlir, text.as_bytes(), "two_matmuls.mlir");
     let module = verified.snapshot.unwrap();
-    let key = tunespec::tuner_import::keyed_matchers(&module)
+    let key = tunespec::measured::tuner_import::keyed_matchers(&module)
         .into_iter()
         .find(|keyed| keyed.name == MATCHER)
         .unwrap()

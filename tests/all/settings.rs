@@ -389,7 +389,7 @@ fn an_embedding_program_gives_its_own_environment_and_two_settings_never_mix() {
         no_iree.discovery().spec_path,
         vec![std::path::PathBuf::from("/nowhere/specs")]
     );
-    let shard = tunespec::shard::Spec::parse("auto/4").unwrap();
+    let shard = tunespec::farm::shard::Spec::parse("auto/4").unwrap();
     assert_eq!(shard.resolve(&no_iree.env), Ok((3, 4)));
 
     // Another program's settings in the same process: none of the first's variables.

@@ -143,7 +143,7 @@ pub fn mlir_major(producer: &str) -> Option<u32> {
 /// Reads text MLIR 22 cannot parse through the user's IREE, the judge of its own syntax: the
 /// same IR as text MLIR 22 reads (IREE's generic form, located in the input as `source_name`),
 /// or `None` when there is no IREE or it refuses the text too. Set once by the program (the
-/// tunespec CLI sets `tunespec::iree_text::read` with its IREE session); `build.rs` sets none.
+/// tunespec CLI sets `tunespec::iree::text::read` with its IREE session); `build.rs` sets none.
 pub type ForeignReader = Box<dyn Fn(&[u8], &str) -> Option<Vec<u8>> + Send + Sync>;
 
 /// Process-wide by nature: the verifier is reached from every command and every worker thread

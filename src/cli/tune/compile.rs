@@ -29,7 +29,7 @@ pub fn table(report: &CompileReport) -> String {
             count("not-applied"),
             count("failed"),
         ));
-        let width = super::tune::knobs_width(dispatch.candidates.iter().map(|c| c.knobs.as_str()));
+        let width = super::knobs_width(dispatch.candidates.iter().map(|c| c.knobs.as_str()));
         out.push_str(&format!(
             "  {:>3}  {:<11}  {:<width$}  why\n",
             "#", "compile", "knobs"

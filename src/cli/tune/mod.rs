@@ -1,5 +1,8 @@
 //! `tunespec tune`: a search of configs faster than IREE's own for a model's dispatches on the
-//! user's device (see `tunespec::tune`); this parses the command line and renders the report.
+//! user's device (see `tunespec::tune`); this parses the command line and renders the report
+//! (`compile.rs`: the `--compile-only` table).
+
+mod compile;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -95,8 +98,8 @@ pub struct Opts {
     pub min_effect: f64,
     /// Search only the deterministic share K of N of the dispatches (1-based), e.g. 2/4: each
     /// shard on its own machine, the libraries merged afterwards
-    #[arg(long, value_name = "K/N", value_parser = tunespec::shard::Spec::parse)]
-    pub shard: Option<tunespec::shard::Spec>,
+    #[arg(long, value_name = "K/N", value_parser = tunespec::farm::shard::Spec::parse)]
+    pub shard: Option<tunespec::farm::shard::Spec>,
     /// Compiles at once (default: the number of CPUs); timing runs one at a time
     #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
@@ -328,7 +331,7 @@ impl Opts {
                 serde_json::to_string_pretty(&report).unwrap_or_default()
             ));
         } else {
-            emit(&super::tune_compile::table(&report));
+            emit(&compile::table(&report));
         }
         let compiled = report
             .dispatches

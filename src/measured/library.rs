@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use crate::link::MatcherKey;
 use crate::manifest::Definition;
+use crate::measured::tuner_import::{self, Measurement};
 use crate::mlir::Mlir;
-use crate::tuner_import::{self, Measurement};
 use crate::verify;
 
 /// One entry of the library: a spec with one measured matcher.

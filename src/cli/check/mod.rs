@@ -1,6 +1,9 @@
 //! `tunespec check PATH...`: every matcher of spec files, directories and spec libraries
 //! re-checked against the IREE in use (see `tunespec::spec_check`), and `--fix`: known syntax
-//! changes migrated in place, atomically, with a report of each edit.
+//! changes migrated in place, atomically, with a report of each edit. `remeasure.rs`: `check
+//! --bench`.
+
+mod remeasure;
 
 use std::path::PathBuf;
 use tunespec::settings::Settings;
@@ -135,7 +138,7 @@ impl Opts {
             },
         );
         if self.bench {
-            if let Err(status) = super::check_bench::run(
+            if let Err(status) = remeasure::run(
                 &jobs,
                 &mut reports,
                 &self.timing,
@@ -154,7 +157,7 @@ impl Opts {
             &reports,
             &iree.revision,
         );
-        let slower = self.deny_slower && super::check_bench::any_slower(&reports);
+        let slower = self.deny_slower && remeasure::any_slower(&reports);
         if unreadable.is_empty() && reports.iter().all(|report| report.ok) && !slower {
             ExitStatus::Ok
         } else {

@@ -105,7 +105,7 @@ pub fn library_specs(
     let inputs = library
         .resolve(settings)
         .map(|resolved| resolved.inputs)
-        .map_err(|error| super::resolve::report_error(&error))?;
+        .map_err(|error| crate::cli::resolve::report_error(&error))?;
     let mut specs = Vec::new();
     for input in inputs {
         let text = if input.bytes.starts_with(tunespec::verify::BYTECODE_MAGIC) {

@@ -10,8 +10,8 @@ use tunespec::bench::{self, Case, Status};
 use tunespec::mlir::Mlir;
 use tunespec::spec_check::{payload, Job, MatcherReport, Performance};
 
-use super::bench::TimingArgs;
-use super::common::ExitStatus;
+use crate::cli::bench::TimingArgs;
+use crate::cli::common::ExitStatus;
 
 /// Cases (with their report's index) that compile with the same flags.
 type Group = (Vec<String>, Vec<(usize, Case)>);
@@ -70,12 +70,12 @@ pub fn run(
     for (flags, cases) in groups {
         let options = timing.options(flags, jobs_at_once, settings);
         let (indexes, cases): (Vec<usize>, Vec<Case>) = cases.into_iter().unzip();
-        super::bench::clean_up_on_interrupt();
+        crate::cli::bench::clean_up_on_interrupt();
         let rows = bench::run(iree, &tools, &cases, &options, &|_| {}).map_err(|message| {
-            super::common::tool_error(message);
+            crate::cli::common::tool_error(message);
             ExitStatus::Usage
         })?;
-        super::bench::spread_warnings(&rows);
+        crate::cli::bench::spread_warnings(&rows);
         for row in rows.iter().filter(|row| row.kind == "function") {
             let Some(position) = cases.iter().position(|case| case.name == row.case) else {
                 continue;
