@@ -55,6 +55,15 @@ impl Device {
         })
     }
 
+    /// The driver alone (`cuda` for `cuda://1`): what several devices of one model timed at
+    /// once are reported as, the index naming a slot, not what was measured.
+    pub fn driver(&self) -> Device {
+        Device {
+            uri: self.kind().to_string(),
+            kind_len: self.kind_len,
+        }
+    }
+
     /// The driver: `cuda` for `cuda://1` (the index names a slot, not what the device is).
     pub fn kind(&self) -> &str {
         &self.uri[..self.kind_len]
@@ -118,6 +127,37 @@ impl<'de> serde::Deserialize<'de> for Device {
     }
 }
 
+/// Devices given together (`--device` repeated) that can time one plan at once: one driver
+/// (the code is compiled for one), each once, and not IREE's local drivers, which have one
+/// device each (no device paths: the runtime refuses `local-sync://1`) and share one CPU:
+/// several devices are a host's GPUs. `Err` says which rule and what would do.
+pub fn check_several(devices: &[Device]) -> Result<(), String> {
+    let Some(first) = devices.first() else {
+        return Ok(());
+    };
+    if let Some(other) = devices.iter().find(|d| d.kind() != first.kind()) {
+        return Err(format!(
+            "--device {first} and --device {other}: devices timed at once share one driver (the code is compiled for one); time each driver's devices apart"
+        ));
+    }
+    for (index, device) in devices.iter().enumerate() {
+        if devices[..index]
+            .iter()
+            .any(|d| d.as_str() == device.as_str())
+        {
+            return Err(format!(
+                "--device {device} is given twice: each device times its own part (cuda://0 --device cuda://1)"
+            ));
+        }
+    }
+    if devices.len() > 1 && first.is_local() {
+        return Err(format!(
+            "--device {first} is given with others: IREE's local drivers have one device (the CPU), so several devices are a host's GPUs (cuda://0 --device cuda://1)"
+        ));
+    }
+    Ok(())
+}
+
 /// The driver of a device named in a record another run or tool wrote (`hip://0` gives `hip`,
 /// `local-task` itself): read leniently, as such records are not checked for spelling.
 pub fn kind_of(written: &str) -> &str {
@@ -178,5 +218,24 @@ mod tests {
             .is_listed_as("local-task://"));
         assert_eq!(kind_of("hip://0"), "hip");
         assert_eq!(kind_of("H100"), "H100");
+    }
+
+    #[test]
+    fn several_devices_share_a_driver_are_distinct_and_are_not_local() {
+        let devices = |uris: &[&str]| -> Vec<Device> {
+            uris.iter().map(|uri| Device::parse(uri).unwrap()).collect()
+        };
+        assert_eq!(check_several(&devices(&["cuda://0", "cuda://1"])), Ok(()));
+        assert_eq!(check_several(&devices(&["local-task"])), Ok(()));
+        assert!(check_several(&devices(&["cuda://0", "hip://0"]))
+            .unwrap_err()
+            .contains("one driver"));
+        assert!(check_several(&devices(&["cuda://1", "cuda://1"]))
+            .unwrap_err()
+            .contains("twice"));
+        assert!(check_several(&devices(&["local-task", "local-task://"]))
+            .unwrap_err()
+            .contains("local drivers"));
+        assert_eq!(Device::parse("hip://3").unwrap().driver().as_str(), "hip");
     }
 }

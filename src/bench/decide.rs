@@ -78,6 +78,7 @@ pub fn decide_cases(plan: &Plan, root: &Path, results: &str) -> Result<CaseRows,
     };
     let mut rows = Vec::new();
     let mut first: Option<(String, CaseResult)> = None;
+    let mut several_devices = false;
     for (index, case) in plan.cases.iter().enumerate() {
         let label = case.function.clone().unwrap_or_else(|| "main".to_string());
         let row = |kind, name| Row::named(&case.name, case.matcher.as_ref(), kind, name);
@@ -100,7 +101,7 @@ pub fn decide_cases(plan: &Plan, root: &Path, results: &str) -> Result<CaseRows,
                     continue;
                 };
                 let shown = relative(root, &path);
-                same_device(&mut first, &shown, &result)?;
+                several_devices |= same_device(&mut first, &shown, &result)?;
                 if result.case != case.id {
                     return Err(format!(
                         "{shown} is the result of another case ({}, not {}): results belong to the plan they were timed from",
@@ -116,7 +117,11 @@ pub fn decide_cases(plan: &Plan, root: &Path, results: &str) -> Result<CaseRows,
         }
     }
     if let Some((_, result)) = first {
-        header.device = Some(result.device);
+        header.device = Some(if several_devices {
+            result.device.driver()
+        } else {
+            result.device
+        });
         header.device_name = result.device_name;
         header.runtime = Some(result.runtime);
         header.settings = Some(result.settings);
@@ -131,17 +136,29 @@ fn relative(root: &Path, path: &Path) -> String {
         .to_string()
 }
 
-/// `Err` when `result` was timed on another device than the first result read.
+/// Whether `a` and `b` were timed on devices of one model: one driver and the same device
+/// name (and driver version, CPU threads), whatever slot (`cuda://0`, `cuda://1`) each was in:
+/// what `--device` repeated times with.
+pub fn one_model(a: (&Device, &DeviceName), b: (&Device, &DeviceName)) -> bool {
+    a.0.kind() == b.0.kind() && a.1 == b.1
+}
+
+/// `Err` when `result` was timed on another model of device than the first result read;
+/// `Ok(true)` when on another device of the same model (several devices timed one plan).
 fn same_device(
     first: &mut Option<(String, CaseResult)>,
     shown: &str,
     result: &CaseResult,
-) -> Result<(), String> {
+) -> Result<bool, String> {
     let Some((first_path, first)) = first else {
         *first = Some((shown.to_string(), result.clone()));
-        return Ok(());
+        return Ok(false);
     };
-    if first.device.as_str() != result.device.as_str() || first.device_name != result.device_name {
+    let (a, b) = (
+        (&first.device, &first.device_name),
+        (&result.device, &result.device_name),
+    );
+    if !one_model(a, b) {
         let what = |result: &CaseResult| {
             format!(
                 "{} ({})",
@@ -150,12 +167,12 @@ fn same_device(
             )
         };
         return Err(format!(
-            "the results were timed on different devices: {} in {first_path}, {} in {shown}; a report and its measured entries are about one device: decide each device's results apart",
+            "the results were timed on different devices: {} in {first_path}, {} in {shown}; a report and its measured entries are about one model of device: decide each model's results apart",
             what(first),
             what(result)
         ));
     }
-    Ok(())
+    Ok(first.device.as_str() != result.device.as_str())
 }
 
 /// A timed case's rows: its result's, a dispatch row `wrong output` when a function's outputs

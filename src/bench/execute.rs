@@ -76,6 +76,7 @@ impl Settings {
     /// report says; nothing is timed with them).
     pub fn options(&self, device: Device, flags: Vec<String>) -> Options {
         Options {
+            also: Vec::new(),
             device,
             flags,
             jobs: 1,
@@ -155,6 +156,9 @@ pub struct Selection<'a> {
     pub only: Option<&'a [usize]>,
     /// The share of the cases, by their identity.
     pub shard: Option<(u32, u32)>,
+    /// With several devices, this device's part of the share (index, count; 1-based), by
+    /// identity ([`super::in_part`]).
+    pub part: Option<(u32, u32)>,
 }
 
 impl Selection<'_> {
@@ -164,6 +168,7 @@ impl Selection<'_> {
             results: RESULTS_DIR,
             only: None,
             shard,
+            part: None,
         }
     }
 }
@@ -206,6 +211,76 @@ pub fn check_runtime(plan: &Plan, runtime_version: &str, device: &Device) -> Res
     Ok(())
 }
 
+/// [`time_plan`] on every device of `options` at once (`options.device`, then `options.also`):
+/// one worker thread per device, device i taking part i of the selection's cases by identity
+/// ([`super::in_part`]), so each case is timed whole (IREE's config and the library's, paired)
+/// on one device, and a resumed run with the same devices gives each case the device it had.
+/// The devices must share a driver (the plan is compiled for it). Every worker runs to its end;
+/// the first error is returned after all have, the others' results kept. One device: exactly
+/// [`time_plan`].
+pub fn time_plan_on(
+    runtime: &Runtime,
+    (plan, root): (&Plan, &Path),
+    options: &Options,
+    selection: Selection<'_>,
+    progress: Progress<'_>,
+) -> Result<Timed, String> {
+    if options.also.is_empty() {
+        return time_plan(runtime, (plan, root), options, selection, progress);
+    }
+    let devices: Vec<Device> = std::iter::once(options.device.clone())
+        .chain(options.also.iter().cloned())
+        .collect();
+    if let Some(other) = devices.iter().find(|d| d.kind() != options.device.kind()) {
+        return Err(format!(
+            "--device {} and --device {other}: several devices timed at once share one driver (the plan is compiled for one)",
+            options.device
+        ));
+    }
+    let count = u32::try_from(devices.len()).map_err(|_| "too many devices".to_string())?;
+    let outcomes: Vec<Result<Timed, String>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = devices
+            .iter()
+            .zip(1..)
+            .map(|(device, index)| {
+                let mut one = options.clone();
+                one.device = device.clone();
+                one.also = Vec::new();
+                let selection = Selection {
+                    part: Some((index, count)),
+                    ..selection
+                };
+                scope.spawn(move || {
+                    let labelled = |line: &str| {
+                        if line.is_empty() {
+                            progress("");
+                        } else {
+                            progress(&format!("{device}: {line}"));
+                        }
+                    };
+                    time_plan(runtime, (plan, root), &one, selection, &labelled)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|_| Err("a device's worker stopped unexpectedly".to_string()))
+            })
+            .collect()
+    });
+    let mut total = Timed::default();
+    for outcome in outcomes {
+        let timed = outcome?;
+        total.timed += timed.timed;
+        total.kept += timed.kept;
+        total.other_shards = timed.other_shards;
+    }
+    Ok(total)
+}
+
 /// Times the cases of `plan` (in `root`) that `selection` takes and have no result for this
 /// device yet, writing each case's result as soon as it is timed.
 pub fn time_plan(
@@ -219,6 +294,7 @@ pub fn time_plan(
         results,
         only,
         shard,
+        part,
     } = selection;
     let runtime_version = runtime.version();
     check_runtime(plan, &runtime_version, &options.device)?;
@@ -233,6 +309,9 @@ pub fn time_plan(
         }
         if shard.is_some_and(|(k, n)| !super::in_shard(&case.id, k, n)) {
             summary.other_shards += 1;
+            continue;
+        }
+        if part.is_some_and(|(d, count)| !super::in_part(&case.id, d, count)) {
             continue;
         }
         if let Some(done) = read_result(&result_path(root, results, index))? {

@@ -78,11 +78,27 @@ pub struct MatcherCase {
     pub location: Option<String>,
 }
 
+impl Options {
+    /// The device results are reported and recorded for: `device`, or its driver when `also`
+    /// names more devices (`cuda` for `cuda://0` and `cuda://1`: one model's devices; which
+    /// slot timed a case says nothing of the config).
+    pub fn reported_device(&self) -> Device {
+        if self.also.is_empty() {
+            self.device.clone()
+        } else {
+            self.device.driver()
+        }
+    }
+}
+
 /// How to bench.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// The runtime's device (`local-task`, `cuda`, `hip`, `vulkan`, `cuda://1`).
     pub device: Device,
+    /// More devices of the same driver timed at once (`--device` repeated: `cuda://0 --device
+    /// cuda://1`), one worker each ([`execute::time_plan_on`]); empty for one device.
+    pub also: Vec<Device>,
     /// iree-compile's flags (target device and backend).
     pub flags: Vec<String>,
     /// Compiles at once.
@@ -311,7 +327,7 @@ pub fn run_phases(
     plan.write = write;
     plan.save(&root)?;
     let selection = execute::Selection::bench(None);
-    execute::time_plan(tools, (&plan, &root), options, selection, progress)?;
+    execute::time_plan_on(tools, (&plan, &root), options, selection, progress)?;
     let decided = decide::decide(&plan, &root)?;
     drop(temporary);
     Ok((plan, decided))
@@ -328,6 +344,14 @@ pub fn in_shard(id: &str, index: u32, count: u32) -> bool {
     let hash = blake3::hash(id.as_bytes());
     let value = u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"));
     value % u64::from(count) == u64::from(index - 1)
+}
+
+/// Whether the case `id` falls to device `index` of `count` (1-based) when several devices
+/// time one share at once: its identity hashed with a salt of its own, so that a device's part
+/// does not follow the shards (with the shards' hash, two shards and two devices would leave
+/// one device idle), and a resumed run gives each case the device it had.
+pub fn in_part(id: &str, index: u32, count: u32) -> bool {
+    in_shard(&format!("device part\0{id}"), index, count)
 }
 
 /// The share of `cases` shard `index` of `count` (1-based) takes: those whose identity hashes

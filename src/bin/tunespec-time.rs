@@ -23,9 +23,10 @@ struct Opts {
     /// The plan directory; results are written into it
     #[arg(value_name = "PLAN")]
     plan: PathBuf,
-    /// The runtime's device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)
-    #[arg(long, short, default_value = "local-task", value_parser = Device::parse)]
-    device: Device,
+    /// The runtime's device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1);
+    /// repeated (cuda://0 --device cuda://1): devices of one driver timing at once
+    #[arg(long = "device", short = 'd', default_value = "local-task", value_parser = Device::parse)]
+    devices: Vec<Device>,
     /// The share K of N of the plan (1-based), or auto (auto/N): from the scheduler
     #[arg(long, value_name = "K/N", value_parser = tunespec::farm::shard::Spec::parse)]
     shard: Option<tunespec::farm::shard::Spec>,
@@ -84,7 +85,11 @@ fn run(opts: &Opts) -> Result<String, String> {
     let (plan, tune) = time_phase::load(&opts.plan)?;
     let runtime = Runtime::find_alone(&env)
         .map_err(|message| format!("{message}; {}", runtime::install_hint(&plan.iree)))?;
-    time_phase::check(&plan, &runtime, &opts.device)?;
+    tunespec::device::check_several(&opts.devices)?;
+    for device in &opts.devices {
+        time_phase::check(&plan, &runtime, device)?;
+    }
+    let first = opts.devices.first().ok_or("no --device")?;
     let settings = Settings {
         rule: Rule {
             alpha: opts.alpha,
@@ -97,7 +102,8 @@ fn run(opts: &Opts) -> Result<String, String> {
     };
     let budget = opts.budget.map(std::time::Duration::from_secs_f64);
     let limits = tunespec::iree::Limits::from_env(&env);
-    let options = time_phase::options(opts.device.clone(), &settings, budget, limits);
+    let mut options = time_phase::options(first.clone(), &settings, budget, limits);
+    options.also = opts.devices[1..].to_vec();
     let progress = |line: &str| {
         if !line.is_empty() {
             eprintln!("tunespec-time: {line}");
@@ -113,7 +119,7 @@ fn run(opts: &Opts) -> Result<String, String> {
     Ok(time_phase::summary(
         &outcome,
         &opts.plan,
-        &opts.device,
+        &options.reported_device(),
         shard,
     ))
 }

@@ -79,9 +79,11 @@ pub struct Opts {
 /// How to time (shared by `bench` and `check --bench`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct TimingArgs {
-    /// The runtime's device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)
-    #[arg(long, short, default_value = "local-task", value_parser = Device::parse)]
-    pub device: Device,
+    /// The runtime's device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1);
+    /// repeated (cuda://0 --device cuda://1): devices of one driver timing at once, one worker
+    /// each, every case on one of them
+    #[arg(long = "device", short = 'd', default_value = "local-task", value_parser = Device::parse)]
+    pub devices: Vec<Device>,
     /// Rounds before the first look: in each, IREE's config and the library's are timed by one
     /// runtime process each, order reversed every round; the rounds are what is judged
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..1000))]
@@ -302,8 +304,26 @@ pub fn spread_warnings(rows: &[Row]) {
 }
 
 impl TimingArgs {
+    /// The first `--device` (the one the code is compiled for; the others share its driver).
+    pub fn device(&self) -> &Device {
+        self.devices
+            .first()
+            .expect("--device has a default, so one is always given")
+    }
+
+    /// The device results are reported for: the one `--device`, or the driver of several
+    /// (`cuda` for `cuda://0` and `cuda://1`: one model's devices, the index naming a slot).
+    pub fn reported_device(&self) -> Device {
+        if self.devices.len() > 1 {
+            self.device().driver()
+        } else {
+            self.device().clone()
+        }
+    }
+
     /// Usage errors in the timing options.
     pub fn validate(&self) -> Result<(), ExitStatus> {
+        check_devices(&self.devices)?;
         if !(self.min_time > 0.0 && self.min_time < 3600.0) {
             return Err(usage("--min-time must be a positive number of seconds"));
         }
@@ -352,7 +372,9 @@ impl TimingArgs {
             );
             ExitStatus::Usage
         })?;
-        check_device(&tools, &self.device)?;
+        for device in &self.devices {
+            check_device(&tools, device)?;
+        }
         let version = tools.version();
         if version != "unknown"
             && tunespec::iree::release(&version) != tunespec::iree::release(&iree.revision)
@@ -372,7 +394,8 @@ impl TimingArgs {
     /// rest).
     pub fn options(&self, flags: Vec<String>, jobs: usize, settings: &Settings) -> Options {
         Options {
-            device: self.device.clone(),
+            device: self.device().clone(),
+            also: self.devices[1..].to_vec(),
             flags,
             jobs,
             rounds: self.rounds,
@@ -401,12 +424,12 @@ impl TimingArgs {
         mut flags: Vec<String>,
         target: Option<&str>,
     ) -> Result<Vec<String>, ExitStatus> {
-        let local = self.device.is_local();
+        let local = self.device().is_local();
         if flags.is_empty() {
             if !local {
                 return Err(usage(format!(
                     "--device {} needs --target: the architecture to compile for (e.g. sm_90, gfx942)",
-                    self.device
+                    self.device()
                 )));
             }
             flags = vec![
@@ -421,12 +444,12 @@ impl TimingArgs {
         let fits = if local {
             device_flag == "local"
         } else {
-            device_flag == self.device.kind()
+            device_flag == self.device().kind()
         };
         if !fits {
             return Err(usage(format!(
                 "--device {} cannot run code compiled for {device_flag} (target {}): give the target's device or a target for this device",
-                self.device,
+                self.device(),
                 target.unwrap_or("none")
             )));
         }
@@ -443,6 +466,11 @@ impl TimingArgs {
 }
 
 /// Exit 2 with the runtime's devices when `device` is not one of them.
+/// `--device` repeated ([`tunespec::device::check_several`]): a usage error, said, otherwise.
+pub fn check_devices(devices: &[Device]) -> Result<(), ExitStatus> {
+    tunespec::device::check_several(devices).map_err(usage)
+}
+
 pub fn check_device(tools: &runtime::Runtime, device: &Device) -> Result<(), ExitStatus> {
     let devices = tools.devices().map_err(|message| {
         tool_error_with(RUNTIME, message, None);
@@ -516,7 +544,7 @@ impl Opts {
             dir.display(),
             plan.cases.len() - timed - failed,
             dir.display(),
-            plan.device_hint(&self.timing.device),
+            plan.device_hint(self.timing.device()),
             tunespec::iree::release(&iree.revision),
             dir.display(),
         ));

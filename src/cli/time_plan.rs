@@ -54,12 +54,13 @@ impl Opts {
             }
         };
         // Refused before the device is asked for: a plan another release compiled never loads.
-        if let Err(message) = execute::check_runtime(&plan, &runtime.version(), &self.timing.device)
-        {
-            return usage(message);
-        }
-        if let Err(status) = check_device(&runtime, &self.timing.device) {
-            return status;
+        for device in &self.timing.devices {
+            if let Err(message) = execute::check_runtime(&plan, &runtime.version(), device) {
+                return usage(message);
+            }
+            if let Err(status) = check_device(&runtime, device) {
+                return status;
+            }
         }
         let mut options = self.timing.options(plan.flags.clone(), 1, settings);
         options.tolerance = self
@@ -80,7 +81,7 @@ impl Opts {
                 emit(&time_phase::summary(
                     &outcome,
                     &self.plan,
-                    &self.timing.device,
+                    &self.timing.reported_device(),
                     shard,
                 ));
                 ExitStatus::Ok

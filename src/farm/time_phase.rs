@@ -85,7 +85,7 @@ pub fn run(
                 confirmed,
             })
         }
-        None => execute::time_plan(
+        None => execute::time_plan_on(
             runtime,
             (plan, dir),
             options,

@@ -37,8 +37,9 @@ pub(super) fn write(
     let mlir = Mlir::new();
     let version = written.runtime;
     let runtime = (version != "unknown").then(|| format!("iree-base-runtime {version}"));
+    let device = request.options.reported_device();
     let context = Context {
-        device: &request.options.device,
+        device: &device,
         name: written.device_name,
         iree: written.iree,
         runtime: runtime.as_deref(),

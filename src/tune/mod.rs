@@ -252,7 +252,7 @@ pub fn tune(
         version: 1,
         payload: request.name.clone(),
         target: request.target.clone(),
-        device: request.options.device.to_string(),
+        device: request.options.reported_device().to_string(),
         flags: request.options.flags.clone(),
         dispatches: reports,
         skipped: skipped
@@ -347,7 +347,7 @@ fn header(iree: &Iree, request: &Request) -> Header {
         payload: blake3::hash(&request.payload).to_hex().to_string(),
         target: request.target.clone(),
         flags: options.flags.clone(),
-        device: options.device.to_string(),
+        device: options.reported_device().to_string(),
         iree: iree.revision.clone(),
         timing: format!(
             "screen {} round(s); confirm {}-{} rounds; {} repetition(s) of at least {}s; alpha {}, min effect {}; at most {} candidates",

@@ -160,8 +160,9 @@ pub fn time(
         results,
         only: Some(only),
         shard: None,
+        part: None,
     };
-    let screened = execute::time_plan(
+    let screened = execute::time_plan_on(
         runtime,
         (plan, root),
         &screen_options,
@@ -177,7 +178,7 @@ pub fn time(
             }
         }
     }
-    let confirmed = execute::time_plan(
+    let confirmed = execute::time_plan_on(
         runtime,
         (plan, root),
         options,
@@ -198,7 +199,7 @@ fn records(
     let confirm = decide::decide_cases(plan, root, execute::RESULTS_DIR)?;
     let (a, b) = (&screen.header, &confirm.header);
     if let (Some(one), Some(other)) = (&a.device, &b.device) {
-        if one.as_str() != other.as_str() || a.device_name != b.device_name {
+        if !decide::one_model((one, &a.device_name), (other, &b.device_name)) {
             return Err(format!(
                 "the screen was timed on {one} and the confirmations on {other}: a tune is timed on one device"
             ));
@@ -223,11 +224,20 @@ fn records(
             }
         }
     }
-    let header = if screen.header.device.is_some() {
+    // Stages timed on different devices of one model (`--device` repeated) are reported as
+    // the driver's, as each stage's own devices are.
+    let several = matches!(
+        (&screen.header.device, &confirm.header.device),
+        (Some(one), Some(other)) if one.as_str() != other.as_str()
+    );
+    let mut header = if screen.header.device.is_some() {
         screen.header
     } else {
         confirm.header
     };
+    if several {
+        header.device = header.device.map(|device| device.driver());
+    }
     Ok((records, header))
 }
 

@@ -461,3 +461,125 @@ fn the_small_time_binary_links_no_mlir_and_no_z3_and_refuses_alike() {
     assert_eq!(status, Some(2));
     assert!(stderr.contains("SLURM_ARRAY_TASK_ID"), "{stderr}");
 }
+
+/// A runtime directory whose tools are IREE's real CPU runtime behind a wrapper that lists two
+/// `hip` devices and runs `--device=hip://N` on `local-sync`: what a host with two GPUs looks
+/// like to the time phase, on a machine without one (the plan's `target_device` is said to be
+/// `hip`; its modules are the CPU's, so the real runtime times them).
+fn two_device_runtime(runtime_venv: &Path, dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let real = runtime_venv.join("lib/python3.11/site-packages/iree/_runtime_libs");
+    let fake = dir.join("two-hip-devices");
+    std::fs::create_dir_all(&fake).unwrap();
+    for tool in ["iree-benchmark-module", "iree-run-module"] {
+        let script = format!(
+            "#!/bin/bash\nargs=()\nfor a in \"$@\"; do\n  case \"$a\" in\n    --list_devices) echo hip://0; echo hip://1; exit 0;;\n    --device=hip://*) echo \"${{a#--device=}}\" >> \"$(dirname \"$0\")/used\"; args+=(--device=local-sync);;\n    *) args+=(\"$a\");;\n  esac\ndone\nexec {} \"${{args[@]}}\"\n",
+            real.join(tool).display()
+        );
+        let path = fake.join(tool);
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::os::unix::fs::symlink(real.join("iree-dump-module"), fake.join("iree-dump-module"))
+        .unwrap();
+    std::fs::copy(real.join("version.py"), fake.join("version.py")).unwrap();
+    fake
+}
+
+/// `--device` repeated: devices of one driver time one plan at once, one worker each, each
+/// case whole on the device its identity picks (`bench::in_part`), so a rerun resumes on the
+/// same devices; the decided report is about the driver (one model's devices). Devices of two
+/// drivers, one device twice, or several of IREE's local drivers (one device each) are usage
+/// errors.
+#[test]
+fn several_devices_of_one_driver_time_one_plan_at_once() {
+    let (Some(venv), Some(runtime)) = (venv(), runtime_venv()) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let plan = work.path().join("plan");
+    cpu_plan(&venv, &plan);
+    let time = |runtime_dir: Option<&Path>, devices: &[&str]| {
+        let mut command = runtime_only(&runtime, work.path());
+        if let Some(dir) = runtime_dir {
+            command.env("TUNESPEC_IREE_RUNTIME", dir);
+        }
+        command.args(["time", "plan"]).args(MINIMAL);
+        for device in devices {
+            command.args(["--device", device]);
+        }
+        run(&mut command)
+    };
+    for (devices, said) in [
+        (&["local-sync", "local-task"][..], "share one driver"),
+        (&["hip://0", "hip://0"][..], "given twice"),
+        (
+            &["local-sync://0", "local-sync://1"][..],
+            "local drivers have one device",
+        ),
+    ] {
+        let (status, _, stderr) = time(None, devices);
+        assert_eq!(status, Some(2), "{devices:?}: {stderr}");
+        assert!(stderr.contains(said), "{devices:?}: {stderr}");
+    }
+    assert!(results(&plan).is_empty(), "{:?}", results(&plan));
+
+    // The plan as if compiled for hip, timed on the two-device runtime.
+    let plan_json = plan.join("plan.json");
+    let text = std::fs::read_to_string(&plan_json).unwrap();
+    let document: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(document["target_device"], "local");
+    std::fs::write(
+        &plan_json,
+        text.replace("\"target_device\": \"local\"", "\"target_device\": \"hip\""),
+    )
+    .unwrap();
+    let fake = two_device_runtime(&runtime, work.path());
+    let devices = ["hip://0", "hip://1"];
+    let (status, stdout, stderr) = time(Some(&fake), &devices);
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("timed 2 case(s)") && stdout.contains(" on hip;"),
+        "{stdout}"
+    );
+    // Each case timed whole on the device its identity picks, and both devices were asked.
+    let mut expected_devices = std::collections::BTreeSet::new();
+    for (index, case) in document["cases"].as_array().unwrap().iter().enumerate() {
+        let id = case["id"].as_str().unwrap();
+        let path = plan.join(format!("results/{index:04}.json"));
+        let result: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let expected = if tunespec::bench::in_part(id, 1, 2) {
+            devices[0]
+        } else {
+            devices[1]
+        };
+        assert_eq!(result["device"], expected, "{}", path.display());
+        expected_devices.insert(expected.to_string());
+        for row in result["rows"].as_array().unwrap() {
+            assert_ne!(row["status"], "failed", "{row:#}");
+        }
+    }
+    let used: std::collections::BTreeSet<String> = std::fs::read_to_string(fake.join("used"))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(used, expected_devices);
+    // Timed again with the same devices: everything kept, nothing refused.
+    let (status, stdout, stderr) = time(Some(&fake), &devices);
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("timed 0 case(s)"), "{stdout}");
+    // The report is about the driver when both devices timed cases, else the one device.
+    let (status, stdout, stderr) = run(tunespec_command()
+        .args(["decide", "--format", "json"])
+        .arg(&plan));
+    assert!(matches!(status, Some(0 | 1)), "{stdout}\n{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let reported = if expected_devices.len() == 2 {
+        "hip".to_string()
+    } else {
+        expected_devices.iter().next().unwrap().clone()
+    };
+    assert_eq!(report["device"], reported.as_str(), "{stdout}");
+}

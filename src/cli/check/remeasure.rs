@@ -38,7 +38,7 @@ pub fn run(
         };
         let skipped = |report: &mut MatcherReport, why: String| {
             report.performance = Some(Performance {
-                device: timing.device.to_string(),
+                device: timing.reported_device().to_string(),
                 status: Status::Failed,
                 ratio: None,
                 recorded_speedup: Some(measurement.speedup),
@@ -82,7 +82,12 @@ pub fn run(
             };
             let index = indexes[position];
             let recorded = jobs[index].measurement.as_ref().map(|m| m.speedup);
-            record(&mut reports[index], row, timing.device.as_str(), recorded);
+            record(
+                &mut reports[index],
+                row,
+                timing.reported_device().as_str(),
+                recorded,
+            );
         }
     }
     Ok(())

@@ -35,7 +35,7 @@ pub fn render(
             .and_then(|output| tunespec::bench::measured::library_json(mlir, output).ok());
         let document = serde_json::json!({
             "version": 1,
-            "device": options.device,
+            "device": options.reported_device(),
             "iree": report.iree,
             "runtime": report.runtime,
             "flags": options.flags,
@@ -402,13 +402,24 @@ fn split_after(text: &str, breaks: &[char]) -> Vec<String> {
     parts
 }
 
+/// The device the rows were timed on, or the devices (`cuda (cuda://0, cuda://1)`).
+fn devices_words(options: &Options) -> String {
+    if options.also.is_empty() {
+        return options.device.to_string();
+    }
+    let all: Vec<&str> = std::iter::once(options.device.as_str())
+        .chain(options.also.iter().map(|device| device.as_str()))
+        .collect();
+    format!("{} ({})", options.reported_device(), all.join(", "))
+}
+
 /// The rule the verdicts follow, after the table.
 fn footer(rows: &[Row], options: &Options) -> String {
     let looks = tunespec::bench::stats::looks(options.rounds, options.max_rounds).len();
     format!(
         "{} on {}: {} paired round(s) of {} repetition(s); ratio: the median of the rounds' ratios, interval at {}% (sign test, --alpha {} over {looks} look(s)); faster/slower: the interval excludes 1 and the ratio is {:.0}% from 1; else no difference{}",
         rows.len(),
-        options.device,
+        devices_words(options),
         if options.max_rounds > options.rounds {
             format!("{} to {}", options.rounds, options.max_rounds)
         } else {
@@ -470,6 +481,7 @@ mod tests {
 
     fn options() -> Options {
         Options {
+            also: Vec::new(),
             device: tunespec::device::Device::parse("local-task").unwrap(),
             flags: Vec::new(),
             jobs: 1,

@@ -75,9 +75,15 @@ pub struct Opts {
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..100))]
     pub screen_rounds: u32,
     /// The runtime's device: local-task or local-sync for a CPU target, the target's GPU
-    /// (`cuda`, `hip`, `cuda://1`) for a GPU target
-    #[arg(long, short, default_value = "local-task", value_parser = tunespec::device::Device::parse)]
-    pub device: tunespec::device::Device,
+    /// (`cuda`, `hip`, `cuda://1`) for a GPU target; repeated (cuda://0 --device cuda://1):
+    /// devices of one driver timing at once, one worker each
+    #[arg(
+        long = "device",
+        short = 'd',
+        default_value = "local-task",
+        value_parser = tunespec::device::Device::parse
+    )]
+    pub devices: Vec<tunespec::device::Device>,
     /// Rounds of the confirmation before its first look
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..1000))]
     pub rounds: u32,
@@ -160,7 +166,7 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 impl Opts {
     fn timing(&self) -> TimingArgs {
         TimingArgs {
-            device: self.device.clone(),
+            devices: self.devices.clone(),
             rounds: self.rounds,
             max_rounds: self.max_rounds,
             budget: None,
@@ -194,7 +200,10 @@ impl Opts {
         let cpu = flags
             .iter()
             .any(|flag| flag == "--iree-hal-local-target-device-backends=llvm-cpu");
-        let local = self.device.is_local();
+        let local = self
+            .devices
+            .first()
+            .is_none_or(tunespec::device::Device::is_local);
         if !cpu && local && !self.compile_only && !self.plan {
             tool_error(format!(
                 "target '{}' is a GPU target: time its candidates on its GPU (--device cuda or hip), or give --compile-only to generate and compile them here",

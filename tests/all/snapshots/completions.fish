@@ -337,7 +337,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -s q -l 
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -s h -l help -d 'Print help (see more with /'--help/')'
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s t -l target -d 'The architecture to compile for (e.g. gfx942); default: each spec/'s library target' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s j -l jobs -d 'IREE compiles at once (default: the number of CPUs)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s d -l device -d 'The runtime/'s device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s d -l device -d 'The runtime/'s device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1); repeated (cuda://0 --device cuda://1): devices of one driver timing at once, one worker each, every case on one of them' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l rounds -d 'Rounds before the first look: in each, IREE/'s config and the library/'s are timed by one runtime process each, order reversed every round; the rounds are what is judged' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l max-rounds -d 'The most rounds: an unsettled comparison doubles its rounds up to this, each look at --alpha over the number of looks' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l budget -d 'The most seconds one comparison spends adding rounds (none: until --max-rounds)' -r
@@ -364,7 +364,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s h -l help -d
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s d -l device -d 'The runtime/'s device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s d -l device -d 'The runtime/'s device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1); repeated (cuda://0 --device cuda://1): devices of one driver timing at once, one worker each, every case on one of them' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l rounds -d 'Rounds before the first look: in each, IREE/'s config and the library/'s are timed by one runtime process each, order reversed every round; the rounds are what is judged' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l max-rounds -d 'The most rounds: an unsettled comparison doubles its rounds up to this, each look at --alpha over the number of looks' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l budget -d 'The most seconds one comparison spends adding rounds (none: until --max-rounds)' -r
@@ -398,7 +398,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l time-unchang
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -s h -l help -d 'Print help (see more with /'--help/')'
-complete -c tunespec -n "__fish_tunespec_using_subcommand time" -s d -l device -d 'The runtime/'s device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand time" -s d -l device -d 'The runtime/'s device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1); repeated (cuda://0 --device cuda://1): devices of one driver timing at once, one worker each, every case on one of them' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand time" -l rounds -d 'Rounds before the first look: in each, IREE/'s config and the library/'s are timed by one runtime process each, order reversed every round; the rounds are what is judged' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand time" -l max-rounds -d 'The most rounds: an unsettled comparison doubles its rounds up to this, each look at --alpha over the number of looks' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand time" -l budget -d 'The most seconds one comparison spends adding rounds (none: until --max-rounds)' -r
@@ -435,7 +435,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s o -l output -
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l budget -d 'The time this run may take (`90s`, `10m`, `1h`, or seconds); the screen takes at most 60% of it. Default: no limit' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l max-candidates -d 'The most candidates per dispatch, IREE/'s own config included' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l screen-rounds -d 'Rounds of the screen (every candidate)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s d -l device -d 'The runtime/'s device: local-task or local-sync for a CPU target, the target/'s GPU (`cuda`, `hip`, `cuda://1`) for a GPU target' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s d -l device -d 'The runtime/'s device: local-task or local-sync for a CPU target, the target/'s GPU (`cuda`, `hip`, `cuda://1`) for a GPU target; repeated (cuda://0 --device cuda://1): devices of one driver timing at once, one worker each' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l rounds -d 'Rounds of the confirmation before its first look' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l max-rounds -d 'The most rounds of a confirmation' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l repetitions -d 'Repetitions per run (their median is the run/'s time)' -r
