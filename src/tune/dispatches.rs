@@ -4,12 +4,17 @@
 //! `lowering_config` IREE chose and the function's `translation_info`, deduplicated by the key
 //! a tuner-form matcher would match (two dispatches of one shape are one search).
 //!
-//! Why `linalg.matmul` only: it is the contraction IREE's llvm-cpu backend keeps named, whose
-//! matcher key (maps, sizes, types) follows from the printed op alone; other contractions are
-//! listed as skipped with the reason, never tuned half-right.
+//! Why `linalg.matmul` and `linalg.batch_matmul` only (on llvm-cpu; a GPU tunes whatever
+//! contraction IREE configured): they are the contractions IREE's llvm-cpu backend keeps
+//! named, whose matcher key (maps, sizes, types) and loop layout follow from the printed op
+//! alone, transposed operands included; other contractions are listed as skipped with the
+//! reason, never tuned half-right.
 
 use super::contraction::{self, Shape};
 use crate::iree::configs;
+
+/// The contractions llvm-cpu keeps named that its space tiles.
+const CPU_NAMED: [&str; 2] = ["linalg.matmul", "linalg.batch_matmul"];
 
 /// One contraction to tune.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,24 +74,23 @@ pub fn read(text: &str, gpu: bool) -> (Vec<Dispatch>, Vec<Skipped>) {
         };
         let shape = match contraction::read(op, trimmed) {
             Ok(shape) => shape,
-            Err(why) if op == "linalg.matmul" || gpu => {
+            Err(why) if CPU_NAMED.contains(&op) || gpu => {
                 skipped.push(skip(why));
                 continue;
             }
             Err(_) => {
-                skipped.push(skip("only linalg.matmul is tuned so far"));
+                skipped.push(skip(
+                    "on llvm-cpu, only linalg.matmul and linalg.batch_matmul are tuned so far",
+                ));
                 continue;
             }
         };
-        // llvm-cpu's space is tiles of a named row-major matmul's loops (`space`); the GPU
-        // space is IREE's own constraints of whatever contraction it configured.
-        if !gpu && op != "linalg.matmul" {
-            skipped.push(skip("only linalg.matmul is tuned so far"));
-            continue;
-        }
-        if !gpu && shape.kind != "matmul" {
+        // llvm-cpu's space is tiles of a named matmul's loops where its maps put M, N and K
+        // (`space::Layout`); the GPU space is IREE's own constraints of whatever contraction it
+        // configured.
+        if !gpu && !CPU_NAMED.contains(&op) {
             skipped.push(skip(
-                "a matmul with explicit indexing maps (transposed operands) is not tuned so far",
+                "on llvm-cpu, only linalg.matmul and linalg.batch_matmul are tuned so far",
             ));
             continue;
         }
@@ -132,12 +136,16 @@ mod tests {
         %7 = linalg.matmul {lowering_config = #iree_cpu.lowering_config<distribution = [64, 64, 0], vector_common_parallel = [8, 16, 0], vector_reduction = [0, 0, 16]>} ins(%3, %4 : tensor<512x128xf32>, tensor<128x256xf32>) outs(%6 : tensor<512x256xf32>) -> tensor<512x256xf32>
       func.func @main_dispatch_2_batch_matmul() attributes {translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>} {
         %7 = linalg.batch_matmul {lowering_config = #iree_cpu.lowering_config<distribution = [1, 64, 64, 0]>} ins(%3, %4 : tensor<2x8x8xf32>, tensor<2x8x8xf32>) outs(%6 : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+      func.func @main_dispatch_3_conv() attributes {translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<ConvTileAndDecomposeExpert>>} {
+        %7 = linalg.conv_2d_nhwc_hwcf {lowering_config = #iree_cpu.lowering_config<distribution = [0, 4, 56, 64, 0, 0, 0]>} ins(%3, %4 : tensor<1x58x58x64xf32>, tensor<3x3x64x64xf32>) outs(%6 : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
 ";
 
     #[test]
     fn matmuls_are_read_with_their_config_and_deduplicated_by_key() {
         let (dispatches, skipped) = read(TEXT, false);
-        assert_eq!(dispatches.len(), 1);
+        assert_eq!(dispatches.len(), 2);
+        assert_eq!(dispatches[1].key, "batch_matmul 2x8x8x8 f32*f32->f32");
+        assert_eq!(dispatches[1].shape.batch, [2]);
         let dispatch = &dispatches[0];
         assert_eq!(dispatch.key, "matmul 512x256x128 f32*f32->f32");
         assert_eq!(dispatch.shape.sizes, [512, 256, 128]);
@@ -147,14 +155,19 @@ mod tests {
             .starts_with("#iree_cpu.lowering_config<distribution = [64, 64, 0]"));
         assert!(dispatch.translation_info.contains("DoubleTilingExpert"));
         assert_eq!(skipped.len(), 1);
-        assert_eq!(skipped[0].op, "linalg.batch_matmul");
+        assert_eq!(skipped[0].op, "linalg.conv_2d_nhwc_hwcf");
+        assert!(
+            skipped[0].why.contains("linalg.batch_matmul"),
+            "{}",
+            skipped[0].why
+        );
     }
 
     #[test]
     fn dynamic_shapes_are_skipped_with_a_reason() {
         let text = TEXT.replace("tensor<512x128xf32>", "tensor<?x128xf32>");
         let (dispatches, skipped) = read(&text, false);
-        assert!(dispatches.is_empty());
+        assert!(dispatches.iter().all(|d| d.shape.kind == "batch_matmul"));
         assert!(skipped.iter().any(|s| s.why.contains("static")));
     }
 }

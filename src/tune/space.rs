@@ -3,14 +3,67 @@
 //! and each candidate as a standalone tuner-form tuning spec.
 //!
 //! The knobs of a matmul's config: the distribution tiles (M, N: a workgroup's share), the
-//! vector tiles (M, N: a register tile) and the vector reduction tile (K). Candidate 0 is IREE's
+//! vector tiles (M, N: a register tile) and the vector reduction tile (K), at the positions of
+//! M, N and K in the contraction's loops ([`Layout`]: a `linalg.matmul` with transposed
+//! operands has them where its maps put them, a `linalg.batch_matmul` has its batch loop first,
+//! tiled at 1 as IREE tiles it). Candidate 0 is IREE's
 //! own config, as IREE printed it. The rest are the grid's points in order of their distance
 //! from IREE's config (the sum of |log2| of each knob's ratio to IREE's, ties by the knobs):
 //! a model-free order, nearest first, so a small `--max-candidates` explores IREE's
 //! neighbourhood rather than a corner of the grid.
 
+use super::contraction::Shape;
 use super::dispatches::Dispatch;
 use crate::spec_check::payload::{self, MatcherInfo};
+
+/// Where a contraction's loops are in its config's per-loop lists: how many, and the positions
+/// of M, N and K; every other loop is a batch loop, tiled at 1 in the parallel levels and 0 in
+/// the reduction level (what IREE's llvm-cpu configs give a `linalg.batch_matmul`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    loops: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+}
+
+impl Layout {
+    /// The layout of `shape`'s loops.
+    pub fn of(shape: &Shape) -> Layout {
+        Layout {
+            loops: shape.batch.len() + 3,
+            m: shape.loops[0],
+            n: shape.loops[1],
+            k: shape.loops[2],
+        }
+    }
+
+    /// One level's list: `m`, `n` and `k` at their positions, `batch` at the others.
+    fn list(&self, [m, n, k]: [i64; 3], batch: i64) -> String {
+        (0..self.loops)
+            .map(|at| match at {
+                _ if at == self.m => m,
+                _ if at == self.n => n,
+                _ if at == self.k => k,
+                _ => batch,
+            })
+            .map(|value| value.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// One level's M, N and K when the list has this layout's loops and `batch` at every batch
+    /// loop.
+    fn read(&self, values: &[i64], batch: i64) -> Option<[i64; 3]> {
+        if values.len() != self.loops {
+            return None;
+        }
+        let batch_ok = (0..self.loops)
+            .filter(|&at| at != self.m && at != self.n && at != self.k)
+            .all(|at| values[at] == batch);
+        batch_ok.then(|| [values[self.m], values[self.n], values[self.k]])
+    }
+}
 
 /// The tile knobs of a matmul's `#iree_cpu.lowering_config`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -37,20 +90,21 @@ impl Tiles {
         )
     }
 
-    /// The `lowering_config` attribute.
-    pub fn lowering_config(&self) -> String {
+    /// The `lowering_config` attribute, its lists in `layout`'s loop order.
+    pub fn lowering_config(&self, layout: Layout) -> String {
+        let [dm, dn] = self.distribution;
+        let [vm, vn] = self.vector;
         format!(
-            "#iree_cpu.lowering_config<distribution = [{}, {}, 0], vector_common_parallel = [{}, {}, 0], vector_reduction = [0, 0, {}]>",
-            self.distribution[0],
-            self.distribution[1],
-            self.vector[0],
-            self.vector[1],
-            self.reduction
+            "#iree_cpu.lowering_config<distribution = [{}], vector_common_parallel = [{}], vector_reduction = [{}]>",
+            layout.list([dm, dn, 0], 1),
+            layout.list([vm, vn, 0], 1),
+            layout.list([0, 0, self.reduction], 0),
         )
     }
 
-    /// IREE's printed config read as tiles, when it has the three levels of a matmul.
-    pub fn parse(config: &str) -> Option<Tiles> {
+    /// IREE's printed config read as tiles, when it has the three levels of a matmul in
+    /// `layout`'s loop order (batch loops tiled at 1).
+    pub fn parse(config: &str, layout: Layout) -> Option<Tiles> {
         let level = |name: &str| -> Option<Vec<i64>> {
             let text = crate::iree::configs::attribute_named(config, name)?;
             text.trim_start_matches('[')
@@ -65,14 +119,14 @@ impl Tiles {
             level("vector_reduction")?,
         );
         match (
-            distribution.as_slice(),
-            vector.as_slice(),
-            reduction.as_slice(),
+            layout.read(&distribution, 1)?,
+            layout.read(&vector, 1)?,
+            layout.read(&reduction, 0)?,
         ) {
             ([dm, dn, 0], [vm, vn, 0], [0, 0, vk]) => Some(Tiles {
-                distribution: [*dm, *dn],
-                vector: [*vm, *vn],
-                reduction: *vk,
+                distribution: [dm, dn],
+                vector: [vm, vn],
+                reduction: vk,
             }),
             _ => None,
         }
@@ -124,13 +178,14 @@ pub fn candidates(
         translation_info: None,
     }];
     let mut taken = Vec::new();
+    let layout = Layout::of(&dispatch.shape);
     if let Some((lowering, translation)) = linked.filter(|_| most > 1) {
         let same = crate::iree::configs::squash(lowering)
             == crate::iree::configs::squash(&dispatch.lowering_config)
             && crate::iree::configs::squash(translation)
                 == crate::iree::configs::squash(&dispatch.translation_info);
         if !same {
-            let words = Tiles::parse(lowering).map_or_else(
+            let words = Tiles::parse(lowering, layout).map_or_else(
                 || crate::iree::configs::squash(lowering),
                 |tiles| tiles.words(),
             );
@@ -140,10 +195,10 @@ pub fn candidates(
                 lowering_config: lowering.clone(),
                 translation_info: Some(translation.clone()),
             });
-            taken.extend(Tiles::parse(lowering));
+            taken.extend(Tiles::parse(lowering, layout));
         }
     }
-    let Some(iree) = Tiles::parse(&dispatch.lowering_config) else {
+    let Some(iree) = Tiles::parse(&dispatch.lowering_config, layout) else {
         // IREE's config has other levels than the space's: only IREE's own is tried.
         return out;
     };
@@ -177,7 +232,7 @@ pub fn candidates(
         out.push(Candidate {
             index: out.len(),
             knobs: tiles.words(),
-            lowering_config: tiles.lowering_config(),
+            lowering_config: tiles.lowering_config(layout),
             translation_info: None,
         });
     }
@@ -334,11 +389,11 @@ mod tests {
         assert_eq!(all.len(), 40);
         assert_eq!(all[0].knobs, "iree");
         assert_eq!(all[0].lowering_config, d.lowering_config);
-        let iree = Tiles::parse(&d.lowering_config).unwrap();
+        let iree = Tiles::parse(&d.lowering_config, Layout::of(&d.shape)).unwrap();
         let mut seen = std::collections::HashSet::new();
         let mut last = 0.0;
         for candidate in &all[1..] {
-            let tiles = Tiles::parse(&candidate.lowering_config).unwrap();
+            let tiles = Tiles::parse(&candidate.lowering_config, Layout::of(&d.shape)).unwrap();
             assert!(seen.insert(tiles) && tiles != iree);
             assert_eq!(tiles.distribution[0] % tiles.vector[0], 0);
             let distance = tiles.distance(&iree);
@@ -350,7 +405,7 @@ mod tests {
         assert_eq!(candidates(&d, None, 9).len(), 9);
         // Small shapes: tiles no larger than the dimensions.
         for candidate in candidates(&dispatch(32), None, 1000).iter().skip(1) {
-            if let Some(tiles) = Tiles::parse(&candidate.lowering_config) {
+            if let Some(tiles) = Tiles::parse(&candidate.lowering_config, Layout::of(&d.shape)) {
                 assert!(tiles.distribution.iter().all(|&t| t <= 32) && tiles.reduction <= 32);
             }
         }
@@ -364,17 +419,23 @@ mod tests {
             vector: [8, 32],
             reduction: 16,
         };
-        let linked = (tiles.lowering_config(), d.translation_info.clone());
+        let linked = (
+            tiles.lowering_config(Layout::of(&d.shape)),
+            d.translation_info.clone(),
+        );
         let all = candidates(&d, Some(&linked), 9);
         assert_eq!(all.len(), 9);
         assert_eq!(
             all[1].knobs,
             "linked: distribution=128x128 vector=8x32 reduction=16"
         );
-        assert_eq!(all[1].lowering_config, tiles.lowering_config());
+        assert_eq!(
+            all[1].lowering_config,
+            tiles.lowering_config(Layout::of(&d.shape))
+        );
         assert!(all[2..]
             .iter()
-            .all(|c| c.lowering_config != tiles.lowering_config()));
+            .all(|c| c.lowering_config != tiles.lowering_config(Layout::of(&d.shape))));
         // IREE's own config linked is no candidate of its own.
         let own = (d.lowering_config.clone(), d.translation_info.clone());
         assert_eq!(candidates(&d, Some(&own), 9)[1].knobs, all[2].knobs);
@@ -401,5 +462,35 @@ mod tests {
         let (source, function) = payload(&d).unwrap();
         assert!(source.contains(&format!("@{function}(")));
         assert!(source.contains("tensor<512x512xf32>"));
+    }
+
+    #[test]
+    fn a_batch_matmul_and_a_transposed_matmul_keep_their_loops_where_iree_puts_them() {
+        use super::super::contraction;
+        let batched = contraction::read(
+            "linalg.batch_matmul",
+            "%7 = linalg.batch_matmul ins(%3, %4 : tensor<4x256x128xf32>, tensor<4x128x512xf32>) outs(%6 : tensor<4x256x512xf32>) -> tensor<4x256x512xf32>",
+        )
+        .unwrap();
+        let layout = Layout::of(&batched);
+        // IREE 3.13's own config of this op on llvm-cpu, as it prints it.
+        let iree = "#iree_cpu.lowering_config<distribution = [1, 64, 64, 0], vector_common_parallel = [1, 8, 16, 0], vector_reduction = [0, 0, 0, 16]>";
+        let tiles = Tiles::parse(iree, layout).unwrap();
+        assert_eq!(tiles.distribution, [64, 64]);
+        assert_eq!(tiles.lowering_config(layout), iree);
+        // A batch loop tiled otherwise is not this space's.
+        assert!(Tiles::parse(&iree.replace("[1, 64, 64, 0]", "[2, 64, 64, 0]"), layout).is_none());
+        let transposed = contraction::read(
+            "linalg.matmul",
+            "%7 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%3, %4 : tensor<256x128xf32>, tensor<512x128xf32>) outs(%6 : tensor<256x512xf32>) -> tensor<256x512xf32>",
+        )
+        .unwrap();
+        assert_eq!(transposed.sizes, [256, 512, 128]);
+        let layout = Layout::of(&transposed);
+        let iree = "#iree_cpu.lowering_config<distribution = [64, 64, 0], vector_common_parallel = [8, 16, 0], vector_reduction = [0, 0, 16]>";
+        assert_eq!(
+            Tiles::parse(iree, layout).unwrap().lowering_config(layout),
+            iree
+        );
     }
 }

@@ -158,3 +158,75 @@ fn a_gpu_tune_plan_compiles_on_a_cpu_machine_and_only_its_gpu_can_time_it() {
         "{stderr}"
     );
 }
+
+/// On llvm-cpu, a batch matmul and a matmul with a transposed right-hand side are searched like
+/// a plain matmul, their tiles where their loops are: every candidate of each, compiled by
+/// iree-compile 3.13 in the plan, carries exactly its config in the dispatch IREE formed (the
+/// plan keeps the tuned modules' dispatch dumps), batch loop tiled at 1 as IREE tiles it.
+#[test]
+fn a_batch_matmul_and_a_transposed_matmul_are_tuned_on_llvm_cpu_with_their_configs_applied() {
+    let Some(venv) = venv() else { return };
+    let work = tempfile::tempdir().unwrap();
+    let plan = work.path().join("plan");
+    let (status, stdout, stderr) = run(with_iree(&venv)
+        .current_dir(crate::reference::repo_root())
+        .args([
+            "tune",
+            "tests/fixtures/tune/batch_and_transposed_model.mlir",
+            "-t",
+            "host",
+            "--max-candidates",
+            "4",
+            "--plan",
+            "-o",
+        ])
+        .arg(&plan));
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    let tune: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(plan.join("tune.json")).unwrap()).unwrap();
+    let searches = tune["searches"].as_array().unwrap();
+    let keys: Vec<&str> = searches
+        .iter()
+        .map(|s| s["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys.iter()
+            .filter(|key| key.starts_with("batch_matmul 4x256x512x128"))
+            .count()
+            + keys
+                .iter()
+                .filter(|key| key.starts_with("matmul_transpose_b 256x512x128"))
+                .count(),
+        2,
+        "{keys:?}"
+    );
+    assert!(tune["skipped"].as_array().unwrap().is_empty(), "{tune:#}");
+    let squash = |text: &str| text.split_whitespace().collect::<String>();
+    for (search, cases) in searches.iter().zip(tune["cases"].as_array().unwrap()) {
+        let candidates = search["candidates"].as_array().unwrap();
+        assert_eq!(candidates.len(), 4, "{search:#}");
+        for (candidate, case) in candidates.iter().zip(cases.as_array().unwrap()) {
+            let config = candidate[0]["lowering_config"].as_str().unwrap();
+            if search["key"].as_str().unwrap().starts_with("batch_matmul") {
+                assert!(config.contains("distribution = [1, "), "{config}");
+            }
+            let dumps = plan.join(format!(
+                "cases/{:04}/tuned-dispatches",
+                case.as_u64().unwrap()
+            ));
+            let dumped: String = walkdir::WalkDir::new(&dumps)
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|entry| entry.file_type().is_file())
+                .map(|entry| std::fs::read_to_string(entry.path()).unwrap_or_default())
+                .collect();
+            assert!(
+                squash(&dumped).contains(&squash(config)),
+                "{}: candidate {} ({}) is not the config IREE put on the dispatch",
+                search["key"],
+                candidate[0]["index"],
+                candidate[0]["knobs"]
+            );
+        }
+    }
+}
