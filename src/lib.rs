@@ -59,6 +59,7 @@ pub mod registry;
 pub mod settings;
 pub mod shard;
 pub mod spec_check;
+pub mod store;
 pub mod time_phase;
 pub mod tune;
 pub mod tuner_import;

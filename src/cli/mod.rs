@@ -33,6 +33,7 @@ pub mod import_tuner;
 pub mod link;
 pub mod resolve;
 pub mod show;
+pub mod store;
 pub mod targets;
 pub mod time_plan;
 pub mod tune;
@@ -140,6 +141,8 @@ pub enum Command {
     /// Search configs faster than IREE's own for a model's dispatches on a device, and write
     /// the winners as a measured library
     Tune(tune::Opts),
+    /// The shared store of measured entries (Redis, a directory): push, pull, ls, purge
+    Store(store::Opts),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(docs::CompletionsOpts),
     /// Print the manual page (roff), of tunespec or of one command
@@ -166,6 +169,7 @@ impl Command {
             Command::Resolve(opts) => (opts.format.into(), true),
             Command::Targets(opts) => (opts.format.into(), true),
             Command::Cache(opts) => (opts.format().into(), opts.is_stats()),
+            Command::Store(opts) => (opts.format().into(), false),
             Command::Extract(_)
             | Command::Export(_)
             | Command::Show(_)
@@ -219,6 +223,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Check(opts) => opts.run(settings),
         Command::Bench(opts) => opts.run(settings),
         Command::Tune(opts) => opts.run(settings),
+        Command::Store(opts) => opts.run(settings),
         Command::Time(opts) => opts.run(),
         Command::Decide(opts) => opts.run(),
         Command::Doctor(opts) => opts.run(settings),

@@ -61,6 +61,11 @@ pub struct Opts {
     /// The output directory: journal, report and the winners' library
     #[arg(long, short, value_name = "DIR")]
     pub output: PathBuf,
+    /// After the winners' library is written, push its entries to this shared store
+    /// (redis://HOST[:PORT][/DB], file:///PATH; docs/store.md). A store that fails is a
+    /// warning: the local library is kept and the exit status is unchanged
+    #[arg(long, value_name = "URL", conflicts_with_all = ["compile_only", "plan"])]
+    pub store: Option<String>,
     /// The time this run may take (`90s`, `10m`, `1h`, or seconds); the screen takes at most
     /// 60% of it. Default: no limit
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
@@ -297,6 +302,10 @@ impl Opts {
             }
         };
         self.render(&report);
+        if let (Some(url), Some(library)) = (&self.store, &report.library) {
+            let mlir = tunespec::mlir::Mlir::new_threaded();
+            super::store::push_written(url, &mlir, std::path::Path::new(library));
+        }
         let compiled: usize = report.dispatches.iter().map(|d| d.compiled).sum();
         if compiled == 0 {
             ExitStatus::Problems

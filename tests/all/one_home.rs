@@ -23,6 +23,10 @@ const DIRECT_READS: &[(&str, &str)] = &[
     ),
     ("bench/measured.rs", "/proc/cpuinfo"),
     (
+        "store/file.rs",
+        "the file store's own entries and pointers (checked against their digests)",
+    ),
+    (
         "bench/execute.rs",
         "iree-run-module's outputs, written by this run into the plan's case directory",
     ),

@@ -345,6 +345,10 @@ const ENVIRONMENT_READERS: &[(&str, &str)] = &[
     ),
     ("iree/session.rs", "whether TUNESPEC_IREE_LIB was set"),
     ("iree/split.rs", "TUNESPEC_IREE_CHECK_PART_BYTES"),
+    (
+        "store/mod.rs",
+        "TUNESPEC_STORE_READ_ONLY; REDISCLI_AUTH, the Redis password as redis-cli reads it",
+    ),
 ];
 
 #[test]

@@ -1,0 +1,377 @@
+//! `tunespec store`: push a measured library to a shared store, pull one from it, list and
+//! purge it. The store and its operations are the library's ([`tunespec::store`]); this module
+//! parses the flags and renders the results.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use super::common::{emit, tool_error_with, warning, ExitStatus, Format};
+use tunespec::settings::Settings;
+use tunespec::store::{self, Listed, Options, Purge, Store};
+
+/// `--store URL` and `--read-only`, shared by every store command (and `bench`, `tune`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct StoreArgs {
+    /// The shared store: redis://HOST[:PORT][/DB] or file:///ABSOLUTE/PATH, with
+    /// ?namespace=NAME (docs/store.md)
+    #[arg(long, value_name = "URL")]
+    pub store: String,
+    /// Never write to the store (CI); also TUNESPEC_STORE_READ_ONLY=1
+    #[arg(long)]
+    pub read_only: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = super::help::STORE)]
+pub struct Opts {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Push a measured library's entries (bench --write, import-tuner) to the store
+    Push {
+        /// The measured library
+        library: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// Write the store's best entries for a target and device as a measured library
+    /// (byte-identical for the same store content)
+    Pull {
+        #[command(flatten)]
+        store: StoreArgs,
+        /// Only entries for this target (gfx942, sm_90); default: every target
+        #[arg(long, value_name = "T")]
+        target: Option<String>,
+        /// Only entries whose device identity contains these words (MI300X, local-task), as
+        /// link's --measured-on; default: every device
+        #[arg(long, value_name = "D")]
+        device: Option<String>,
+        /// The library to write (replaced whole; a directory that is not a measured library is
+        /// refused)
+        #[arg(short, long, value_name = "LIB")]
+        output: PathBuf,
+    },
+    /// List the best entry of every key in the store
+    Ls {
+        #[command(flatten)]
+        store: StoreArgs,
+        /// Output format: a table (human, github), one line per key (short), one JSON object
+        /// (json), or a SARIF log of the run's diagnostics (sarif)
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Remove the entries measured with an IREE version, on a device, before a date, or a
+    /// whole namespace
+    Purge {
+        #[command(flatten)]
+        store: StoreArgs,
+        /// Entries measured with this IREE version (3.12.0)
+        #[arg(long, value_name = "VERSION")]
+        iree_version: Option<String>,
+        /// Entries whose device identity contains these words
+        #[arg(long, value_name = "D")]
+        device: Option<String>,
+        /// Entries measured more than DAYS days ago (and undated ones)
+        #[arg(long, value_name = "DAYS")]
+        older_than: Option<u32>,
+        /// Every entry of this namespace (disowns poisoned results whole)
+        #[arg(long, value_name = "NAME", conflicts_with_all = ["iree_version", "device", "older_than"])]
+        namespace: Option<String>,
+    },
+}
+
+impl Opts {
+    /// The report format (`ls --format`; human for the others).
+    pub fn format(&self) -> Format {
+        match self.command {
+            Command::Ls { format, .. } => format,
+            _ => Format::Human,
+        }
+    }
+
+    pub fn run(self, settings: &Settings) -> ExitStatus {
+        // The store needs nothing of the settings yet (no IREE, no cache); they are taken like
+        // every command's so that a later store setting in a config has its place.
+        let _ = settings;
+        match self.command {
+            Command::Push { library, store } => push(&library, &store),
+            Command::Pull {
+                store,
+                target,
+                device,
+                output,
+            } => pull(&store, target.as_deref(), device.as_deref(), &output),
+            Command::Ls { store, format } => ls(&store, format),
+            Command::Purge {
+                store,
+                iree_version,
+                device,
+                older_than,
+                namespace,
+            } => purge(
+                &store,
+                Purge {
+                    iree_version,
+                    device,
+                    before_day: older_than.and_then(|days| today().map(|d| d - i64::from(days))),
+                    namespace,
+                },
+            ),
+        }
+    }
+}
+
+/// Reports a store error: every one is exit 2 (docs/store.md).
+pub fn fail(error: &store::Error) -> ExitStatus {
+    tool_error_with(error.code(), error.to_string(), None);
+    ExitStatus::Usage
+}
+
+/// Opens the store of `args`, or reports why not.
+pub fn open(args: &StoreArgs) -> Result<Store, ExitStatus> {
+    Store::open(&args.store, &Options::from_env(args.read_only)).map_err(|error| fail(&error))
+}
+
+/// Today's day number (UTC), for `--older-than`.
+fn today() -> Option<i64> {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    i64::try_from(seconds / 86_400).ok()
+}
+
+fn push(library: &std::path::Path, args: &StoreArgs) -> ExitStatus {
+    let mlir = tunespec::mlir::Mlir::new_threaded();
+    let entries = match tunespec::measured_library::existing_entries(&mlir, library) {
+        Ok(entries) => entries,
+        Err(message) => {
+            super::common::tool_error(message);
+            return ExitStatus::Usage;
+        }
+    };
+    let store = match open(args) {
+        Ok(store) => store,
+        Err(status) => return status,
+    };
+    match store.push(&entries) {
+        Ok(pushed) => {
+            emit(&format!(
+                "pushed {} entr{} to {}: {} new, {} now the best of their key, {} kept a faster entry\n",
+                entries.len(),
+                if entries.len() == 1 { "y" } else { "ies" },
+                store.url(),
+                pushed.stored,
+                pushed.best,
+                pushed.kept
+            ));
+            ExitStatus::Ok
+        }
+        Err(error) => fail(&error),
+    }
+}
+
+fn pull(
+    args: &StoreArgs,
+    target: Option<&str>,
+    device: Option<&str>,
+    output: &std::path::Path,
+) -> ExitStatus {
+    let store = match open(args) {
+        Ok(store) => store,
+        Err(status) => return status,
+    };
+    match store::pull_to(&store, target, device, output) {
+        Ok(pulled) => {
+            for skipped in &pulled.skipped {
+                warning(store::codes::UNAVAILABLE, skipped);
+            }
+            let count = pulled.library.entries.len();
+            emit(&format!(
+                "pulled {count} entr{} from {} into {}\n",
+                if count == 1 { "y" } else { "ies" },
+                store.url(),
+                output.display()
+            ));
+            ExitStatus::Ok
+        }
+        Err(store::PullError::Store(error)) => fail(&error),
+        Err(store::PullError::Output(message)) => {
+            super::common::tool_error(message);
+            ExitStatus::Usage
+        }
+    }
+}
+
+fn ls(args: &StoreArgs, format: Format) -> ExitStatus {
+    let store = match open(args) {
+        Ok(store) => store,
+        Err(status) => return status,
+    };
+    let listed = match store.list() {
+        Ok(listed) => listed,
+        Err(error) => return fail(&error),
+    };
+    match format {
+        Format::Json => emit(&format!(
+            "{}\n",
+            json!({
+                "version": 1,
+                "store": store.url().to_string(),
+                "entries": listed.iter().map(listed_json).collect::<Vec<_>>(),
+            })
+        )),
+        Format::Short => {
+            for item in &listed {
+                let p = &item.pointer;
+                emit(&format!(
+                    "{} target={} tuned_us={} iree={} date={} entry={} {} [{}]\n",
+                    item.key, p.target, p.tuned_us, p.iree, p.date, p.entry, p.subject, p.identity
+                ));
+            }
+        }
+        Format::Sarif => {}
+        Format::Human | Format::Github => {
+            use super::table::{render, stdout_width, Align};
+            let rows: Vec<Vec<String>> = listed
+                .iter()
+                .map(|item| {
+                    let p = &item.pointer;
+                    vec![
+                        p.target.clone(),
+                        p.subject.clone(),
+                        format!("{}", p.tuned_us),
+                        p.date.clone(),
+                        item.key[..12.min(item.key.len())].to_string(),
+                        p.identity.clone(),
+                    ]
+                })
+                .collect();
+            let headers = [
+                ("TARGET", Align::Left),
+                ("SUBJECT", Align::Left),
+                ("TUNED_US", Align::Right),
+                ("DATE", Align::Left),
+                ("KEY", Align::Left),
+                ("MEASURED ON", Align::Wrap),
+            ];
+            emit(&render(&headers, &rows, stdout_width()));
+            emit(&format!("{} key(s) in {}\n", listed.len(), store.url()));
+        }
+    }
+    ExitStatus::Ok
+}
+
+/// One key of `ls --format json`.
+fn listed_json(item: &Listed) -> serde_json::Value {
+    let p = &item.pointer;
+    json!({
+        "key": item.key,
+        "entry": p.entry,
+        "target": p.target,
+        "subject": p.subject,
+        "tuned_us": p.tuned_us,
+        "iree": p.iree,
+        "date": p.date,
+        "identity": p.identity,
+    })
+}
+
+fn purge(args: &StoreArgs, purge: Purge) -> ExitStatus {
+    if purge.namespace.is_none()
+        && purge.iree_version.is_none()
+        && purge.device.is_none()
+        && purge.before_day.is_none()
+    {
+        super::common::tool_error(
+            "store purge needs a filter: --iree-version, --device, --older-than or --namespace",
+        );
+        return ExitStatus::Usage;
+    }
+    if let Some(namespace) = &purge.namespace {
+        if !store::url::valid_namespace(namespace) {
+            super::common::tool_error(format!(
+                "--namespace {namespace:?}: a namespace is letters, digits, '.', '_' and '-'"
+            ));
+            return ExitStatus::Usage;
+        }
+    }
+    let store = match open(args) {
+        Ok(store) => store,
+        Err(status) => return status,
+    };
+    if let Some(namespace) = &purge.namespace {
+        let count = match store.count_namespace(namespace) {
+            Ok(count) => count,
+            Err(error) => return fail(&error),
+        };
+        return match store.purge(&purge) {
+            Ok(_) => {
+                emit(&format!(
+                    "removed namespace {namespace} ({count} stored object(s)) from {}\n",
+                    store.url()
+                ));
+                ExitStatus::Ok
+            }
+            Err(error) => fail(&error),
+        };
+    }
+    match store.purge(&purge) {
+        Ok(removed) => {
+            emit(&format!(
+                "removed {} key(s) from {}\n",
+                removed.len(),
+                store.url()
+            ));
+            ExitStatus::Ok
+        }
+        Err(error) => fail(&error),
+    }
+}
+
+/// Pushes the measured library `dir` that `bench --write` or `tune` has just written to the
+/// store `url`. Why a warning and not an error: what was measured is safe on disk, and a store
+/// that is down, refuses the credentials or is read-only must not fail the run (the exit status
+/// stays the run's; `store push DIR` pushes it later).
+pub fn push_written(url: &str, mlir: &tunespec::mlir::Mlir, dir: &std::path::Path) {
+    let entries = match tunespec::measured_library::existing_entries(mlir, dir) {
+        Ok(entries) => entries,
+        Err(message) => {
+            warning(
+                store::codes::UNAVAILABLE,
+                format!("not pushed to the store: {message}"),
+            );
+            return;
+        }
+    };
+    let pushed = Store::open(url, &Options::from_env(false)).and_then(|store| {
+        store
+            .push(&entries)
+            .map(|pushed| (store.url().to_string(), pushed))
+    });
+    match pushed {
+        Ok((url, pushed)) => {
+            if !super::common::quiet() {
+                super::common::emit_stderr(&format!(
+                    "tunespec: pushed {} entr{} to {url} ({} now the best of their key, {} kept a faster entry)\n",
+                    entries.len(),
+                    if entries.len() == 1 { "y" } else { "ies" },
+                    pushed.best,
+                    pushed.kept
+                ));
+            }
+        }
+        Err(error) => warning(
+            error.code(),
+            format!(
+                "{error}; the library at {} is kept locally (push it later with `tunespec store push {}`)",
+                dir.display(),
+                dir.display()
+            ),
+        ),
+    }
+}
