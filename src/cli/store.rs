@@ -338,6 +338,10 @@ fn purge(args: &StoreArgs, purge: Purge) -> ExitStatus {
 /// that is down, refuses the credentials or is read-only must not fail the run (the exit status
 /// stays the run's; `store push DIR` pushes it later).
 pub fn push_written(url: &str, mlir: &tunespec::mlir::Mlir, dir: &std::path::Path) {
+    // No winner, no library: nothing to push (and no warning about a library that is not there).
+    if !dir.exists() {
+        return;
+    }
     let entries = match tunespec::measured_library::existing_entries(mlir, dir) {
         Ok(entries) => entries,
         Err(message) => {

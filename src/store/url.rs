@@ -68,7 +68,9 @@ pub fn valid_namespace(name: &str) -> bool {
 
 /// Parses `--store`'s text.
 pub fn parse(text: &str) -> Result<StoreUrl, Error> {
-    let bad = |why: &str| Error::Url(format!("--store {text:?}: {why}"));
+    let shown = redacted(text);
+    let text = text.trim();
+    let bad = |why: &str| Error::Url(format!("--store {shown:?}: {why}"));
     let Some((scheme, rest)) = text.split_once("://") else {
         return Err(bad(
             "not a URL; give redis://HOST[:PORT][/DB] or file:///ABSOLUTE/PATH",
@@ -101,12 +103,12 @@ pub fn parse(text: &str) -> Result<StoreUrl, Error> {
         }
         "rediss" => {
             return Err(Error::Unsupported(format!(
-                "--store {text:?}: Redis over TLS (rediss://) is not supported yet; use redis:// on a trusted network or a tunnel"
+                "--store {shown:?}: Redis over TLS (rediss://) is not supported yet; use redis:// on a trusted network or a tunnel"
             )))
         }
         scheme if NOT_YET.contains(&scheme) => {
             return Err(Error::Unsupported(format!(
-                "--store {text:?}: {scheme}:// stores are not supported yet; use redis:// or file:// (docs/store.md)"
+                "--store {shown:?}: {scheme}:// stores are not supported yet; use redis:// or file:// (docs/store.md)"
             )))
         }
         _ => return Err(bad("unknown scheme; give redis:// or file://")),
@@ -115,6 +117,17 @@ pub fn parse(text: &str) -> Result<StoreUrl, Error> {
         location,
         namespace,
     })
+}
+
+/// `text` with the user and password of a URL (`redis://user:pw@host`) hidden: an error
+/// message must not print them.
+fn redacted(text: &str) -> String {
+    match (text.find("://"), text.rfind('@')) {
+        (Some(start), Some(at)) if at > start => {
+            format!("{}://***{}", &text[..start], &text[at..])
+        }
+        _ => text.to_string(),
+    }
 }
 
 /// `host[:port][/db]`. Credentials in the URL are refused: they would end up in shell history,
@@ -194,7 +207,9 @@ mod tests {
         assert!(matches!(parse("webdav://h/p"), Err(Error::Unsupported(_))));
         assert!(matches!(parse("/just/a/path"), Err(Error::Url(_))));
         assert!(matches!(parse("redis://h:notaport"), Err(Error::Url(_))));
-        assert!(matches!(parse("redis://user:pw@h"), Err(Error::Url(_))));
+        let error = parse("redis://user:hunter2@h").unwrap_err();
+        assert!(matches!(error, Error::Url(_)));
+        assert!(!error.to_string().contains("hunter2"), "{error}");
         assert!(matches!(
             parse("redis://h?namespace=../x"),
             Err(Error::Url(_))

@@ -179,7 +179,13 @@ fn the_environment_is_read_only_through_process_env() {
 
 /// Files of `src/` allowed to know how a device URI is spelled (issue 43): `--device` is parsed
 /// once into `tunespec::device::Device`, and records' devices are read by `device::kind_of`.
-const DEVICE_URIS: &[(&str, &str)] = &[("device.rs", "the device type, the one parser")];
+const DEVICE_URIS: &[(&str, &str)] = &[
+    ("device.rs", "the device type, the one parser"),
+    (
+        "store/url.rs",
+        "the store's URLs (redis://, file://), not devices",
+    ),
+];
 
 /// The lines of `text` before its unit tests that hold the literal `"://"` in code. Not
 /// [`hits`]: its comment stripping cuts the literal itself at `//`.

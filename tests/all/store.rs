@@ -484,3 +484,65 @@ fn purge_by_device_iree_version_age_and_namespace() {
     assert_eq!(status, Some(2));
     assert!(stderr.contains("needs a filter"), "{stderr}");
 }
+
+/// `bench --write LIB --store URL` with a server that stops during the run: the run ends as it
+/// would without a store (exit 0), the library is kept whole, and a warning says it was not
+/// pushed. The library is there before the run (no winner of this bench replaces its entries),
+/// so that the push is always tried, whichever configs win on a busy machine.
+#[test]
+fn bench_write_keeps_its_library_when_the_store_stops_mid_run() {
+    let Some(venv) = crate::iree_library::venv() else {
+        return;
+    };
+    let Some(mut redis) = Redis::start(&[]) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let library = work.path().join("measured");
+    for (name, bytes) in tree(&repo_root().join(TWO_DEVICES)) {
+        let path = library.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    let before = tree(&library);
+    let url = redis.url();
+    let child = crate::iree_library::with_iree(&venv)
+        .args([
+            "bench",
+            "-t",
+            "bench_cpu",
+            "--spec",
+            "tests/fixtures/bench/cpu_lib",
+        ])
+        .args([
+            "--repetitions",
+            "1",
+            "--min-time",
+            "0.01",
+            "--max-rounds",
+            "10",
+        ])
+        .args(["--format", "json", "--write"])
+        .arg(&library)
+        .args(["--store", &url])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Compiling alone takes longer than this: the server is gone before the push.
+    std::thread::sleep(Duration::from_millis(500));
+    redis.kill();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("tunespec::store::unavailable") && stderr.contains("is kept locally"),
+        "{stderr}"
+    );
+    let mlir = Mlir::new();
+    let entries = tunespec::measured_library::existing_entries(&mlir, &library).unwrap();
+    assert!(entries.len() >= 2, "{entries:?}");
+    // Nothing of what was there is lost: every spec before the run is still there or replaced
+    // by a faster measurement of the same key.
+    assert!(before.len() <= tree(&library).len());
+}
