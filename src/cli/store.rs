@@ -54,6 +54,10 @@ pub enum Command {
         /// refused)
         #[arg(short, long, value_name = "LIB")]
         output: PathBuf,
+        /// A spec library that defines the target (repeatable): its definition goes into the
+        /// pulled library, which then loads alone
+        #[arg(long = "spec", short = 's', value_name = "LIB")]
+        specs: Vec<PathBuf>,
     },
     /// List the best entry of every key in the store
     Ls {
@@ -94,9 +98,6 @@ impl Opts {
     }
 
     pub fn run(self, settings: &Settings) -> ExitStatus {
-        // The store needs nothing of the settings yet (no IREE, no cache); they are taken like
-        // every command's so that a later store setting in a config has its place.
-        let _ = settings;
         match self.command {
             Command::Push { library, store } => push(&library, &store),
             Command::Pull {
@@ -104,7 +105,14 @@ impl Opts {
                 target,
                 device,
                 output,
-            } => pull(&store, target.as_deref(), device.as_deref(), &output),
+                specs,
+            } => pull(
+                (settings, &specs),
+                &store,
+                target.as_deref(),
+                device.as_deref(),
+                &output,
+            ),
             Command::Ls { store, format } => ls(&store, format),
             Command::Purge {
                 store,
@@ -176,6 +184,7 @@ fn push(library: &std::path::Path, args: &StoreArgs) -> ExitStatus {
 }
 
 fn pull(
+    (settings, specs): (&Settings, &[PathBuf]),
     args: &StoreArgs,
     target: Option<&str>,
     device: Option<&str>,
@@ -185,7 +194,28 @@ fn pull(
         Ok(store) => store,
         Err(status) => return status,
     };
-    match store::pull_to(&store, target, device, output) {
+    // A target a user's library defines goes into the pulled library too, with its fallbacks,
+    // so that the library loads alone.
+    let registry = match settings
+        .registry()
+        .and_then(|registry| registry.with_command_line(specs))
+    {
+        Ok(registry) => Some(registry),
+        // `--spec` named what cannot be read: said. Without it, a registry that cannot load
+        // (a broken config) only costs the definitions.
+        Err(error) if !specs.is_empty() => {
+            super::common::tool_error(error);
+            return ExitStatus::Usage;
+        }
+        Err(_) => None,
+    };
+    let definitions = |target: &str| {
+        registry
+            .as_ref()
+            .map(|registry| registry.library_definitions(target))
+            .unwrap_or_default()
+    };
+    match store::pull_to(&store, (target, device), &definitions, output) {
         Ok(pulled) => {
             for skipped in &pulled.skipped {
                 warning(store::codes::UNAVAILABLE, skipped);
@@ -378,4 +408,99 @@ pub fn push_written(url: &str, mlir: &tunespec::mlir::Mlir, dir: &std::path::Pat
             ),
         ),
     }
+}
+
+/// `--store URL` on the commands that link (`link`, `attach`, `explain`): `registry` with the
+/// store's best entries for `target` (those measured on `device`, as `--measured-on`, when
+/// given) as a layer below the user's own specs. The entries are pulled, read-only, into a
+/// directory beside the cache of linked libraries, named by store, target and device and
+/// rewritten only when the store's content changed, so that a warm link keeps its cache keys.
+/// A store that fails is a warning: the last pulled copy is linked if there is one, else none.
+pub fn layer(
+    settings: &Settings,
+    registry: tunespec::Registry,
+    (url, specs): (&str, &[PathBuf]),
+    target: &str,
+    device: Option<&str>,
+) -> tunespec::Registry {
+    let with_specs = registry.with_command_line(specs).ok();
+    let lookup = with_specs.as_ref().unwrap_or(&registry);
+    let name = target.split(':').next().unwrap_or(target);
+    let name = lookup
+        .find(name)
+        .map_or_else(|| name.to_string(), |found| found.name.clone());
+    let Some(dir) = layer_dir(settings, url, &name, device) else {
+        warning(
+            store::codes::UNAVAILABLE,
+            format!("--store {url}: no cache directory to pull the store's entries into (the cache is off); linking without them"),
+        );
+        return registry;
+    };
+    let pulled = Store::open(url, &Options::from_env(true))
+        .map_err(store::PullError::Store)
+        .and_then(|store| {
+            let definitions = |target: &str| lookup.library_definitions(target);
+            store::pull_to(&store, (Some(&name), device), &definitions, &dir)
+        });
+    match pulled {
+        Ok(pulled) if pulled.library.entries.is_empty() => return registry,
+        Ok(pulled) => {
+            for skipped in &pulled.skipped {
+                warning(store::codes::UNAVAILABLE, skipped);
+            }
+        }
+        Err(error) => {
+            let message = match error {
+                store::PullError::Store(error) => error.to_string(),
+                store::PullError::Output(message) => message,
+            };
+            let fallback = dir.join("registry.toml").is_file();
+            warning(
+                store::codes::UNAVAILABLE,
+                if fallback {
+                    format!(
+                        "{message}; linking the store's entries pulled before, in {}",
+                        dir.display()
+                    )
+                } else {
+                    format!("{message}; linking without the store's entries")
+                },
+            );
+            if !fallback {
+                return registry;
+            }
+        }
+    }
+    match registry.with_store_library(&dir, url) {
+        Ok(layered) => layered,
+        Err(error) => {
+            warning(
+                store::codes::UNAVAILABLE,
+                format!(
+                    "the store's entries in {} cannot be loaded: {error}; linking without them",
+                    dir.display()
+                ),
+            );
+            registry
+        }
+    }
+}
+
+/// Where `layer` pulls: `<cache dir>-store/<BLAKE3 of store, target, device>` (beside the
+/// cache, not in it: the cache's directory holds only its own files).
+fn layer_dir(
+    settings: &Settings,
+    url: &str,
+    target: &str,
+    device: Option<&str>,
+) -> Option<PathBuf> {
+    let cache = settings.cache.get();
+    let disk = cache.disk_view()?;
+    let root = disk.dir();
+    let name = root.file_name()?.to_string_lossy().into_owned();
+    let key = format!("{url}\n{target}\n{}\n", device.unwrap_or(""));
+    Some(
+        root.with_file_name(format!("{name}-store"))
+            .join(&blake3::hash(key.as_bytes()).to_hex()[..32]),
+    )
 }

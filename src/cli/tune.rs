@@ -188,6 +188,7 @@ impl Opts {
             no_default: false,
             derived: Default::default(),
             measured_on: None,
+            store: None,
         };
         let flags = match super::model::flags_in(settings, &library, "tune") {
             Ok(flags) => flags,

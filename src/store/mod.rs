@@ -13,6 +13,8 @@
 
 use std::path::Path;
 
+use crate::manifest::Definition;
+
 pub mod entry;
 pub mod file;
 pub mod redis;
@@ -199,22 +201,51 @@ impl Store {
 }
 
 /// Pulls the entries of `store` for `target` and `device` into the measured library `output`
-/// (see [`Store::pull`]) and writes it whole: the same store content gives the same bytes.
-/// A directory at `output` that is not a measured library is refused, never replaced.
+/// (see [`Store::pull`]), with the target definitions `definitions` gives for each target of
+/// its entries (a target a user's library defines: the pulled library then loads alone), and
+/// writes it whole: the same store content gives the same bytes. An `output` that already holds
+/// exactly these files is left as it is (a link that pulls before each run keeps its cache
+/// keys). A directory at `output` that is not a measured library is refused, never replaced.
 pub fn pull_to(
     store: &Store,
-    target: Option<&str>,
-    device: Option<&str>,
+    (target, device): (Option<&str>, Option<&str>),
+    definitions: &dyn Fn(&str) -> Vec<Definition>,
     output: &Path,
 ) -> Result<Pulled, PullError> {
     crate::measured_library::written_manifest(output).map_err(PullError::Output)?;
     let mut pulled = store.pull(target, device).map_err(PullError::Store)?;
+    let mut targets: Vec<String> = pulled
+        .library
+        .entries
+        .iter()
+        .map(|entry| entry.target.clone())
+        .collect();
+    targets.sort();
+    targets.dedup();
+    for target in &targets {
+        pulled.library.define(definitions(target));
+    }
     let files = crate::measured_library::library_files(
         &mut pulled.library,
         crate::measured_library::STORE_TOOL,
     );
-    crate::measured_library::write_directory(output, &files).map_err(PullError::Output)?;
+    if !holds_exactly(output, &files) {
+        crate::measured_library::write_directory(output, &files).map_err(PullError::Output)?;
+    }
     Ok(pulled)
+}
+
+/// Whether `dir` holds exactly `files` (relative path, text) and nothing else.
+fn holds_exactly(dir: &Path, files: &[(String, String)]) -> bool {
+    let count = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_file())
+        .count();
+    count == files.len()
+        && files.iter().all(|(relative, text)| {
+            crate::files::read_input_text(dir.join(relative)).is_ok_and(|found| found == *text)
+        })
 }
 
 /// Why `pull_to` failed: the store, or the library on disk.

@@ -546,3 +546,66 @@ fn bench_write_keeps_its_library_when_the_store_stops_mid_run() {
     // by a faster measurement of the same key.
     assert!(before.len() <= tree(&library).len());
 }
+
+/// `link --store`: the store's best entries for the target are a layer below the user's own
+/// specs (the user's library is included first), `--measured-on` pulls one device's entries,
+/// and a store that stops is a warning: the entries pulled before are linked.
+#[test]
+fn link_takes_the_stores_entries_below_the_users_specs_and_survives_the_store() {
+    let Some(mut redis) = Redis::start(&[]) else {
+        return;
+    };
+    let url = redis.url();
+    let (status, _, stderr) = run(&["store", "push", TWO_DEVICES, "--store", &url], &[]);
+    assert_eq!(status, Some(0), "{stderr}");
+    // One cache (and so one pulled copy) for the runs of this test.
+    let home = crate::support::private_home();
+    let cache = home.join("cache/tunespec");
+    let cache_text = cache.to_str().unwrap();
+    let env = [("TUNESPEC_CACHE_DIR", cache_text)];
+    let link = |store: Option<&str>| {
+        let mut args = vec![
+            "link",
+            "-t",
+            "bench_cpu",
+            "--spec",
+            "tests/fixtures/bench/cpu_lib",
+        ];
+        args.extend(["--measured-on", "local-task", "--emit", "mlir"]);
+        if let Some(store) = store {
+            args.extend(["--store", store]);
+        }
+        run(&args, &env)
+    };
+    let (status, without, _) = link(None);
+    assert_eq!(status, Some(0));
+    assert!(!without.contains("CPU loop test"));
+    let (status, with, stderr) = link(Some(&url));
+    assert_eq!(status, Some(0), "{stderr}");
+    // The local-task entry alone, after the user's library.
+    assert_eq!(with.matches("tunespec.measurement").count(), 1, "{with}");
+    assert!(
+        with.contains("local-task") && !with.contains("local-sync"),
+        "{with}"
+    );
+    let include = with.find("transform.include @two_matmuls").unwrap();
+    let measured = with.rfind("foreach_match in %0").unwrap();
+    assert!(include < measured, "{with}");
+    // The server gone: the copy pulled before is linked, and said.
+    redis.kill();
+    let (status, again, stderr) = link(Some(&url));
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("linking the store's entries pulled before"),
+        "{stderr}"
+    );
+    assert_eq!(again, with);
+    // A store never reached, nothing pulled before: linked without it, and said.
+    let (status, alone, stderr) = link(Some("redis://127.0.0.1:1/5"));
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("linking without the store's entries"),
+        "{stderr}"
+    );
+    assert_eq!(alone, without);
+}

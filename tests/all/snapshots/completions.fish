@@ -81,6 +81,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s h -l help -
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l store -d 'A shared store whose best entries for the target are linked below the user/'s own specs (read-only; redis://HOST[:PORT][/DB] or file:///PATH; docs/store.md)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l emit -d 'Output form' -r -f -a "mlir/t'MLIR text'
 mlirbc/t'MLIR bytecode (emit version 6; 4 when matcher bodies hold payload ops)'"
@@ -106,6 +107,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s h -l help -d 
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l store -d 'A shared store whose best entries for the target are linked below the user/'s own specs (read-only; redis://HOST[:PORT][/DB] or file:///PATH; docs/store.md)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l attr -d 'Attribute that carries the library' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l blob -d 'How the bytes are stored' -r -f -a "dense/t'`dense<"0x..."> : vector<N x i8>` (IREE/'s default)'
@@ -169,6 +171,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s h -l help -d
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l store -d 'A shared store whose best entries for the target are linked below the user/'s own specs (read-only; redis://HOST[:PORT][/DB] or file:///PATH; docs/store.md)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l attr -d 'Attribute that carries the library' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l format -d 'Output format: a table (human; github, with a notice per unmatched op), one line per candidate op (short), one JSON document (json), or a SARIF log with a note per unmatched op (sarif)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
 json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
@@ -488,6 +491,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -l target -d 'Only entries for this target (gfx942, sm_90); default: every target' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -l device -d 'Only entries whose device identity contains these words (MI300X, local-task), as link/'s --measured-on; default: every device' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -s o -l output -d 'The library to write (replaced whole; a directory that is not a measured library is refused)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -s s -l spec -d 'A spec library that defines the target (repeatable): its definition goes into the pulled library, which then loads alone' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
