@@ -221,6 +221,17 @@ fn pull(
                 warning(store::codes::UNAVAILABLE, skipped);
             }
             let count = pulled.library.entries.len();
+            if count == 0 {
+                warning(
+                    store::codes::UNAVAILABLE,
+                    format!(
+                        "{} holds no entry for {} on {}: the library written lists no spec",
+                        store.url(),
+                        target.unwrap_or("any target"),
+                        device.unwrap_or("any device")
+                    ),
+                );
+            }
             emit(&format!(
                 "pulled {count} entr{} from {} into {}\n",
                 if count == 1 { "y" } else { "ies" },
