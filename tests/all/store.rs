@@ -609,3 +609,57 @@ fn link_takes_the_stores_entries_below_the_users_specs_and_survives_the_store() 
     );
     assert_eq!(alone, without);
 }
+
+/// What a reader gets from a store someone tampered with: an entry whose bytes are not its
+/// name's is skipped with a warning, never linked; `ls` names every key in its formats; a pull
+/// with `--spec` defines the user's target, so that the pulled library loads alone.
+#[test]
+fn corrupt_entries_are_skipped_and_pulled_libraries_load_alone() {
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().join("store");
+    let url = format!("file://{}", root.display());
+    let (status, _, stderr) = run(&["store", "push", TWO_DEVICES, "--store", &url], &[]);
+    assert_eq!(status, Some(0), "{stderr}");
+    let (status, table, _) = run(&["store", "ls", "--store", &url], &[]);
+    assert_eq!(status, Some(0));
+    assert!(
+        table.contains("TARGET") && table.contains("2 key(s)"),
+        "{table}"
+    );
+    let (status, short, _) = run(&["store", "ls", "--store", &url, "--format", "short"], &[]);
+    assert_eq!(status, Some(0));
+    assert_eq!(short.lines().count(), 2, "{short}");
+    assert!(
+        short.lines().all(|line| line.contains("target=bench_cpu")),
+        "{short}"
+    );
+    // Alone, defined by the user's library given with --spec: `verify` loads it as it is.
+    let alone = work.path().join("alone");
+    let args = ["store", "pull", "--store", &url, "--target", "bench_cpu"];
+    let extra = ["--spec", "tests/fixtures/bench/cpu_lib", "-o"];
+    let (status, _, stderr) = run(
+        &[&args[..], &extra[..], &[alone.to_str().unwrap()]].concat(),
+        &[],
+    );
+    assert_eq!(status, Some(0), "{stderr}");
+    let manifest = std::fs::read_to_string(alone.join("registry.toml")).unwrap();
+    assert!(manifest.contains("[targets.bench_cpu]"), "{manifest}");
+    let (status, stdout, stderr) = run(&["verify", alone.to_str().unwrap()], &[]);
+    assert_eq!(status, Some(0), "{stdout}{stderr}");
+    // One entry's bytes changed under its name.
+    let entries = root.join("tunespec/v1/default/entries");
+    let first = std::fs::read_dir(&entries)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let mut bytes = std::fs::read(first.path()).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 1;
+    std::fs::write(first.path(), bytes).unwrap();
+    let out = work.path().join("after");
+    let (status, stdout, stderr) = run(&[&args[..], &["-o", out.to_str().unwrap()]].concat(), &[]);
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(stdout.contains("pulled 1 entry"), "{stdout}");
+    assert!(stderr.contains("is corrupt"), "{stderr}");
+}
