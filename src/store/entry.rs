@@ -63,24 +63,32 @@ impl Record {
     }
 
     /// The complete key, in words, one field a line: target, device identity (kind, name,
-    /// driver, threads, runtime), IREE version and revision, compile flags, the format and the
-    /// matcher key.
+    /// driver, threads, runtime), IREE version and revision (`bench` records the revision as
+    /// `iree_revision` beside the version), compile flags, the format and the matcher key.
     pub fn complete_key(&self) -> String {
-        let m = &self.measurement;
-        let or_none = |value: &Option<String>| value.clone().unwrap_or_else(|| "-".to_string());
-        format!(
-            "format {FORMAT}\ntarget {}\nkind {}\nname {}\ndriver {}\nthreads {}\nruntime {}\niree {}\nflags {}\nmatcher {}\n",
-            self.target,
-            crate::device::kind_of(&m.device),
-            or_none(&m.device_name),
-            or_none(&m.driver),
-            m.threads.map_or_else(|| "-".to_string(), |t| t.to_string()),
-            or_none(&m.runtime),
-            m.iree,
-            or_none(&m.flags),
-            self.key,
-        )
+        complete_key(&self.target, &self.key, &self.measurement)
     }
+}
+
+/// The complete key of an entry for `target` and `key` measured as `m` says (its times aside):
+/// what [`Record::complete_key`] gives, and what `tune` asks the store before it measures.
+pub fn complete_key(target: &str, key: &MatcherKey, m: &Measurement) -> String {
+    let or_none = |value: &Option<String>| value.clone().unwrap_or_else(|| "-".to_string());
+    let revision = m
+        .extra
+        .iter()
+        .find(|(name, _)| name == "iree_revision")
+        .map_or("-", |(_, value)| value.as_str());
+    format!(
+        "format {FORMAT}\ntarget {target}\nkind {}\nname {}\ndriver {}\nthreads {}\nruntime {}\niree {}\nrevision {revision}\nflags {}\nmatcher {key}\n",
+        crate::device::kind_of(&m.device),
+        or_none(&m.device_name),
+        or_none(&m.driver),
+        m.threads.map_or_else(|| "-".to_string(), |t| t.to_string()),
+        or_none(&m.runtime),
+        m.iree,
+        or_none(&m.flags),
+    )
 }
 
 /// The BLAKE3 of `bytes`, in hex: an entry's name, a complete key's name.
@@ -199,6 +207,7 @@ mod tests {
                 device_name: Some("AMD Instinct MI300X".into()),
                 iree: "3.13.0 @ abc".into(),
                 flags: Some("--iree-hip-target=gfx942".into()),
+                extra: vec![("iree_revision".into(), "3.13.0 @ abc".into())],
                 tuned_us: 10.5,
                 ..Measurement::default()
             },
@@ -213,6 +222,7 @@ mod tests {
             "kind hip\n",
             "name AMD Instinct MI300X",
             "iree 3.13.0 @ abc",
+            "revision 3.13.0 @ abc",
             "flags --iree-hip-target=gfx942",
             "format 1",
             "matcher contraction",

@@ -137,6 +137,22 @@ impl Store {
         })
     }
 
+    /// The best entry of the complete key of `target`, `key` and the identity fields of
+    /// `measured_as` ([`entry::complete_key`]; its times are not read), if the store has one:
+    /// what `tune` asks before it measures a key.
+    pub fn best_of(
+        &self,
+        target: &str,
+        key: &crate::link::MatcherKey,
+        measured_as: &crate::provenance::Measurement,
+    ) -> Result<Option<Pointer>, Error> {
+        // Entries carry their key with the target, as bench writes them.
+        let key = key.clone().for_target(target.to_string());
+        let words = entry::complete_key(target, &key, measured_as);
+        let key = format!("{}{}", self.best_prefix(), entry::digest(words.as_bytes()));
+        Ok(self.backend.get(&key)?.as_deref().and_then(Pointer::read))
+    }
+
     /// Every key's best pointer, in key order (a pointer that cannot be read is left out).
     pub fn list(&self) -> Result<Vec<Listed>, Error> {
         let prefix = self.best_prefix();

@@ -663,3 +663,87 @@ fn corrupt_entries_are_skipped_and_pulled_libraries_load_alone() {
     assert!(stdout.contains("pulled 1 entry"), "{stdout}");
     assert!(stderr.contains("is corrupt"), "{stderr}");
 }
+
+/// What `tune` asks the store before it measures a key (`Store::best_of` with the identity
+/// `bench::measured::measured_as` gives) is the complete key of the entry `bench --write` writes
+/// for that key and pushes: found on the same device and IREE, not with another revision, not
+/// on another device.
+#[test]
+fn the_key_tune_asks_for_is_the_key_bench_writes() {
+    use tunespec::bench::measured::{self, Context, DeviceName};
+    use tunespec::bench::stats::{self, Rule};
+    use tunespec::bench::{Row, Status};
+    const SPEC: &str = "tests/fixtures/bench/cpu_lib/specs/two_matmuls.mlir";
+    const MATCHER: &str = "match_mm_128_tiny_tiles";
+    let mlir = Mlir::new();
+    let text = std::fs::read_to_string(repo_root().join(SPEC)).unwrap();
+    let module = tunespec::verify::verify_bytes(&mlir, text.as_bytes(), "two_matmuls.mlir")
+        .snapshot
+        .unwrap();
+    let key = tunespec::tuner_import::keyed_matchers(&module)
+        .into_iter()
+        .find(|keyed| keyed.name == MATCHER)
+        .unwrap()
+        .key;
+    let spec = tunespec::bench::standalone::standalone(&text, &module, MATCHER).unwrap();
+    let rounds: Vec<stats::Round> = (0..8)
+        .map(|i| {
+            let base = vec![100.0 + f64::from(i)];
+            (base.clone(), base.iter().map(|v| v * 0.5).collect())
+        })
+        .collect();
+    let row = Row {
+        case: format!("two_matmuls.mlir: @{MATCHER}"),
+        kind: "function",
+        name: "f".into(),
+        matcher: Some(MATCHER.into()),
+        status: Status::Faster,
+        message: None,
+        timing: Some(stats::compare_rounds(&rounds, Rule::default(), 0.01)),
+        outputs: None,
+        samples_us: None,
+        ops: Vec::new(),
+    };
+    let name = DeviceName {
+        name: Some("CPU key test".into()),
+        driver: None,
+        threads: Some(2),
+    };
+    let device = tunespec::device::Device::parse("local-task").unwrap();
+    let flags = ["--iree-hal-target-device=local".to_string()];
+    let context = |iree: &'static str| Context {
+        device: &device,
+        name: &name,
+        iree,
+        runtime: Some("iree-base-runtime 3.13.0"),
+        flags: &flags,
+        date: "2026-11-28",
+    };
+    let written = context("3.13.0 @ 1a2b3c");
+    let (winners, losers) =
+        measured::entries(&mlir, &[(row, spec, key.clone())], "bench_cpu", &written);
+    assert!(losers.is_empty(), "{losers:?}");
+    let work = tempfile::tempdir().unwrap();
+    let library = work.path().join("lib");
+    measured::write(&mlir, &library, winners, Vec::new()).unwrap();
+    // Pushed as `bench --write --store` pushes: the library read back from disk.
+    let store = open(&format!("file://{}", work.path().join("store").display()));
+    let read_back = tunespec::measured_library::existing_entries(&mlir, &library).unwrap();
+    store.push(&read_back).unwrap();
+    let asked = measured::measured_as(&written);
+    let found = store.best_of("bench_cpu", &key, &asked).unwrap().unwrap();
+    assert_eq!(found.tuned_us, read_back[0].measurement.tuned_us);
+    // Another IREE revision of the same version, another device, another target: not measured.
+    let other_revision = measured::measured_as(&context("3.13.0 @ 9f8e7d"));
+    assert_eq!(
+        store.best_of("bench_cpu", &key, &other_revision).unwrap(),
+        None
+    );
+    let mut other_device = asked.clone();
+    other_device.threads = Some(64);
+    assert_eq!(
+        store.best_of("bench_cpu", &key, &other_device).unwrap(),
+        None
+    );
+    assert_eq!(store.best_of("host", &key, &asked).unwrap(), None);
+}
