@@ -66,6 +66,10 @@ pub struct Opts {
     /// warning: the local library is kept and the exit status is unchanged
     #[arg(long, value_name = "URL", conflicts_with_all = ["compile_only", "plan"])]
     pub store: Option<String>,
+    /// With --store: search the dispatches whose key the store already holds for this device,
+    /// IREE, flags and target too (by default they are skipped, and the report says so)
+    #[arg(long, requires = "store")]
+    pub remeasure: bool,
     /// The time this run may take (`90s`, `10m`, `1h`, or seconds); the screen takes at most
     /// 60% of it. Default: no limit
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
@@ -275,6 +279,7 @@ impl Opts {
             date: super::bench_report::today(),
             shard: self.shard,
             linked,
+            skip_measured: self.store.clone().filter(|_| !self.remeasure),
         };
         super::bench::clean_up_on_interrupt();
         let empty = std::fs::read_dir(&self.output).map_or(true, |mut e| e.next().is_none());

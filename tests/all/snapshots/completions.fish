@@ -461,6 +461,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l color -d 'Whe
 always/t''
 never/t''"
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l iree -d 'IREE/'s compiler library (libIREECompiler.so, a venv or a directory holding it)' -r -F
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l remeasure -d 'With --store: search the dispatches whose key the store already holds for this device, IREE, flags and target too (by default they are skipped, and the report says so)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l compile-only -d 'Generate and compile every candidate, time none: for a GPU target on a machine without that GPU. Writes DIR/candidates/<matcher>/<N>_spec.mlir and DIR/compile-report.json'
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l plan -d 'Compile here, time there: generate and compile every candidate into DIR (a new or empty directory) as a plan, for `tunespec time DIR --device D` on the device/'s machine (IREE/'s runtime alone: the screen, then the survivors/' confirmation) and `tunespec decide DIR` (the report and DIR/library)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
