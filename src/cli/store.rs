@@ -140,8 +140,11 @@ pub fn fail(error: &store::Error) -> ExitStatus {
 }
 
 /// Opens the store of `args`, or reports why not.
-pub fn open(args: &StoreArgs) -> Result<Store, ExitStatus> {
-    Store::open(&args.store, &Options::from_env(args.read_only)).map_err(|error| fail(&error))
+/// `writes`: whether the command writes (`push`, `purge`); one that only reads opens the store
+/// read-only whatever the flags say (a directory store it names is then never created).
+pub fn open(args: &StoreArgs, writes: bool) -> Result<Store, ExitStatus> {
+    let options = Options::from_env(args.read_only || !writes);
+    Store::open(&args.store, &options).map_err(|error| fail(&error))
 }
 
 /// Today's day number (UTC), for `--older-than`.
@@ -162,7 +165,7 @@ fn push(library: &std::path::Path, args: &StoreArgs) -> ExitStatus {
             return ExitStatus::Usage;
         }
     };
-    let store = match open(args) {
+    let store = match open(args, true) {
         Ok(store) => store,
         Err(status) => return status,
     };
@@ -190,7 +193,7 @@ fn pull(
     device: Option<&str>,
     output: &std::path::Path,
 ) -> ExitStatus {
-    let store = match open(args) {
+    let store = match open(args, false) {
         Ok(store) => store,
         Err(status) => return status,
     };
@@ -249,7 +252,7 @@ fn pull(
 }
 
 fn ls(args: &StoreArgs, format: Format) -> ExitStatus {
-    let store = match open(args) {
+    let store = match open(args, false) {
         Ok(store) => store,
         Err(status) => return status,
     };
@@ -341,7 +344,7 @@ fn purge(args: &StoreArgs, purge: Purge) -> ExitStatus {
             return ExitStatus::Usage;
         }
     }
-    let store = match open(args) {
+    let store = match open(args, true) {
         Ok(store) => store,
         Err(status) => return status,
     };

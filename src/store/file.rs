@@ -25,11 +25,14 @@ pub struct FileBackend {
 }
 
 impl FileBackend {
-    /// The store at `root`, created if missing.
-    pub fn open(root: &Path) -> Result<FileBackend, Error> {
-        std::fs::create_dir_all(root).map_err(|error| {
-            Error::Unavailable(format!("cannot create {}: {error}", root.display()))
-        })?;
+    /// The store at `root`, created if missing unless `read_only` (a store only read is never
+    /// created: a mistyped path reads as an empty store, not a new directory).
+    pub fn open(root: &Path, read_only: bool) -> Result<FileBackend, Error> {
+        if !read_only {
+            std::fs::create_dir_all(root).map_err(|error| {
+                Error::Unavailable(format!("cannot create {}: {error}", root.display()))
+            })?;
+        }
         Ok(FileBackend {
             root: root.to_path_buf(),
         })
@@ -182,7 +185,7 @@ mod tests {
     #[test]
     fn put_if_absent_keeps_the_first_value() {
         let dir = tempfile::tempdir().unwrap();
-        let store = FileBackend::open(dir.path()).unwrap();
+        let store = FileBackend::open(dir.path(), false).unwrap();
         assert!(store.put_if_absent("ns/entries/a", b"one").unwrap());
         assert!(!store.put_if_absent("ns/entries/a", b"two").unwrap());
         assert_eq!(store.get("ns/entries/a").unwrap().unwrap(), b"one");
@@ -192,7 +195,7 @@ mod tests {
     #[test]
     fn compare_and_swap_needs_the_expected_value() {
         let dir = tempfile::tempdir().unwrap();
-        let store = FileBackend::open(dir.path()).unwrap();
+        let store = FileBackend::open(dir.path(), false).unwrap();
         assert!(store.compare_and_swap("k/best", None, b"1").unwrap());
         assert!(!store.compare_and_swap("k/best", None, b"2").unwrap());
         assert!(!store.compare_and_swap("k/best", Some(b"0"), b"2").unwrap());

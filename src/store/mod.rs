@@ -144,7 +144,7 @@ impl Store {
                 *db,
                 options.redis_password.as_deref(),
             )?),
-            Location::File(path) => Box::new(file::FileBackend::open(path)?),
+            Location::File(path) => Box::new(file::FileBackend::open(path, options.read_only)?),
         };
         Ok(Store {
             url,
