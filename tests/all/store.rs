@@ -185,6 +185,7 @@ fn pushed_libraries_pull_byte_identical_from_redis_and_from_a_directory() {
         }
         let (status, stdout, _) = run(&["store", "ls", "--store", &url, "--format", "json"], &[]);
         assert_eq!(status, Some(0));
+        crate::cli_formats::assert_valid("store-ls.schema.json", [stdout.as_str()]);
         let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
         let entries = listed["entries"].as_array().unwrap();
         assert_eq!(entries.len(), 2, "{listed:#}");
