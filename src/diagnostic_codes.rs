@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use crate::problem::codes as core;
 use crate::problem::Severity::{self, Error, Note, Warning};
 
-use crate::{apply, cache, iree, link};
+use crate::{apply, cache, iree, link, store};
 
 /// One diagnostic code: what it is called, how severe, what it means, where it is documented.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -482,6 +482,34 @@ pub const CODES: &[CodeInfo] = &[
         severity_note: "",
         section: Cache,
         summary: "a cache variable in the environment is invalid; the default is used",
+    },
+    CodeInfo {
+        code: store::codes::URL,
+        severity: Error,
+        severity_note: "exit 2",
+        section: Cache,
+        summary: "`--store`'s URL is malformed, or names an engine not supported yet (`s3://`, `gs://`, `azblob://`, `webdav://`)",
+    },
+    CodeInfo {
+        code: store::codes::UNAVAILABLE,
+        severity: Error,
+        severity_note: "exit 2 for `store`; a warning for `bench --write` and `tune`, which keep their local result",
+        section: Cache,
+        summary: "the shared store cannot be reached or failed (or an entry in it is corrupt: a warning, the entry skipped)",
+    },
+    CodeInfo {
+        code: store::codes::REFUSED,
+        severity: Error,
+        severity_note: "exit 2",
+        section: Cache,
+        summary: "the shared store refused the credentials (`REDISCLI_AUTH`)",
+    },
+    CodeInfo {
+        code: store::codes::READ_ONLY,
+        severity: Error,
+        severity_note: "exit 2",
+        section: Cache,
+        summary: "a write (`push`, `purge`) to a store opened read-only (`--read-only`, `TUNESPEC_STORE_READ_ONLY`)",
     },
     CodeInfo {
         code: "tunespec::coverage::never-fired",

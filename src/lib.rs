@@ -57,6 +57,7 @@ pub mod provenance;
 pub mod registry;
 pub mod settings;
 pub mod spec_check;
+pub mod store;
 pub mod tune;
 
 pub use registry::Registry;

@@ -56,7 +56,9 @@ impl Measured {
 /// dispatch) and `bench --write` write as a matcher's `tunespec.measurement` dictionary and
 /// `tunespec.provenance` sentence, and what `check` reads back. [`Measured`] is the part of it
 /// reports show (device, IREE version, speedup), read leniently from any record.
-#[derive(Clone, Debug, Default, PartialEq)]
+// Serialized as it is by the shared store's entries (`crate::store`), which keep the record
+// whole rather than a copy of some of its fields.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Measurement {
     /// What was measured: the tuner's dispatch (the CSV's stem), written as `dispatch`; or the
     /// matcher `bench` built a payload for, written as `matcher` (a matcher is not a dispatch).
@@ -95,7 +97,7 @@ pub struct Measurement {
 }
 
 /// What a measurement measured.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Subject {
     /// A dispatch of a model (the tuner's).
     Dispatch(String),

@@ -20,6 +20,9 @@ packages=(
   # memory-error hunting (valgrind found issue 15's null-operand crash); strip debug info first
   # (`strip -g`): valgrind 3.19 cannot read Rust's DWARF 5
   valgrind
+  # the shared store's tests start a Redis server of their own on a loopback port
+  # (tests/all/store.rs); it is not run as a service
+  redis-server
 )
 
 missing=()

@@ -86,17 +86,12 @@ pub struct Context<'a> {
     pub date: &'a str,
 }
 
-/// The measurement of a faster row.
-fn measurement(row: &Row, context: &Context<'_>) -> Option<Measurement> {
-    let timing = row.timing.as_ref()?;
-    // A dispatch of a model is what was measured there; a matcher's own payload, the matcher.
-    let subject = match &row.matcher {
-        Some(matcher) if row.kind != "dispatch" => Subject::Matcher(matcher.clone()),
-        _ => Subject::Dispatch(row.name.clone()),
-    };
-    Some(Measurement {
-        subject,
-        candidate: None,
+/// Who measures in `context`, as a record without times: the fields of the complete key of
+/// the shared store (`crate::store::entry::complete_key`), so that `tune` can ask the store
+/// whether a key is measured before measuring it. The IREE revision is in `extra`, as the
+/// entries record it.
+pub fn measured_as(context: &Context<'_>) -> Measurement {
+    Measurement {
         device: context.device.to_string(),
         device_name: context.name.name.clone(),
         driver: context.name.driver.clone(),
@@ -110,10 +105,27 @@ fn measurement(row: &Row, context: &Context<'_>) -> Option<Measurement> {
             .unwrap_or(context.iree)
             .to_string(),
         date: context.date.to_string(),
+        extra: vec![("iree_revision".to_string(), context.iree.to_string())],
+        ..Measurement::default()
+    }
+}
+
+/// The measurement of a faster row.
+fn measurement(row: &Row, context: &Context<'_>) -> Option<Measurement> {
+    let timing = row.timing.as_ref()?;
+    // A dispatch of a model is what was measured there; a matcher's own payload, the matcher.
+    let subject = match &row.matcher {
+        Some(matcher) if row.kind != "dispatch" => Subject::Matcher(matcher.clone()),
+        _ => Subject::Dispatch(row.name.clone()),
+    };
+    Some(Measurement {
+        subject,
+        candidate: None,
         baseline_us: round3(timing.baseline.median_us),
         tuned_us: round3(timing.tuned.median_us),
         speedup: timing.ratio,
         extra: how_measured(timing, context),
+        ..measured_as(context)
     })
 }
 

@@ -33,6 +33,10 @@ pub enum Blob {
 pub struct Opts {
     #[command(flatten)]
     pub library: LibraryArgs,
+    /// A shared store whose best entries for the target are linked below the user's own specs
+    /// (read-only; redis://HOST[:PORT][/DB] or file:///PATH; docs/store.md)
+    #[arg(long, value_name = "URL", requires = "target")]
+    pub store: Option<String>,
     /// The payload (MLIR text or bytecode), `-` for stdin
     pub payload: PathBuf,
     /// Output file, or `-` for stdout (written atomically)
@@ -54,7 +58,8 @@ pub struct Opts {
 }
 
 impl Opts {
-    pub fn run(self, settings: &Settings) -> ExitStatus {
+    pub fn run(mut self, settings: &Settings) -> ExitStatus {
+        self.library.store = self.store.take();
         if let Err(message) = attach_check::check_attr_name(&self.attr) {
             return usage(message);
         }

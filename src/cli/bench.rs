@@ -59,6 +59,11 @@ pub struct Opts {
     /// and --dispatches, the matcher of each dispatch that measured faster alone
     #[arg(long, value_name = "LIBRARY")]
     pub write: Option<PathBuf>,
+    /// After --write's library is written, push its entries to this shared store
+    /// (redis://HOST[:PORT][/DB], file:///PATH; docs/store.md). A store that fails is a
+    /// warning: the local library is kept and the exit status is unchanged
+    #[arg(long, value_name = "URL", requires = "write")]
+    pub store: Option<String>,
     /// Keep the artifacts (payloads, vmfbs, inputs, outputs, dispatch dumps) in this directory:
     /// a plan with its results, which `tunespec decide DIR` decides again
     #[arg(long, value_name = "DIR")]
@@ -209,6 +214,9 @@ impl Opts {
             &report,
             (written.as_deref(), self.write.as_deref()),
         );
+        if let (Some(url), Some(output)) = (&self.store, &self.write) {
+            super::store::push_written((url, &settings.env), &mlir, output);
+        }
         exit_status(rows)
     }
 

@@ -19,6 +19,10 @@ use crate::diagnostics::Style;
 pub struct Opts {
     #[command(flatten)]
     pub library: LibraryArgs,
+    /// A shared store whose best entries for the target are linked below the user's own specs
+    /// (read-only; redis://HOST[:PORT][/DB] or file:///PATH; docs/store.md)
+    #[arg(long, value_name = "URL", requires = "target")]
+    pub store: Option<String>,
     /// Output file, or `-` for stdout (written atomically)
     #[arg(long, short, default_value = "-")]
     pub output: PathBuf,
@@ -47,7 +51,8 @@ pub struct Opts {
 }
 
 impl Opts {
-    pub fn run(self, settings: &Settings) -> ExitStatus {
+    pub fn run(mut self, settings: &Settings) -> ExitStatus {
+        self.library.store = self.store.take();
         let (inputs, target) = match self.library.resolve(settings) {
             Ok(resolved) => (resolved.inputs, resolved.cache_target),
             Err(error) => return super::resolve::report_error(&error),

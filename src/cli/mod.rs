@@ -31,6 +31,7 @@ pub mod import_tuner;
 pub mod link;
 pub mod resolve;
 pub mod show;
+pub mod store;
 pub mod targets;
 pub mod time_plan;
 pub mod tune;
@@ -137,6 +138,8 @@ pub enum Command {
     /// Search configs faster than IREE's own for a model's dispatches on a device, and write
     /// the winners as a measured library
     Tune(tune::Opts),
+    /// The shared store of measured entries (Redis, a directory): push, pull, ls, purge
+    Store(store::Opts),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish)
     Completions(docs::CompletionsOpts),
     /// Print the manual page (roff), of tunespec or of one command
@@ -163,6 +166,7 @@ impl Command {
             Command::Resolve(opts) => (opts.format.into(), true),
             Command::Targets(opts) => (opts.format.into(), true),
             Command::Cache(opts) => (opts.format().into(), opts.is_stats()),
+            Command::Store(opts) => (opts.format().into(), false),
             Command::Extract(_)
             | Command::Export(_)
             | Command::Show(_)
@@ -221,6 +225,7 @@ pub fn run(cli: Cli, env: tunespec::settings::Environment) -> ExitStatus {
         Command::Check(opts) => opts.run(settings),
         Command::Bench(opts) => opts.run(settings),
         Command::Tune(opts) => opts.run(settings),
+        Command::Store(opts) => opts.run(settings),
         Command::Time(opts) => opts.run(settings),
         Command::Decide(opts) => opts.run(),
         Command::Doctor(opts) => opts.run(settings),

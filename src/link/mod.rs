@@ -35,6 +35,7 @@ mod plan;
 use self::assemble::assemble;
 pub use self::fingerprint::fingerprint;
 pub use self::key::{matcher_key, MatcherKey};
+pub use self::plan::is_measured_on;
 use self::plan::{plan_names, plan_segments, Plan};
 
 /// Link diagnostics codes.

@@ -163,7 +163,7 @@ enum Item {
 }
 
 /// Whether a measurement's identity is the device `chosen` names (its words, case-insensitive).
-pub(super) fn is_measured_on(identity: &str, chosen: &str) -> bool {
+pub fn is_measured_on(identity: &str, chosen: &str) -> bool {
     identity
         .to_lowercase()
         .contains(chosen.trim().to_lowercase().as_str())

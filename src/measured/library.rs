@@ -32,10 +32,14 @@ pub struct Entry {
 }
 
 /// The tools that write measured libraries (each merges into a library the other wrote).
-pub const WRITERS: [&str; 2] = [tuner_import::TOOL, BENCH_TOOL];
+pub const WRITERS: [&str; 3] = [tuner_import::TOOL, BENCH_TOOL, STORE_TOOL];
 
 /// The tool name `bench --write` writes in a library's first line.
 pub const BENCH_TOOL: &str = "tunespec bench";
+
+/// The tool name `store pull` writes in a library's first line (its entries were written by the
+/// other two, on whichever machine pushed them).
+pub const STORE_TOOL: &str = "tunespec store";
 
 /// A measured library: its entries, and the targets it defines itself (copies of targets a
 /// user's library defines, so that it works alone as well as beside that library).
@@ -165,11 +169,13 @@ pub fn library_files(library: &mut Library, tool: &str) -> Vec<(String, String)>
     files
 }
 
-/// The library at `output` a measured-library writer wrote (empty if `output` does not exist or
-/// is an empty directory). Anything else at `output` is refused.
-pub fn existing(mlir: &Mlir, output: &Path) -> Result<Library, String> {
+/// The manifest of the measured library at `output`, or `None` when there is nothing to read
+/// (no `output`, or an empty directory). Anything else at `output` is refused: a command that
+/// replaces a measured library whole (`store pull`) must not replace a directory of someone's
+/// own files.
+pub fn written_manifest(output: &Path) -> Result<Option<String>, String> {
     let Ok(metadata) = std::fs::symlink_metadata(output) else {
-        return Ok(Library::default());
+        return Ok(None);
     };
     if !metadata.is_dir() {
         return Err(format!(
@@ -196,13 +202,23 @@ pub fn existing(mlir: &Mlir, output: &Path) -> Result<Library, String> {
             .next()
             .is_none();
         if empty {
-            return Ok(Library::default());
+            return Ok(None);
         }
         return Err(format!(
-            "{} is not empty and was not written by `tunespec import-tuner` or `tunespec bench`; choose another directory",
+            "{} is not empty and was not written by `tunespec import-tuner`, `tunespec bench` or `tunespec store pull`; choose another directory",
             output.display()
         ));
     }
+    Ok(Some(manifest))
+}
+
+/// The library at `output` a measured-library writer wrote (empty if `output` does not exist or
+/// is an empty directory). Anything else at `output` is refused.
+pub fn existing(mlir: &Mlir, output: &Path) -> Result<Library, String> {
+    let Some(manifest) = written_manifest(output)? else {
+        return Ok(Library::default());
+    };
+    let manifest_path = output.join("registry.toml");
     let parsed = crate::manifest::parse(&manifest, &manifest_path.display().to_string())
         .map_err(|problems| crate::manifest::one_line(&problems))?;
     let mut library = Library {

@@ -23,18 +23,22 @@ pub enum Origin {
     User(PathBuf),
     /// `TUNESPEC_SPEC_PATH`.
     SpecPath,
+    /// A shared store's best entries (`--store URL`), pulled into a measured library: below
+    /// every user level, above the defaults.
+    Store(String),
     /// The embedded default registry.
     Default,
 }
 
 impl Origin {
-    /// A short stable label: `command-line`, `project`, `user`, `spec-path`, `default`.
+    /// A short stable label: `command-line`, `project`, `user`, `spec-path`, `store`, `default`.
     pub fn label(&self) -> &'static str {
         match self {
             Origin::CommandLine => "command-line",
             Origin::Project(_) => "project",
             Origin::User(_) => "user",
             Origin::SpecPath => "spec-path",
+            Origin::Store(_) => "store",
             Origin::Default => "default",
         }
     }
@@ -54,6 +58,7 @@ impl Origin {
                 format!("spec_dirs of {}", path.display())
             }
             Origin::SpecPath => "from TUNESPEC_SPEC_PATH".to_string(),
+            Origin::Store(url) => format!("pulled from the store {url}"),
             Origin::Default => "the default registry".to_string(),
         }
     }
@@ -401,6 +406,22 @@ impl Registry {
             }
         }
         registry.layers.insert(0, layer);
+        Ok(registry)
+    }
+
+    /// The registry with the measured library `dir`, pulled from the store `url`, as the lowest
+    /// user layer: every user spec (command line, configs, `TUNESPEC_SPEC_PATH`) goes before the
+    /// store's entries, which go before the defaults.
+    pub fn with_store_library(&self, dir: &Path, url: &str) -> Result<Registry, Error> {
+        let mut registry = self.clone();
+        let origin = Origin::Store(url.to_string());
+        let mut layer = Layer::new(origin.clone());
+        match registry.directory_source(dir, &origin) {
+            Ok(Some(source)) => layer.sources.push(source),
+            Ok(None) => {}
+            Err(problems) => return Err(Error::Problems(problems)),
+        }
+        registry.layers.push(layer);
         Ok(registry)
     }
 }

@@ -24,6 +24,80 @@ pub(super) struct Written<'a> {
     pub runtime: &'a str,
 }
 
+/// The runtime as the records name it (`iree-base-runtime 3.13.0`), when its version is known.
+fn runtime_words(version: &str) -> Option<String> {
+    (version != "unknown").then(|| format!("iree-base-runtime {version}"))
+}
+
+/// How a tune's entries are measured, for their records.
+/// `device`: the one the entries say measured them ([`crate::bench::Options::reported_device`]:
+/// the driver of several devices).
+fn context<'a>(
+    written: &'a Written<'a>,
+    device: &'a crate::device::Device,
+    runtime: Option<&'a str>,
+) -> Context<'a> {
+    let request = written.request;
+    Context {
+        device,
+        name: written.device_name,
+        iree: written.iree,
+        runtime,
+        flags: &request.options.flags,
+        date: &request.date,
+    }
+}
+
+/// Who the entries this tune writes say measured them, without times: what the shared store
+/// is asked before a key is searched (`crate::store::Store::best_of`).
+pub(super) fn measured_as(written: &Written<'_>) -> crate::provenance::Measurement {
+    let runtime = runtime_words(written.runtime);
+    let device = written.request.options.reported_device();
+    measured::measured_as(&context(written, &device, runtime.as_deref()))
+}
+
+/// Leaves out of `searches` the dispatches whose key the store `url` holds for this target,
+/// measured as `written` says its entries are (each said in `skipped`). A store that cannot be
+/// asked leaves nothing out (the tune measures as without a store) and returns a note saying so.
+pub(super) fn skip_measured(
+    (url, options): (&str, &crate::store::Options),
+    written: &Written<'_>,
+    searches: &mut Vec<super::Search>,
+    skipped: &mut Vec<super::dispatches::Skipped>,
+) -> Option<String> {
+    let options = crate::store::Options {
+        read_only: true,
+        ..options.clone()
+    };
+    let store = match crate::store::Store::open(url, &options) {
+        Ok(store) => store,
+        Err(error) => {
+            return Some(format!(
+                "the store could not be asked which keys it holds ({error}): every dispatch was searched"
+            ))
+        }
+    };
+    let measured_as = measured_as(written);
+    let target = &written.request.target;
+    searches.retain(|search| match store.best_of(target, &search.key, &measured_as) {
+        Ok(Some(best)) => {
+            skipped.push(super::dispatches::Skipped {
+                function: search.function.clone(),
+                op: format!("@{}", search.matcher),
+                why: format!(
+                    "already measured in {} on this device and IREE ({} us, {}): not searched again (--remeasure searches it)",
+                    store.url(),
+                    best.tuned_us,
+                    best.date
+                ),
+            });
+            false
+        }
+        Ok(None) | Err(_) => true,
+    });
+    None
+}
+
 /// Writes the winners of `reports` into the output's library directory (replaced whole: it
 /// is the tune's own; removed when nothing won). Returns the notes and the library's path
 /// when one was written.
@@ -35,17 +109,9 @@ pub(super) fn write(
 ) -> Result<(Vec<String>, Option<String>), String> {
     let request = written.request;
     let mlir = Mlir::new();
-    let version = written.runtime;
-    let runtime = (version != "unknown").then(|| format!("iree-base-runtime {version}"));
+    let runtime = runtime_words(written.runtime);
     let device = request.options.reported_device();
-    let context = Context {
-        device: &device,
-        name: written.device_name,
-        iree: written.iree,
-        runtime: runtime.as_deref(),
-        flags: &request.options.flags,
-        date: &request.date,
-    };
+    let context = context(written, &device, runtime.as_deref());
     let mut winners = Vec::new();
     let mut notes = Vec::new();
     for (search, report) in searches.iter().zip(reports) {

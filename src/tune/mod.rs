@@ -87,6 +87,11 @@ pub struct Request {
     /// measured entries), as text: the config it gives a dispatch, when another than IREE's,
     /// is candidate 1.
     pub linked: Option<String>,
+    /// The shared store (`--store` without `--remeasure`): a dispatch whose key it already
+    /// holds, measured on this device with this IREE, compile flags and target, is not searched
+    /// again (said in the report's skipped dispatches).
+    /// The store's URL and how it is opened (read-only).
+    pub skip_measured: Option<(String, crate::store::Options)>,
 }
 
 /// What a search's report and library need of it (no shape, no payload): what a tune plan
@@ -144,11 +149,22 @@ pub fn tune(
     progress("reading IREE's configs");
     let generate::Generated {
         mut searches,
-        skipped,
+        mut skipped,
         ..
     } = generate::generate((iree, tools), request)?;
     if let Some((index, count)) = request.shard {
         searches.retain(|search| in_shard(&search.dispatch.key, index, count));
+    }
+    let mut store_note = None;
+    if let Some((url, options)) = &request.skip_measured {
+        let name = bench::measured::DeviceName::of(&request.options.device);
+        let written = library::Written {
+            request,
+            device_name: &name,
+            iree: &iree.revision,
+            runtime: &tools.version(),
+        };
+        store_note = library::skip_measured((url, options), &written, &mut searches, &mut skipped);
     }
     // The heaviest dispatches first: the budget goes where the model's time is.
     progress("timing the model's dispatches with IREE's own configs");
@@ -246,7 +262,8 @@ pub fn tune(
         runtime: &tools.version(),
     };
     let searched: Vec<Searched> = searches.iter().map(Search::searched).collect();
-    let (written, library) = library::write(&context, &searched, &reports, &records)?;
+    let (mut written, library) = library::write(&context, &searched, &reports, &records)?;
+    written.extend(store_note);
     phases.write_s = written_at.elapsed().as_secs_f64();
     let report = Report {
         version: 1,

@@ -273,6 +273,7 @@ pub fn decide(plan: &Plan, tune: &TunePlan, root: &Path, date: &str) -> Result<R
         date: date.to_string(),
         shard: None,
         linked: None,
+        skip_measured: None,
     };
     let runtime = header.runtime.unwrap_or_else(|| "unknown".to_string());
     let device_name: DeviceName = header.device_name;

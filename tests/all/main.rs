@@ -55,6 +55,7 @@ mod show_verify_config;
 mod sm90;
 mod startup;
 mod stdin_specs;
+mod store;
 mod streams;
 mod support;
 mod swaps;

@@ -23,6 +23,10 @@ const DIRECT_READS: &[(&str, &str)] = &[
     ),
     ("bench/measured.rs", "/proc/cpuinfo"),
     (
+        "store/file.rs",
+        "the file store's own entries and pointers (checked against their digests)",
+    ),
+    (
         "bench/execute.rs",
         "iree-run-module's outputs, written by this run into the plan's case directory",
     ),
@@ -178,7 +182,13 @@ fn the_environment_is_read_only_through_the_settings_snapshot() {
 
 /// Files of `src/` allowed to know how a device URI is spelled (issue 43): `--device` is parsed
 /// once into `tunespec::device::Device`, and records' devices are read by `device::kind_of`.
-const DEVICE_URIS: &[(&str, &str)] = &[("device.rs", "the device type, the one parser")];
+const DEVICE_URIS: &[(&str, &str)] = &[
+    ("device.rs", "the device type, the one parser"),
+    (
+        "store/url.rs",
+        "the store's URLs (redis://, file://), not devices",
+    ),
+];
 
 /// The lines of `text` before its unit tests that hold the literal `"://"` in code. Not
 /// [`hits`]: its comment stripping cuts the literal itself at `//`.

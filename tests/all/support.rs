@@ -28,6 +28,8 @@ const CALLER_SETTINGS: &[&str] = &[
     "TUNESPEC_DERIVED",
     "XDG_CONFIG_HOME",
     "XDG_CACHE_HOME",
+    "TUNESPEC_STORE_READ_ONLY",
+    "REDISCLI_AUTH",
 ];
 
 /// A new, empty directory under Cargo's scratch directory for integration tests, unique in this

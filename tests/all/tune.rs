@@ -222,7 +222,9 @@ fn a_killed_tune_resumes_from_its_journal_and_finds_a_winner_or_says_none_won() 
     child.wait().unwrap();
     let before = journal(&out);
     assert!(before.len() >= 4);
-    let output = output_with_timeout(&mut tune(&venv, &out));
+    // The resumed run pushes its winners to a shared store (docs/store.md).
+    let store = format!("file://{}", dir.path().join("store").display());
+    let output = output_with_timeout(tune(&venv, &out).args(["--store", &store]));
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -281,6 +283,30 @@ fn a_killed_tune_resumes_from_its_journal_and_finds_a_winner_or_says_none_won() 
             .collect()
     };
     assert_eq!(verdicts(&again), verdicts(&document));
+    // A tune elsewhere with the same store, device and IREE skips the dispatches whose winner
+    // the store holds, and says so (nothing of them is searched; the budget is spent at once).
+    let winners = document["dispatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| !d["winner"].is_null())
+        .count();
+    eprintln!("note: {winners} dispatch(es) won: as many skipped from the store");
+    let elsewhere = dir.path().join("elsewhere");
+    let skipping =
+        output_with_timeout(tune_within(&venv, &elsewhere, "0.001").args(["--store", &store]));
+    let skipping = report(&skipping);
+    let already = skipping["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s.to_string().contains("already measured in file://"))
+        .count();
+    assert_eq!(already, winners, "{skipping:#}");
+    assert_eq!(
+        skipping["dispatches"].as_array().unwrap().len(),
+        document["dispatches"].as_array().unwrap().len() - winners
+    );
 }
 
 #[test]

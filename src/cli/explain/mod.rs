@@ -29,6 +29,10 @@ pub const UNMATCHED: &str = "tunespec::explain::unmatched";
 pub struct Opts {
     #[command(flatten)]
     pub library: LibraryArgs,
+    /// A shared store whose best entries for the target are linked below the user's own specs
+    /// (read-only; redis://HOST[:PORT][/DB] or file:///PATH; docs/store.md)
+    #[arg(long, value_name = "URL", requires = "target")]
+    pub store: Option<String>,
     /// The payload (MLIR text or bytecode), `-` for stdin
     pub payload: PathBuf,
     /// Attribute that carries the library
@@ -58,7 +62,8 @@ pub struct Opts {
 }
 
 impl Opts {
-    pub fn run(self, settings: &Settings) -> ExitStatus {
+    pub fn run(mut self, settings: &Settings) -> ExitStatus {
+        self.library.store = self.store.take();
         let mlir = Mlir::new_threaded();
         let payload_bytes = match read(&self.payload) {
             Ok(bytes) => bytes,

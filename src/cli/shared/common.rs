@@ -283,6 +283,11 @@ pub struct LibraryArgs {
     /// listed)
     #[arg(long, value_name = "DEVICE")]
     pub measured_on: Option<String>,
+    /// A shared store whose best entries for the target are linked below the user's own specs
+    /// (`--store` of `link`, `attach`, `explain`; not a flag of its own here, since `bench` and
+    /// `tune` take `--store` for where they push)
+    #[arg(skip)]
+    pub store: Option<String>,
 }
 
 /// `--derived` / `--no-derived`: whether tunespec's derived default specs (configs derived by
@@ -404,9 +409,18 @@ impl LibraryArgs {
         settings: &Settings,
         target: &str,
     ) -> Result<registry::Resolution, registry::Error> {
-        self.derived
-            .registry(settings)
-            .and_then(|registry| registry.resolve(target, &self.specs))
+        let registry = self.derived.registry(settings)?;
+        let registry = match &self.store {
+            Some(url) => crate::cli::store::layer(
+                settings,
+                registry,
+                (url, &self.specs),
+                target,
+                self.measured_on.as_deref(),
+            ),
+            None => registry,
+        };
+        registry.resolve(target, &self.specs)
     }
 
     /// Links the library for use in this process (`apply`, `explain`, `coverage`, `bench`,

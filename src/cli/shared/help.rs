@@ -408,6 +408,33 @@ Environment:
     exit_plain!()
 );
 
+/// The shared store's environment (`store`, and `--store` on `bench` and `tune`).
+macro_rules! env_store {
+    () => {
+        "  TUNESPEC_STORE_READ_ONLY  1: the store is read-only (as --read-only)
+  REDISCLI_AUTH             the Redis server's password (as redis-cli reads it)
+"
+    };
+}
+
+pub const STORE: &str = concat!(
+    "Examples:
+  tunespec store push tuning/measured --store redis://cache.local:6379
+  tunespec store pull --store redis://cache.local --target gfx942 --device MI300X -o tuning/mi300x
+  tunespec store ls --store file:///srv/tunespec --format json
+  tunespec store purge --store redis://cache.local --iree-version 3.12.0
+
+Environment:
+",
+    env_output!(),
+    env_store!(),
+    "
+Exit status:
+  0  success
+  2  usage or I/O error: a bad or unsupported --store URL, an unreachable store, refused
+     credentials, a write to a read-only store, an unwritable output (docs/store.md)"
+);
+
 pub const CACHE: &str = concat!(
     "Examples:
   tunespec cache stats

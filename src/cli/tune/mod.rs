@@ -64,6 +64,15 @@ pub struct Opts {
     /// The output directory: journal, report and the winners' library
     #[arg(long, short, value_name = "DIR")]
     pub output: PathBuf,
+    /// After the winners' library is written, push its entries to this shared store
+    /// (redis://HOST[:PORT][/DB], file:///PATH; docs/store.md). A store that fails is a
+    /// warning: the local library is kept and the exit status is unchanged
+    #[arg(long, value_name = "URL", conflicts_with_all = ["compile_only", "plan"])]
+    pub store: Option<String>,
+    /// With --store: search the dispatches whose key the store already holds for this device,
+    /// IREE, flags and target too (by default they are skipped, and the report says so)
+    #[arg(long, requires = "store")]
+    pub remeasure: bool,
     /// The time this run may take (`90s`, `10m`, `1h`, or seconds); the screen takes at most
     /// 60% of it. Default: no limit
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
@@ -192,6 +201,7 @@ impl Opts {
             no_default: false,
             derived: Default::default(),
             measured_on: None,
+            store: None,
         };
         let flags = match super::model::flags_in(settings, &library, "tune") {
             Ok(flags) => flags,
@@ -285,6 +295,11 @@ impl Opts {
             date: super::bench_report::today(),
             shard,
             linked,
+            skip_measured: self
+                .store
+                .clone()
+                .filter(|_| !self.remeasure)
+                .map(|url| (url, tunespec::store::Options::from_env(true, &settings.env))),
         };
         super::bench::clean_up_on_interrupt();
         let empty = std::fs::read_dir(&self.output).map_or(true, |mut e| e.next().is_none());
@@ -313,6 +328,10 @@ impl Opts {
             }
         };
         self.render(&report);
+        if let (Some(url), Some(library)) = (&self.store, &report.library) {
+            let mlir = tunespec::mlir::Mlir::new_threaded();
+            super::store::push_written((url, &settings.env), &mlir, std::path::Path::new(library));
+        }
         let compiled: usize = report.dispatches.iter().map(|d| d.compiled).sum();
         if compiled == 0 {
             ExitStatus::Problems

@@ -1,0 +1,254 @@
+//! The shared store of measured entries (`--store URL`): many machines, shards and GPUs write
+//! what they measured to one place, and every machine pulls a measured library from it.
+//!
+//! Why a store and not a shared directory of libraries: writers on many machines race, a run
+//! may die half-way, and a slower result must never replace a faster one whatever the order.
+//! The store keeps immutable, content-addressed entries ([`entry::Record`]) and per complete
+//! key ([`entry::Record::complete_key`]) a "best" pointer, updated only by compare-and-swap and
+//! only by a faster entry. A store that fails during a run never costs a result: the commands
+//! write their local library first and only then push (`docs/store.md`).
+//!
+//! The backends are behind [`Backend`] (get, put-if-absent, compare-and-swap, list, delete),
+//! so that object stores can come later: `file://` ([`file`]) and `redis://` ([`redis`]) now.
+
+use std::path::Path;
+
+use crate::manifest::Definition;
+
+pub mod entry;
+pub mod file;
+pub mod redis;
+pub mod url;
+
+mod ops;
+
+pub use ops::{Listed, Pulled, Purge, Pushed};
+pub use url::{Location, StoreUrl};
+
+/// The diagnostic codes of the store.
+pub mod codes {
+    /// `--store`'s URL is malformed or names an engine not supported yet (exit 2).
+    pub const URL: &str = "tunespec::store::url";
+    /// The store cannot be reached or failed; a command that measured keeps its local result.
+    pub const UNAVAILABLE: &str = "tunespec::store::unavailable";
+    /// The store refused the credentials (exit 2).
+    pub const REFUSED: &str = "tunespec::store::refused";
+    /// A write to a store opened read-only (exit 2).
+    pub const READ_ONLY: &str = "tunespec::store::read-only";
+}
+
+/// Why a store operation failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The URL is malformed.
+    Url(String),
+    /// The URL names an engine not supported yet (`s3://`, `gs://`, `azblob://`, `webdav://`).
+    Unsupported(String),
+    /// The store cannot be reached, or failed during the operation.
+    Unavailable(String),
+    /// The store refused the credentials.
+    Refused(String),
+    /// A write to a read-only store.
+    ReadOnly(String),
+}
+
+impl Error {
+    /// The diagnostic code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Url(_) | Error::Unsupported(_) => codes::URL,
+            Error::Unavailable(_) => codes::UNAVAILABLE,
+            Error::Refused(_) => codes::REFUSED,
+            Error::ReadOnly(_) => codes::READ_ONLY,
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Url(message)
+            | Error::Unsupported(message)
+            | Error::Unavailable(message)
+            | Error::Refused(message)
+            | Error::ReadOnly(message) => f.write_str(message),
+        }
+    }
+}
+
+/// What a store's engine does: five operations every engine worth using has atomically
+/// (Redis: `SET NX` and a script; a file system: `link` and a lock file; object stores:
+/// conditional writes). Keys are `/`-separated ASCII; values are bytes.
+pub trait Backend: Send + Sync + std::fmt::Debug {
+    /// The value of `key`, `None` when absent.
+    fn get(&self, key: &str) -> Result<Option<Vec<u8>>, Error>;
+    /// Writes `value` at `key` unless something is there; whether it wrote.
+    fn put_if_absent(&self, key: &str, value: &[u8]) -> Result<bool, Error>;
+    /// Writes `new` at `key` if its value is `expected` (`None`: absent); whether it wrote.
+    fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, Error>;
+    /// The keys that start with `prefix`, sorted.
+    fn list(&self, prefix: &str) -> Result<Vec<String>, Error>;
+    /// Removes `key` (absent is fine).
+    fn delete(&self, key: &str) -> Result<(), Error>;
+}
+
+/// How a store is opened, from the command line and the environment.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `--read-only` or `TUNESPEC_STORE_READ_ONLY=1`: reads only (CI); writes are refused.
+    pub read_only: bool,
+    /// The Redis password, from `REDISCLI_AUTH` as `redis-cli` reads it (never from a file
+    /// tunespec writes, never from the URL).
+    pub redis_password: Option<String>,
+}
+
+impl Options {
+    /// The options of `--read-only` (`read_only_flag`) and `env` (the settings' environment).
+    pub fn from_env(read_only_flag: bool, env: &crate::config::Environment) -> Options {
+        let env = |name: &str| env.text(name).filter(|value| !value.is_empty());
+        let read_only_env = env("TUNESPEC_STORE_READ_ONLY")
+            .is_some_and(|value| !matches!(value.as_str(), "0" | "false" | "no"));
+        Options {
+            read_only: read_only_flag || read_only_env,
+            redis_password: env("REDISCLI_AUTH"),
+        }
+    }
+}
+
+/// An open store: its URL, its engine and whether writes are allowed.
+#[derive(Debug)]
+pub struct Store {
+    url: StoreUrl,
+    backend: Box<dyn Backend>,
+    read_only: bool,
+}
+
+impl Store {
+    /// Opens the store `text` names (connecting to a server: an unreachable one is
+    /// [`Error::Unavailable`]).
+    pub fn open(text: &str, options: &Options) -> Result<Store, Error> {
+        let url = url::parse(text)?;
+        let backend: Box<dyn Backend> = match &url.location {
+            Location::Redis { host, port, db } => Box::new(redis::RedisBackend::connect(
+                host,
+                *port,
+                *db,
+                options.redis_password.as_deref(),
+            )?),
+            Location::File(path) => Box::new(file::FileBackend::open(path, options.read_only)?),
+        };
+        Ok(Store {
+            url,
+            backend,
+            read_only: options.read_only,
+        })
+    }
+
+    /// A store over any engine (a test's, a later object store's).
+    pub fn with_backend(url: StoreUrl, backend: Box<dyn Backend>, read_only: bool) -> Store {
+        Store {
+            url,
+            backend,
+            read_only,
+        }
+    }
+
+    /// The URL, as reports name the store.
+    pub fn url(&self) -> &StoreUrl {
+        &self.url
+    }
+
+    /// Whether writes are refused.
+    pub fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// The prefix of every key of `namespace`.
+    fn namespace_prefix(namespace: &str) -> String {
+        format!("tunespec/v{}/{namespace}/", entry::FORMAT)
+    }
+
+    fn prefix(&self) -> String {
+        Store::namespace_prefix(&self.url.namespace)
+    }
+
+    fn entry_key(&self, name: &str) -> String {
+        format!("{}entries/{name}", self.prefix())
+    }
+
+    fn best_prefix(&self) -> String {
+        format!("{}best/", self.prefix())
+    }
+
+    fn refuse_writes(&self, what: &str) -> Result<(), Error> {
+        if self.read_only {
+            return Err(Error::ReadOnly(format!(
+                "{} is read-only (--read-only or TUNESPEC_STORE_READ_ONLY): {what} refused",
+                self.url
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Pulls the entries of `store` for `target` and `device` into the measured library `output`
+/// (see [`Store::pull`]), with the target definitions `definitions` gives for each target of
+/// its entries (a target a user's library defines: the pulled library then loads alone), and
+/// writes it whole: the same store content gives the same bytes. An `output` that already holds
+/// exactly these files is left as it is (a link that pulls before each run keeps its cache
+/// keys). A directory at `output` that is not a measured library is refused, never replaced.
+pub fn pull_to(
+    store: &Store,
+    (target, device): (Option<&str>, Option<&str>),
+    definitions: &dyn Fn(&str) -> Vec<Definition>,
+    output: &Path,
+) -> Result<Pulled, PullError> {
+    crate::measured::library::written_manifest(output).map_err(PullError::Output)?;
+    let mut pulled = store.pull(target, device).map_err(PullError::Store)?;
+    let mut targets: Vec<String> = pulled
+        .library
+        .entries
+        .iter()
+        .map(|entry| entry.target.clone())
+        .collect();
+    targets.sort();
+    targets.dedup();
+    for target in &targets {
+        pulled.library.define(definitions(target));
+    }
+    let files = crate::measured::library::library_files(
+        &mut pulled.library,
+        crate::measured::library::STORE_TOOL,
+    );
+    if !holds_exactly(output, &files) {
+        crate::measured::library::write_directory(output, &files).map_err(PullError::Output)?;
+    }
+    Ok(pulled)
+}
+
+/// Whether `dir` holds exactly `files` (relative path, text) and nothing else.
+fn holds_exactly(dir: &Path, files: &[(String, String)]) -> bool {
+    let count = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_file())
+        .count();
+    count == files.len()
+        && files.iter().all(|(relative, text)| {
+            crate::files::read_input_text(dir.join(relative)).is_ok_and(|found| found == *text)
+        })
+}
+
+/// Why `pull_to` failed: the store, or the library on disk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PullError {
+    /// The store failed.
+    Store(Error),
+    /// The output cannot be written (or is not a measured library).
+    Output(String),
+}

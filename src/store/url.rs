@@ -1,0 +1,220 @@
+//! A store's URL (`--store`): which backend, where, and the namespace its keys live under.
+//!
+//! Why parsed here and not by each backend: the refusals (an object store not supported yet, a
+//! relative path, a bad namespace) are the same words and exit status for every command, and the
+//! namespace is the store's, not the backend's.
+
+use std::path::PathBuf;
+
+use super::Error;
+
+/// The namespace of a URL without `?namespace=`.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
+/// Schemes of engines a later version reaches (object stores, WebDAV): refused with a clear
+/// message rather than taken for a path.
+const NOT_YET: &[&str] = &["s3", "gs", "azblob", "webdav", "webdavs", "http", "https"];
+
+/// Where a store is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// `redis://host[:port][/db]`: a Redis server (port 6379 and database 0 by default).
+    Redis {
+        /// The host name or address.
+        host: String,
+        /// The TCP port.
+        port: u16,
+        /// The database number.
+        db: u32,
+    },
+    /// `file:///abs/path`: a directory on a local or shared file system.
+    File(PathBuf),
+}
+
+/// A parsed `--store` URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreUrl {
+    /// The backend and its address.
+    pub location: Location,
+    /// The namespace (`?namespace=NAME`): every key lives under it, so that a team can disown a
+    /// namespace of poisoned results whole (`store purge --namespace`).
+    pub namespace: String,
+}
+
+impl std::fmt::Display for StoreUrl {
+    /// The URL as reports name the store (no credentials are ever part of it).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.location {
+            Location::Redis { host, port, db } => write!(f, "redis://{host}:{port}/{db}")?,
+            Location::File(path) => write!(f, "file://{}", path.display())?,
+        }
+        if self.namespace != DEFAULT_NAMESPACE {
+            write!(f, "?namespace={}", self.namespace)?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `name` may name a namespace: letters, digits, `.`, `_`, `-` (it becomes part of
+/// every key and of a directory name).
+pub fn valid_namespace(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+/// Parses `--store`'s text.
+pub fn parse(text: &str) -> Result<StoreUrl, Error> {
+    let shown = redacted(text);
+    let text = text.trim();
+    let bad = |why: &str| Error::Url(format!("--store {shown:?}: {why}"));
+    let Some((scheme, rest)) = text.split_once("://") else {
+        return Err(bad(
+            "not a URL; give redis://HOST[:PORT][/DB] or file:///ABSOLUTE/PATH",
+        ));
+    };
+    let (address, query) = match rest.split_once('?') {
+        Some((address, query)) => (address, Some(query)),
+        None => (rest, None),
+    };
+    let mut namespace = DEFAULT_NAMESPACE.to_string();
+    for pair in query.into_iter().flat_map(|query| query.split('&')) {
+        match pair.split_once('=') {
+            Some(("namespace", name)) if valid_namespace(name) => namespace = name.to_string(),
+            Some(("namespace", _)) => {
+                return Err(bad(
+                    "a namespace is letters, digits, '.', '_' and '-' (64 at most, not starting with '.')",
+                ))
+            }
+            _ => return Err(bad(&format!("unknown parameter {pair:?} (only namespace=NAME)"))),
+        }
+    }
+    let location = match scheme {
+        "redis" => redis_location(address).map_err(|why| bad(&why))?,
+        "file" => {
+            let path = PathBuf::from(address);
+            if !path.is_absolute() {
+                return Err(bad("a file store's path is absolute: file:///ABSOLUTE/PATH"));
+            }
+            Location::File(path)
+        }
+        "rediss" => {
+            return Err(Error::Unsupported(format!(
+                "--store {shown:?}: Redis over TLS (rediss://) is not supported yet; use redis:// on a trusted network or a tunnel"
+            )))
+        }
+        scheme if NOT_YET.contains(&scheme) => {
+            return Err(Error::Unsupported(format!(
+                "--store {shown:?}: {scheme}:// stores are not supported yet; use redis:// or file:// (docs/store.md)"
+            )))
+        }
+        _ => return Err(bad("unknown scheme; give redis:// or file://")),
+    };
+    Ok(StoreUrl {
+        location,
+        namespace,
+    })
+}
+
+/// `text` with the user and password of a URL (`redis://user:pw@host`) hidden: an error
+/// message must not print them.
+fn redacted(text: &str) -> String {
+    match (text.find("://"), text.rfind('@')) {
+        (Some(start), Some(at)) if at > start => {
+            format!("{}://***{}", &text[..start], &text[at..])
+        }
+        _ => text.to_string(),
+    }
+}
+
+/// `host[:port][/db]`. Credentials in the URL are refused: they would end up in shell history,
+/// CI logs and reports (Redis's own ACL files and a local tunnel are the way).
+fn redis_location(address: &str) -> Result<Location, String> {
+    if address.contains('@') {
+        return Err(
+            "credentials in a store URL are refused (they end in logs and reports); use a server on a trusted network"
+                .to_string(),
+        );
+    }
+    let (host_port, db) = match address.split_once('/') {
+        Some((host_port, "")) => (host_port, 0),
+        Some((host_port, db)) => (
+            host_port,
+            db.parse()
+                .map_err(|_| format!("the database is a number, not {db:?}"))?,
+        ),
+        None => (address, 0),
+    };
+    let (host, port) = match host_port.rsplit_once(':') {
+        Some((host, port)) if !host.ends_with(']') || host.starts_with('[') => (
+            host,
+            port.parse()
+                .map_err(|_| format!("the port is a number below 65536, not {port:?}"))?,
+        ),
+        _ => (host_port, 6379),
+    };
+    if host.is_empty() {
+        return Err("no host named".to_string());
+    }
+    Ok(Location::Redis {
+        host: host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string(),
+        port,
+        db,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redis_urls_have_defaults_and_a_namespace() {
+        let url = parse("redis://127.0.0.1").unwrap();
+        assert_eq!(
+            url.location,
+            Location::Redis {
+                host: "127.0.0.1".into(),
+                port: 6379,
+                db: 0
+            }
+        );
+        assert_eq!(url.namespace, "default");
+        let url = parse("redis://cache.local:7000/3?namespace=team-a").unwrap();
+        assert_eq!(
+            url.to_string(),
+            "redis://cache.local:7000/3?namespace=team-a"
+        );
+    }
+
+    #[test]
+    fn file_urls_are_absolute() {
+        let url = parse("file:///srv/tunespec").unwrap();
+        assert_eq!(url.location, Location::File("/srv/tunespec".into()));
+        assert!(matches!(parse("file://relative/dir"), Err(Error::Url(_))));
+    }
+
+    #[test]
+    fn bad_and_unsupported_urls_are_told_apart() {
+        assert!(matches!(parse("s3://bucket/x"), Err(Error::Unsupported(_))));
+        assert!(matches!(parse("gs://bucket"), Err(Error::Unsupported(_))));
+        assert!(matches!(parse("azblob://c"), Err(Error::Unsupported(_))));
+        assert!(matches!(parse("webdav://h/p"), Err(Error::Unsupported(_))));
+        assert!(matches!(parse("/just/a/path"), Err(Error::Url(_))));
+        assert!(matches!(parse("redis://h:notaport"), Err(Error::Url(_))));
+        let error = parse("redis://user:hunter2@h").unwrap_err();
+        assert!(matches!(error, Error::Url(_)));
+        assert!(!error.to_string().contains("hunter2"), "{error}");
+        assert!(matches!(
+            parse("redis://h?namespace=../x"),
+            Err(Error::Url(_))
+        ));
+        assert!(matches!(parse("redis://h?colour=red"), Err(Error::Url(_))));
+        assert!(matches!(parse("ftp://h"), Err(Error::Url(_))));
+    }
+}
