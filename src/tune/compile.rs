@@ -233,8 +233,10 @@ fn compile_checked(
     for name in names {
         text.push_str(&std::fs::read_to_string(&name).unwrap_or_default());
     }
-    let gpu = generate::is_gpu(&request.options.flags);
-    let (found, _) = dispatches::read(&text, gpu);
+    // Every contraction of the dump, whatever its form: the payload is tunespec's own
+    // `linalg.generic` of the dispatch's contraction (on llvm-cpu too, where the model's op is
+    // named), so the dispatch IREE formed of it is found by its key, not by the op's name.
+    let (found, _) = dispatches::read(&text, true);
     let Some(applied) = found.iter().find(|d| d.key == search.dispatch.key) else {
         return Ok(Some("IREE formed no dispatch of this key".to_string()));
     };

@@ -229,4 +229,29 @@ fn a_batch_matmul_and_a_transposed_matmul_are_tuned_on_llvm_cpu_with_their_confi
             );
         }
     }
+    // `--compile-only` says the same of each candidate: compiled with its config applied.
+    let checked = work.path().join("compiled");
+    let (status, stdout, stderr) = run(with_iree(&venv)
+        .current_dir(crate::reference::repo_root())
+        .args([
+            "tune",
+            "tests/fixtures/tune/batch_and_transposed_model.mlir",
+            "-t",
+            "host",
+            "--max-candidates",
+            "4",
+            "--compile-only",
+            "-o",
+        ])
+        .arg(&checked));
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(checked.join("compile-report.json")).unwrap(),
+    )
+    .unwrap();
+    for dispatch in report["dispatches"].as_array().unwrap() {
+        for candidate in dispatch["candidates"].as_array().unwrap() {
+            assert_eq!(candidate["status"], "compiled", "{candidate:#}");
+        }
+    }
 }
