@@ -3,6 +3,8 @@
 //! decided elsewhere (`tunespec decide`); and a GPU target's plan, compiled on this CPU-only
 //! machine, refused by a CPU device.
 
+use std::path::Path;
+
 use crate::bench_phases::{copy_dir, names, run, runtime_only, runtime_venv};
 use crate::cli_formats::assert_valid;
 use crate::iree_library::{venv, with_iree};
@@ -167,21 +169,21 @@ fn a_gpu_tune_plan_compiles_on_a_cpu_machine_and_only_its_gpu_can_time_it() {
 fn a_batch_matmul_and_a_transposed_matmul_are_tuned_on_llvm_cpu_with_their_configs_applied() {
     let Some(venv) = venv() else { return };
     let work = tempfile::tempdir().unwrap();
+    // The model's four candidates per dispatch, planned (`--plan`) or compiled and checked
+    // (`--compile-only`) into `out`.
+    let tune_into = |mode: &str, out: &Path| {
+        let (status, stdout, stderr) = run(with_iree(&venv)
+            .current_dir(crate::reference::repo_root())
+            .args([
+                "tune",
+                "tests/fixtures/tune/batch_and_transposed_model.mlir",
+            ])
+            .args(["-t", "host", "--max-candidates", "4", mode, "-o"])
+            .arg(out));
+        assert_eq!(status, Some(0), "{mode}: {stdout}\n{stderr}");
+    };
     let plan = work.path().join("plan");
-    let (status, stdout, stderr) = run(with_iree(&venv)
-        .current_dir(crate::reference::repo_root())
-        .args([
-            "tune",
-            "tests/fixtures/tune/batch_and_transposed_model.mlir",
-            "-t",
-            "host",
-            "--max-candidates",
-            "4",
-            "--plan",
-            "-o",
-        ])
-        .arg(&plan));
-    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    tune_into("--plan", &plan);
     let tune: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(plan.join("tune.json")).unwrap()).unwrap();
     let searches = tune["searches"].as_array().unwrap();
@@ -231,20 +233,7 @@ fn a_batch_matmul_and_a_transposed_matmul_are_tuned_on_llvm_cpu_with_their_confi
     }
     // `--compile-only` says the same of each candidate: compiled with its config applied.
     let checked = work.path().join("compiled");
-    let (status, stdout, stderr) = run(with_iree(&venv)
-        .current_dir(crate::reference::repo_root())
-        .args([
-            "tune",
-            "tests/fixtures/tune/batch_and_transposed_model.mlir",
-            "-t",
-            "host",
-            "--max-candidates",
-            "4",
-            "--compile-only",
-            "-o",
-        ])
-        .arg(&checked));
-    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    tune_into("--compile-only", &checked);
     let report: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(checked.join("compile-report.json")).unwrap(),
     )
