@@ -244,7 +244,9 @@ class TuneReport:
     (`skipped`), how many outcomes came from the journal (`resumed`), whether the budget ran
     out, the model benched with the winners (`model`, or why not: `model_note`), why the
     dispatches' shares were not measured (`shares_note`), the time per phase, the notes of the
-    library's writing (`written`) and where the library is (`library`; None: nothing won)."""
+    library's writing (`written`), where the library is (`library`; None: nothing won) and how
+    many dispatches were not searched because the store (`--store`) already holds them
+    (`held_in_store`)."""
 
     version: int
     payload: str
@@ -261,6 +263,7 @@ class TuneReport:
     written: Tuple[str, ...]
     library: Optional[str]
     shares_note: Optional[str] = None
+    held_in_store: int = 0
 
     @property
     def winners(self) -> Dict[str, TuneCandidate]:
@@ -290,6 +293,7 @@ class TuneReport:
             tuple(obj["written"]),
             obj["library"],
             obj.get("shares_note"),
+            int(obj.get("held_in_store", 0)),
         )
 
     def to_json(self) -> Json:
@@ -309,6 +313,7 @@ class TuneReport:
             "phases": self.phases.to_json(),
             "written": list(self.written),
             "library": self.library,
+            "held_in_store": self.held_in_store,
         }
 
 

@@ -57,14 +57,15 @@ pub(super) fn measured_as(written: &Written<'_>) -> crate::provenance::Measureme
 }
 
 /// Leaves out of `searches` the dispatches whose key the store `url` holds for this target,
-/// measured as `written` says its entries are (each said in `skipped`). A store that cannot be
-/// asked leaves nothing out (the tune measures as without a store) and returns a note saying so.
+/// measured as `written` says its entries are (each said in `skipped`); how many it left out.
+/// A store that cannot be asked leaves nothing out (the tune measures as without a store) and
+/// gives a note saying so.
 pub(super) fn skip_measured(
     (url, options): (&str, &crate::store::Options),
     written: &Written<'_>,
     searches: &mut Vec<super::Search>,
     skipped: &mut Vec<super::dispatches::Skipped>,
-) -> Option<String> {
+) -> (Option<String>, usize) {
     let options = crate::store::Options {
         read_only: true,
         ..options.clone()
@@ -72,11 +73,15 @@ pub(super) fn skip_measured(
     let store = match crate::store::Store::open(url, &options) {
         Ok(store) => store,
         Err(error) => {
-            return Some(format!(
-                "the store could not be asked which keys it holds ({error}): every dispatch was searched"
-            ))
+            return (
+                Some(format!(
+                    "the store could not be asked which keys it holds ({error}): every dispatch was searched"
+                )),
+                0,
+            )
         }
     };
+    let before = searches.len();
     let measured_as = measured_as(written);
     let target = &written.request.target;
     searches.retain(|search| match store.best_of(target, &search.key, &measured_as) {
@@ -95,15 +100,16 @@ pub(super) fn skip_measured(
         }
         Ok(None) | Err(_) => true,
     });
-    None
+    (None, before - searches.len())
 }
 
 /// Writes the winners of `reports` into the output's library directory (replaced whole: it
 /// is the tune's own; removed when nothing won). Returns the notes and the library's path
 /// when one was written.
+/// `held`: the dispatches not searched because the store holds their keys.
 pub(super) fn write(
     written: &Written<'_>,
-    searches: &[Searched],
+    (searches, held): (&[Searched], usize),
     reports: &[DispatchReport],
     records: &[(Record, bool)],
 ) -> Result<(Vec<String>, Option<String>), String> {
@@ -191,7 +197,9 @@ pub(super) fn write(
         let tried = records
             .iter()
             .any(|(record, _)| record.stage == Stage::Screen);
-        notes.push(if searches.is_empty() {
+        notes.push(if searches.is_empty() && held > 0 {
+            format!("every dispatch is already measured in the store ({held}): nothing searched, no library written (--remeasure searches them)")
+        } else if searches.is_empty() {
             "no matmul dispatch to tune: no library written".to_string()
         } else if tried {
             "none beat IREE's own config: no library written".to_string()

@@ -155,7 +155,7 @@ pub fn tune(
     if let Some((index, count)) = request.shard {
         searches.retain(|search| in_shard(&search.dispatch.key, index, count));
     }
-    let mut store_note = None;
+    let (mut store_note, mut held) = (None, 0);
     if let Some((url, options)) = &request.skip_measured {
         let name = bench::measured::DeviceName::of(&request.options.device);
         let written = library::Written {
@@ -164,7 +164,8 @@ pub fn tune(
             iree: &iree.revision,
             runtime: &tools.version(),
         };
-        store_note = library::skip_measured((url, options), &written, &mut searches, &mut skipped);
+        (store_note, held) =
+            library::skip_measured((url, options), &written, &mut searches, &mut skipped);
     }
     // The heaviest dispatches first: the budget goes where the model's time is.
     progress("timing the model's dispatches with IREE's own configs");
@@ -262,7 +263,7 @@ pub fn tune(
         runtime: &tools.version(),
     };
     let searched: Vec<Searched> = searches.iter().map(Search::searched).collect();
-    let (mut written, library) = library::write(&context, &searched, &reports, &records)?;
+    let (mut written, library) = library::write(&context, (&searched, held), &reports, &records)?;
     written.extend(store_note);
     phases.write_s = written_at.elapsed().as_secs_f64();
     let report = Report {
@@ -276,6 +277,7 @@ pub fn tune(
             .into_iter()
             .map(|s| (s.function, s.op, s.why))
             .collect(),
+        held_in_store: held,
         resumed: records.iter().filter(|(_, journaled)| *journaled).count(),
         budget_exhausted: clock.exhausted,
         model,

@@ -283,7 +283,8 @@ pub fn decide(plan: &Plan, tune: &TunePlan, root: &Path, date: &str) -> Result<R
         iree: &plan.iree,
         runtime: &runtime,
     };
-    let (notes, library) = super::library::write(&written, &tune.searches, &reports, &records)?;
+    let (notes, library) =
+        super::library::write(&written, (&tune.searches, 0), &reports, &records)?;
     let report = Report {
         version: 1,
         payload: tune.payload.clone(),
@@ -292,6 +293,7 @@ pub fn decide(plan: &Plan, tune: &TunePlan, root: &Path, date: &str) -> Result<R
         flags: plan.flags.clone(),
         dispatches: reports,
         skipped: tune.skipped.clone(),
+        held_in_store: 0,
         resumed: 0,
         budget_exhausted: false,
         model: Vec::new(),

@@ -146,6 +146,7 @@ mod tests {
                 share: Some(1.0),
             }],
             skipped: Vec::new(),
+            held_in_store: 0,
             resumed: 0,
             budget_exhausted: false,
             model: Vec::new(),

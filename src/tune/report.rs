@@ -121,6 +121,10 @@ pub struct Report {
     pub dispatches: Vec<DispatchReport>,
     /// Configured ops that were not tuned, and why: `(function, op, why)`.
     pub skipped: Vec<(String, String, String)>,
+    /// Dispatches not searched because the store (`--store`) already holds their keys for this
+    /// device and IREE (each also in `skipped`).
+    #[serde(default)]
+    pub held_in_store: usize,
     /// Candidates whose outcome came from the journal (an earlier, interrupted run).
     pub resumed: usize,
     /// Whether the budget ran out before every candidate was screened and confirmed.

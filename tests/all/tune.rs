@@ -295,7 +295,16 @@ fn a_killed_tune_resumes_from_its_journal_and_finds_a_winner_or_says_none_won() 
     let elsewhere = dir.path().join("elsewhere");
     let skipping =
         output_with_timeout(tune_within(&venv, &elsewhere, "0.001").args(["--store", &store]));
+    let status = skipping.status.code();
     let skipping = report(&skipping);
+    // Every dispatch held: nothing left to search is a finished run (exit 0), as a farm's
+    // rerun must see it; else the budget of 0.001 s leaves the rest untried (exit 1).
+    let all = document["dispatches"].as_array().unwrap().len();
+    assert_eq!(
+        status,
+        Some(if winners == all { 0 } else { 1 }),
+        "{skipping:#}"
+    );
     let already = skipping["skipped"]
         .as_array()
         .unwrap()
@@ -303,6 +312,7 @@ fn a_killed_tune_resumes_from_its_journal_and_finds_a_winner_or_says_none_won() 
         .filter(|s| s.to_string().contains("already measured in file://"))
         .count();
     assert_eq!(already, winners, "{skipping:#}");
+    assert_eq!(skipping["held_in_store"], winners, "{skipping:#}");
     assert_eq!(
         skipping["dispatches"].as_array().unwrap().len(),
         document["dispatches"].as_array().unwrap().len() - winners

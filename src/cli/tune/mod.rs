@@ -41,7 +41,8 @@ Examples:
   tunespec link --target host --spec tuned/library -o lib.mlir
 
 Exit status:
-  0  the search ran (whether or not a candidate beat IREE's own; see the report)
+  0  the search ran (whether or not a candidate beat IREE's own; see the report), or the
+     store (--store) already holds every dispatch
   1  nothing could be tuned: no contraction dispatch, no candidate compiled, or the budget
      ran out before any was tried
   2  usage or tool error: IREE or its runtime missing, a GPU target without its device or
@@ -332,8 +333,11 @@ impl Opts {
             let mlir = tunespec::mlir::Mlir::new_threaded();
             super::store::push_written((url, &settings.env), &mlir, std::path::Path::new(library));
         }
+        // Nothing compiled is a failure, unless nothing was left to search because the store
+        // holds every dispatch: that run is done, as a farm's rerun of it must see.
         let compiled: usize = report.dispatches.iter().map(|d| d.compiled).sum();
-        if compiled == 0 {
+        let all_held = report.dispatches.is_empty() && report.held_in_store > 0;
+        if compiled == 0 && !all_held {
             ExitStatus::Problems
         } else {
             ExitStatus::Ok
@@ -451,7 +455,12 @@ fn progress(line: &str) {
 /// The human report: a table per dispatch, its outcome, the skipped ops and the time per phase.
 pub fn table(report: &Report) -> String {
     let mut out = String::new();
-    if report.dispatches.is_empty() {
+    if report.dispatches.is_empty() && report.held_in_store > 0 {
+        out.push_str(&format!(
+            "{}: every dispatch is already measured in the store ({})\n",
+            report.payload, report.held_in_store
+        ));
+    } else if report.dispatches.is_empty() {
         out.push_str(&format!("{}: no matmul dispatch to tune\n", report.payload));
     }
     for dispatch in &report.dispatches {
