@@ -228,15 +228,8 @@ pub fn time_plan_on(
     if options.also.is_empty() {
         return time_plan(runtime, (plan, root), options, selection, progress);
     }
-    let devices: Vec<Device> = std::iter::once(options.device.clone())
-        .chain(options.also.iter().cloned())
-        .collect();
-    if let Some(other) = devices.iter().find(|d| d.kind() != options.device.kind()) {
-        return Err(format!(
-            "--device {} and --device {other}: several devices timed at once share one driver (the plan is compiled for one)",
-            options.device
-        ));
-    }
+    let devices = options.devices();
+    crate::device::check_several(&devices)?;
     let count = u32::try_from(devices.len()).map_err(|_| "too many devices".to_string())?;
     let outcomes: Vec<Result<Timed, String>> = std::thread::scope(|scope| {
         let workers: Vec<_> = devices

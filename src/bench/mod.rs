@@ -79,6 +79,13 @@ pub struct MatcherCase {
 }
 
 impl Options {
+    /// Every device that times: `device`, then `also`.
+    pub fn devices(&self) -> Vec<Device> {
+        std::iter::once(self.device.clone())
+            .chain(self.also.iter().cloned())
+            .collect()
+    }
+
     /// The device results are reported and recorded for: `device`, or its driver when `also`
     /// names more devices (`cuda` for `cuda://0` and `cuda://1`: one model's devices; which
     /// slot timed a case says nothing of the config).

@@ -407,9 +407,7 @@ fn devices_words(options: &Options) -> String {
     if options.also.is_empty() {
         return options.device.to_string();
     }
-    let all: Vec<&str> = std::iter::once(options.device.as_str())
-        .chain(options.also.iter().map(|device| device.as_str()))
-        .collect();
+    let all: Vec<String> = options.devices().iter().map(ToString::to_string).collect();
     format!("{} ({})", options.reported_device(), all.join(", "))
 }
 
