@@ -438,6 +438,7 @@ def tune(
     shard: Optional[Tuple[int, int]] = ...,
     jobs: Optional[int] = ...,
     solutions: Optional[int] = ...,
+    order: Optional[str] = ...,
     iree_flags: Iterable[str] = ...,
     compile_only: Literal[False] = ...,
     iree: Optional[PathArg] = ...,
@@ -464,6 +465,7 @@ def tune(
     shard: Optional[Tuple[int, int]] = ...,
     jobs: Optional[int] = ...,
     solutions: Optional[int] = ...,
+    order: Optional[str] = ...,
     iree_flags: Iterable[str] = ...,
     compile_only: Literal[True],
     iree: Optional[PathArg] = ...,
@@ -489,6 +491,7 @@ def tune(
     shard: Optional[Tuple[int, int]] = None,
     jobs: Optional[int] = None,
     solutions: Optional[int] = None,
+    order: Optional[str] = None,
     iree_flags: Iterable[str] = (),
     compile_only: bool = False,
     iree: Optional[PathArg] = None,
@@ -502,7 +505,9 @@ def tune(
     `output`/library (with the journal, `report.json` and `report.svg`; the same call after an
     interruption resumes from the journal). `budget` is this run's seconds, `shard` (K, N)
     searches the dispatches of share K of N, `jobs` caps the compiles at once, `iree_flags` are
-    extra iree-compile flags, `solutions` the most solutions of a GPU pipeline's constraints.
+    extra iree-compile flags, `solutions` the most solutions of a GPU pipeline's constraints,
+    `order` the order candidates are taken in (`model`, the default; `nearest`, llvm-cpu only;
+    `random`).
 
     `compile_only=True` (`--compile-only`, a GPU target on a machine without its GPU) generates
     and compiles every candidate, times none, and returns a `TuneCompileReport`.
@@ -530,6 +535,8 @@ def tune(
             args.append(f"--jobs={jobs}")
         if solutions is not None:
             args.append(f"--solutions={solutions}")
+        if order is not None:
+            args.append(f"--order={order}")
         if isinstance(iree_flags, str):
             iree_flags = [iree_flags]
         args += [f"--iree-flag={flag}" for flag in iree_flags]

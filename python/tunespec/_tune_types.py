@@ -246,7 +246,8 @@ class TuneReport:
     dispatches' shares were not measured (`shares_note`), the time per phase, the notes of the
     library's writing (`written`), where the library is (`library`; None: nothing won) and how
     many dispatches were not searched because the store (`--store`) already holds them
-    (`held_in_store`)."""
+    (`held_in_store`), and the order candidates were taken in (`order`: `model`, `nearest` or
+    `random`)."""
 
     version: int
     payload: str
@@ -264,6 +265,7 @@ class TuneReport:
     library: Optional[str]
     shares_note: Optional[str] = None
     held_in_store: int = 0
+    order: str = ""
 
     @property
     def winners(self) -> Dict[str, TuneCandidate]:
@@ -294,6 +296,7 @@ class TuneReport:
             obj["library"],
             obj.get("shares_note"),
             int(obj.get("held_in_store", 0)),
+            obj.get("order", ""),
         )
 
     def to_json(self) -> Json:
@@ -314,6 +317,7 @@ class TuneReport:
             "written": list(self.written),
             "library": self.library,
             "held_in_store": self.held_in_store,
+            "order": self.order,
         }
 
 
@@ -434,12 +438,14 @@ class TuneCompileReport:
     """`tunespec tune --compile-only --format json` (and `DIR/compile-report.json`): every
     candidate of every dispatch compiled for the target and checked to carry its own config,
     nothing timed; the configured ops not tuned (`skipped`), how each pipeline's candidates were
-    generated (`generation`, GPU targets) and the seconds of generating and compiling."""
+    generated (`generation`, GPU targets), the seconds of generating and compiling, and the
+    order candidates were taken in (`order`)."""
 
     version: int
     payload: str
     target: str
     flags: Tuple[str, ...]
+    order: str
     dispatches: Tuple[TuneCompileDispatch, ...]
     skipped: Tuple[SkippedOp, ...]
     generation: Tuple[TuneGeneration, ...]
@@ -463,6 +469,7 @@ class TuneCompileReport:
             obj["payload"],
             obj["target"],
             tuple(obj["flags"]),
+            obj["order"],
             tuple(TuneCompileDispatch.from_json(d) for d in obj["dispatches"]),
             tuple(SkippedOp.of(item) for item in obj["skipped"]),
             tuple(TuneGeneration.from_json(g) for g in obj["generation"]),
@@ -476,6 +483,7 @@ class TuneCompileReport:
             "payload": self.payload,
             "target": self.target,
             "flags": list(self.flags),
+            "order": self.order,
             "dispatches": [d.to_json() for d in self.dispatches],
             "skipped": [list(item) for item in self.skipped],
             "generation": [g.to_json() for g in self.generation],

@@ -34,6 +34,8 @@ pub struct CompileReport {
     pub target: String,
     /// iree-compile's flags.
     pub flags: Vec<String>,
+    /// The order candidates were taken in ([`super::report::Report::order`]).
+    pub order: String,
     /// Each dispatch's candidates and how their compiles went.
     pub dispatches: Vec<CompiledDispatch>,
     /// Configured ops not tuned: (function, op, why).
@@ -91,6 +93,7 @@ pub fn compile_only(
         searches,
         skipped,
         generations,
+        order,
     } = generate::generate((iree, tools), request)?;
     let generate_s = started.elapsed().as_secs_f64();
     let mut work: Vec<(usize, usize, PathBuf)> = Vec::new();
@@ -149,6 +152,7 @@ pub fn compile_only(
         payload: request.name.clone(),
         target: request.target.clone(),
         flags: request.options.flags.clone(),
+        order: order.to_string(),
         dispatches: reports,
         skipped: skipped
             .into_iter()

@@ -38,10 +38,15 @@ pub(super) fn generate(
         None => HashMap::new(),
     };
     let mlir = crate::mlir::Mlir::new();
+    let ordering = cpu_ordering(request, &text, gpu);
     let mut searches = Vec::new();
     for dispatch in found {
-        let mut candidates =
-            space::candidates(&dispatch, linked.get(&dispatch.key), request.max_candidates);
+        let mut candidates = space::candidates(
+            &dispatch,
+            linked.get(&dispatch.key),
+            request.max_candidates,
+            ordering,
+        );
         if let Some(iree_opt) = &iree_opt {
             let (all, generated) = gpu_candidates(
                 (tools, iree_opt),
@@ -86,7 +91,28 @@ pub(super) fn generate(
         searches,
         skipped,
         generations,
+        order: if gpu {
+            request.order.name()
+        } else {
+            ordering.name()
+        },
     })
+}
+
+/// How a dispatch's candidates are taken: the request's order; on llvm-cpu, on the machine
+/// read from IREE's configured `text` (its vector size) with the device's worker threads.
+fn cpu_ordering(request: &Request, text: &str, gpu: bool) -> space::Ordering {
+    let machine = (!gpu).then(|| {
+        let threads = crate::bench::measured::DeviceName::of(&request.options.device)
+            .threads
+            .map_or(1, i64::from);
+        super::cpu_order::Machine::of(text, threads)
+    });
+    space::Ordering {
+        order: request.order,
+        // A GPU's model is IREE's constraints' ([`gpu::candidates`]), not the CPU's.
+        machine: machine.flatten(),
+    }
 }
 
 /// A dispatch's GPU candidates: IREE's constraints in the model's `text`, else in the
@@ -117,6 +143,7 @@ fn gpu_candidates(
         &source,
         (dispatch, candidates),
         (&request.target, request.max_candidates, request.solutions),
+        request.order,
     )?;
     let room = all.len() < request.max_candidates;
     if generated.is_empty() && room {
@@ -181,6 +208,8 @@ pub(super) struct Generated {
     pub skipped: Vec<dispatches::Skipped>,
     /// What generating the GPU spaces did (none on llvm-cpu).
     pub generations: Vec<gpu::Generation>,
+    /// The order the candidates were taken in ([`space::Ordering::name`]).
+    pub order: &'static str,
 }
 
 /// Whether `flags` compile for a GPU (IREE's constraints are the space) rather than llvm-cpu.

@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::dispatches::Dispatch;
+use super::order::{self, Order};
+use super::solve;
 use super::space::Candidate;
-use super::{order, solve};
 use crate::iree::configs;
 use crate::iree::constraints::{self, Space};
 
@@ -94,6 +95,7 @@ pub fn candidates(
     source: &Source<'_>,
     (dispatch, first): (&Dispatch, Vec<Candidate>),
     (target, most, pool): (&str, usize, usize),
+    order: Order,
 ) -> Result<(Vec<Candidate>, Vec<Generation>), String> {
     let spaces: Vec<Space> = constraints::read(source.text)
         .into_iter()
@@ -116,6 +118,11 @@ pub fn candidates(
     }
     let (mut generations, mut scored) =
         solve_spaces((iree_opt, work), source, dispatch, &spaces, (target, pool));
+    if order == Order::Random {
+        for (score, space, values) in &mut scored {
+            *score = Order::random_key(&dispatch.key, &words(&spaces[*space], values)) as f64;
+        }
+    }
     scored.sort_by(|a, b| {
         a.0.total_cmp(&b.0)
             .then(a.1.cmp(&b.1))

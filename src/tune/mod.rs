@@ -18,6 +18,7 @@
 
 pub mod compile;
 pub mod contraction;
+pub mod cpu_order;
 pub mod dispatches;
 mod generate;
 pub mod gpu;
@@ -70,6 +71,9 @@ pub struct Request {
     pub screen_rounds: u32,
     /// The most candidates per dispatch (IREE's own included).
     pub max_candidates: usize,
+    /// The order candidates are taken in (the cheap model by default; `nearest` is llvm-cpu's
+    /// only).
+    pub order: order::Order,
     /// GPU targets: the most solutions of each pipeline's constraints enumerated before the
     /// model orders them ([`gpu::POOL`] by default).
     pub solutions: usize,
@@ -150,6 +154,7 @@ pub fn tune(
     let generate::Generated {
         mut searches,
         mut skipped,
+        order,
         ..
     } = generate::generate((iree, tools), request)?;
     if let Some((index, count)) = request.shard {
@@ -272,6 +277,7 @@ pub fn tune(
         target: request.target.clone(),
         device: request.options.reported_device().to_string(),
         flags: request.options.flags.clone(),
+        order: order.to_string(),
         dispatches: reports,
         skipped: skipped
             .into_iter()
@@ -378,7 +384,11 @@ fn header(iree: &Iree, request: &Request) -> Header {
             options.rule.alpha,
             options.rule.min_effect,
             request.max_candidates,
-        ),
+        ) + &match request.order {
+            // The default's words are those of journals written before the order was a choice.
+            order::Order::Model => String::new(),
+            other => format!("; {} order", other.name()),
+        },
     }
 }
 

@@ -22,6 +22,44 @@
 //! `tools/bench-tune-order`): rank correlation with the measured times, and whether the
 //! fastest config is among the model's first three.
 
+/// How a dispatch's candidates after IREE's own (and the linked config) are ordered, so that
+/// `--max-candidates` and the budget take the first: the target's cheap model (the GPU's in
+/// this file, llvm-cpu's in [`super::cpu_order`]), llvm-cpu's grid nearest IREE's own config
+/// first, or a random order (a deterministic one: the same dispatch and space give the same
+/// order on every machine). A random order is the honest baseline of a model: users of other
+/// tuners found theirs did worse than random on a new GPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// The target's cheap model, fastest estimate first.
+    #[default]
+    Model,
+    /// llvm-cpu: the grid's points nearest IREE's own config first (no model).
+    Nearest,
+    /// A random order, the same on every machine for the same dispatch.
+    Random,
+}
+
+impl Order {
+    /// The order's name, as `--order` takes it and reports print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Model => "model",
+            Order::Nearest => "nearest",
+            Order::Random => "random",
+        }
+    }
+
+    /// The order's key of a candidate of `dispatch` with `knobs` under [`Order::Random`]:
+    /// from BLAKE3 of both, so the same on every machine and run (a resumed run keeps it).
+    pub fn random_key(dispatch: &str, knobs: &str) -> u64 {
+        let hash = blake3::hash(format!("{dispatch}\n{knobs}").as_bytes());
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&hash.as_bytes()[..8]);
+        u64::from_le_bytes(first)
+    }
+}
+
 /// The problem a config is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Problem {

@@ -53,6 +53,9 @@ pub struct TunePlan {
     pub definitions: Vec<Definition>,
     /// The configured ops that are not tuned, and why: (function, op, why).
     pub skipped: Vec<(String, String, String)>,
+    /// The order candidates were taken in ([`super::report::Report::order`]).
+    #[serde(default)]
+    pub order: String,
     /// Each dispatch's search.
     pub searches: Vec<Searched>,
     /// Per search, per candidate: its case in the bench plan.
@@ -124,6 +127,7 @@ pub fn make(
             .into_iter()
             .map(|s| (s.function, s.op, s.why))
             .collect(),
+        order: generated.order.to_string(),
         searches: searches.iter().map(Search::searched).collect(),
         cases: indices,
     };
@@ -267,6 +271,7 @@ pub fn decide(plan: &Plan, tune: &TunePlan, root: &Path, date: &str) -> Result<R
         options: settings.options(device, plan.flags.clone()),
         screen_rounds: tune.screen_rounds,
         max_candidates: 0,
+        order: Default::default(),
         solutions: 0,
         budget: None,
         output: root.to_path_buf(),
@@ -291,6 +296,7 @@ pub fn decide(plan: &Plan, tune: &TunePlan, root: &Path, date: &str) -> Result<R
         target: tune.target.clone(),
         device: request.options.device.to_string(),
         flags: plan.flags.clone(),
+        order: tune.order.clone(),
         dispatches: reports,
         skipped: tune.skipped.clone(),
         held_in_store: 0,

@@ -136,6 +136,7 @@ mod tests {
             target: "host".into(),
             device: "local-task".into(),
             flags: Vec::new(),
+            order: "model".into(),
             dispatches: vec![DispatchReport {
                 key: "matmul 512x512x512 f32*f32->f32".into(),
                 functions: vec!["main".into()],

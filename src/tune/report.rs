@@ -117,6 +117,11 @@ pub struct Report {
     pub device: String,
     /// iree-compile's flags.
     pub flags: Vec<String>,
+    /// The order candidates were taken in: `model` (the target's cheap model), `nearest`
+    /// (llvm-cpu's grid nearest IREE's own config first; also where the model had no vector
+    /// size to go by) or `random` ([`super::order::Order`]).
+    #[serde(default)]
+    pub order: String,
     /// Every dispatch searched.
     pub dispatches: Vec<DispatchReport>,
     /// Configured ops that were not tuned, and why: `(function, op, why)`.

@@ -13,7 +13,9 @@
 //! neighbourhood rather than a corner of the grid.
 
 use super::contraction::Shape;
+use super::cpu_order;
 use super::dispatches::Dispatch;
+use super::order::Order;
 use crate::spec_check::payload::{self, MatcherInfo};
 
 /// Where a contraction's loops are in its config's per-loop lists: how many, and the positions
@@ -132,7 +134,17 @@ impl Tiles {
         }
     }
 
-    fn distance(&self, from: &Tiles) -> f64 {
+    /// The tiles as the cost model takes them.
+    pub fn model(&self) -> cpu_order::Tiles {
+        cpu_order::Tiles {
+            distribution: self.distribution,
+            vector: self.vector,
+            reduction: self.reduction,
+        }
+    }
+
+    /// The distance from `from`: the sum of |log2| of each knob's ratio (the `nearest` order).
+    pub fn distance(&self, from: &Tiles) -> f64 {
         let log = |a: i64, b: i64| ((a.max(1) as f64) / (b.max(1) as f64)).log2().abs();
         log(self.distribution[0], from.distribution[0])
             + log(self.distribution[1], from.distribution[1])
@@ -170,6 +182,7 @@ pub fn candidates(
     dispatch: &Dispatch,
     linked: Option<&(String, String)>,
     most: usize,
+    order: Ordering,
 ) -> Vec<Candidate> {
     let mut out = vec![Candidate {
         index: 0,
@@ -203,6 +216,7 @@ pub fn candidates(
         return out;
     };
     let [m, n, k] = dispatch.shape.sizes;
+    let accumulator_bytes = element_bytes(&dispatch.shape.types[2]);
     let mut grid = Vec::new();
     for dm in DISTRIBUTION.into_iter().filter(|&d| d <= m) {
         for dn in DISTRIBUTION.into_iter().filter(|&d| d <= n) {
@@ -214,7 +228,10 @@ pub fn candidates(
                             vector: [vm, vn],
                             reduction: vk,
                         };
-                        if tiles != iree && !taken.contains(&tiles) {
+                        let legal = order.machine.is_none_or(|machine| {
+                            machine.vector_legal(&tiles.model(), accumulator_bytes)
+                        });
+                        if legal && tiles != iree && !taken.contains(&tiles) {
                             grid.push(tiles);
                         }
                     }
@@ -222,11 +239,7 @@ pub fn candidates(
             }
         }
     }
-    grid.sort_by(|a, b| {
-        a.distance(&iree)
-            .total_cmp(&b.distance(&iree))
-            .then_with(|| a.cmp(b))
-    });
+    sort(&mut grid, dispatch, &iree, order);
     let room = most.saturating_sub(out.len());
     for tiles in grid.into_iter().take(room) {
         out.push(Candidate {
@@ -237,6 +250,60 @@ pub fn candidates(
         });
     }
     out
+}
+
+/// How [`candidates`] takes the grid after IREE's own config and the linked one: in the
+/// requested order, on the machine IREE configured for (`None`: IREE named no vector size;
+/// the model then falls back to the nearest first, and no vector-size rule prunes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ordering {
+    /// The requested order.
+    pub order: Order,
+    /// The CPU IREE configured for.
+    pub machine: Option<cpu_order::Machine>,
+}
+
+impl Ordering {
+    /// The order taken: the requested one, `nearest` for the model without a machine.
+    pub fn name(self) -> &'static str {
+        match (self.order, self.machine) {
+            (Order::Model, None) => Order::Nearest.name(),
+            (order, _) => order.name(),
+        }
+    }
+}
+
+/// Sorts `grid` in `order` (ties by the tiles, so the order is total and the same everywhere).
+fn sort(grid: &mut [Tiles], dispatch: &Dispatch, iree: &Tiles, order: Ordering) {
+    let shape = &dispatch.shape;
+    let problem = cpu_order::Problem {
+        batch: shape.batch.iter().product::<i64>().max(1),
+        sizes: shape.sizes,
+        input_bytes: element_bytes(&shape.types[0]),
+        accumulator_bytes: element_bytes(&shape.types[2]),
+    };
+    let key = |tiles: &Tiles| -> f64 {
+        match (order.order, order.machine) {
+            (Order::Random, _) => Order::random_key(&dispatch.key, &tiles.words()) as f64,
+            (Order::Model, Some(machine)) => {
+                cpu_order::estimate(&tiles.model(), &problem, &machine)
+            }
+            (Order::Model | Order::Nearest, _) => tiles.distance(iree),
+        }
+    };
+    let mut keyed: Vec<(f64, Tiles)> = grid.iter().map(|tiles| (key(tiles), *tiles)).collect();
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    for (slot, (_, tiles)) in grid.iter_mut().zip(keyed) {
+        *slot = tiles;
+    }
+}
+
+/// Bytes of an element type (`f32` -> 4, `bf16` -> 2, `i8` -> 1; 4 when unknown).
+fn element_bytes(element: &str) -> i64 {
+    element
+        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+        .parse::<i64>()
+        .map_or(4, |bits| (bits / 8).max(1))
 }
 
 /// The matcher's name for a dispatch: `match_matmul_512x512x512_f32`,
@@ -368,6 +435,16 @@ pub fn payload(dispatch: &Dispatch) -> Result<(String, String), String> {
 mod tests {
     use super::*;
 
+    const NEAREST: Ordering = Ordering {
+        order: Order::Nearest,
+        machine: None,
+    };
+    const AVX512: cpu_order::Machine = cpu_order::Machine {
+        vector_bytes: 64,
+        registers: 32,
+        threads: 2,
+    };
+
     fn dispatch(m: i64) -> Dispatch {
         Dispatch {
             key: format!("matmul {m}x{m}x{m} f32*f32->f32"),
@@ -385,7 +462,7 @@ mod tests {
     #[test]
     fn candidate_zero_is_irees_own_and_the_rest_fit_and_are_distinct_nearest_first() {
         let d = dispatch(512);
-        let all = candidates(&d, None, 40);
+        let all = candidates(&d, None, 40, NEAREST);
         assert_eq!(all.len(), 40);
         assert_eq!(all[0].knobs, "iree");
         assert_eq!(all[0].lowering_config, d.lowering_config);
@@ -402,13 +479,73 @@ mod tests {
         }
         // One knob doubled or halved comes first.
         assert_eq!(all[1].knobs, "distribution=32x64 vector=8x16 reduction=16");
-        assert_eq!(candidates(&d, None, 9).len(), 9);
+        assert_eq!(candidates(&d, None, 9, NEAREST).len(), 9);
         // Small shapes: tiles no larger than the dimensions.
-        for candidate in candidates(&dispatch(32), None, 1000).iter().skip(1) {
+        for candidate in candidates(&dispatch(32), None, 1000, NEAREST)
+            .iter()
+            .skip(1)
+        {
             if let Some(tiles) = Tiles::parse(&candidate.lowering_config, Layout::of(&d.shape)) {
                 assert!(tiles.distribution.iter().all(|&t| t <= 32) && tiles.reduction <= 32);
             }
         }
+    }
+
+    #[test]
+    fn the_model_order_ranks_by_the_estimate_and_random_is_the_same_on_every_call() {
+        let d = dispatch(512);
+        let model = Ordering {
+            order: Order::Model,
+            machine: Some(AVX512),
+        };
+        let all = candidates(&d, None, 5000, model);
+        let layout = Layout::of(&d.shape);
+        let problem = cpu_order::Problem {
+            batch: 1,
+            sizes: [512, 512, 512],
+            input_bytes: 4,
+            accumulator_bytes: 4,
+        };
+        let estimates: Vec<f64> = all[1..]
+            .iter()
+            .map(|c| {
+                let tiles = Tiles::parse(&c.lowering_config, layout).unwrap();
+                // IREE refuses vector tiles of 32 KiB and more on a 64-byte-vector machine.
+                let [vm, vn] = tiles.vector;
+                assert!(vm * vn * tiles.reduction * 4 < 64 * 512, "{}", c.knobs);
+                cpu_order::estimate(&tiles.model(), &problem, &AVX512)
+            })
+            .collect();
+        assert!(estimates.windows(2).all(|pair| pair[0] <= pair[1]));
+        let nearest = candidates(&d, None, 5000, NEAREST);
+        assert!(
+            nearest.len() > all.len(),
+            "without a machine nothing is pruned"
+        );
+        let random = Ordering {
+            order: Order::Random,
+            machine: Some(AVX512),
+        };
+        let (first, again) = (
+            candidates(&d, None, 20, random),
+            candidates(&d, None, 20, random),
+        );
+        assert_eq!(first, again);
+        assert_ne!(first, candidates(&d, None, 20, model));
+        assert_eq!(first[0].knobs, "iree");
+        // The model without a machine is the nearest order, and says so.
+        let blind = Ordering {
+            order: Order::Model,
+            machine: None,
+        };
+        assert_eq!(
+            candidates(&d, None, 20, blind),
+            candidates(&d, None, 20, NEAREST)
+        );
+        assert_eq!(
+            (blind.name(), model.name(), random.name()),
+            ("nearest", "model", "random")
+        );
     }
 
     #[test]
@@ -423,7 +560,7 @@ mod tests {
             tiles.lowering_config(Layout::of(&d.shape)),
             d.translation_info.clone(),
         );
-        let all = candidates(&d, Some(&linked), 9);
+        let all = candidates(&d, Some(&linked), 9, NEAREST);
         assert_eq!(all.len(), 9);
         assert_eq!(
             all[1].knobs,
@@ -438,13 +575,16 @@ mod tests {
             .all(|c| c.lowering_config != tiles.lowering_config(Layout::of(&d.shape))));
         // IREE's own config linked is no candidate of its own.
         let own = (d.lowering_config.clone(), d.translation_info.clone());
-        assert_eq!(candidates(&d, Some(&own), 9)[1].knobs, all[2].knobs);
+        assert_eq!(
+            candidates(&d, Some(&own), 9, NEAREST)[1].knobs,
+            all[2].knobs
+        );
     }
 
     #[test]
     fn a_spec_holds_the_matcher_the_config_and_the_entry_point() {
         let d = dispatch(512);
-        let candidate = &candidates(&d, None, 2)[1];
+        let candidate = &candidates(&d, None, 2, NEAREST)[1];
         let text = spec(&d, candidate);
         assert!(text.contains("@match_matmul_512x512x512_f32"));
         assert!(text.contains("transform.iree.match.dims_equal %k, [512]"));
@@ -455,7 +595,10 @@ mod tests {
         let verified = crate::verify::verify_bytes(&mlir, text.as_bytes(), "candidate.mlir");
         assert!(!verified.has_errors());
         let other = dispatch(1024);
-        let both = combined(&[(&d, candidate), (&other, &candidates(&other, None, 1)[0])]);
+        let both = combined(&[
+            (&d, candidate),
+            (&other, &candidates(&other, None, 1, NEAREST)[0]),
+        ]);
         assert!(both.contains("@match_matmul_512x512x512_f32 -> @apply_op_config, @match_matmul_1024x1024x1024_f32 -> @apply_op_config"));
         let verified = crate::verify::verify_bytes(&mlir, both.as_bytes(), "winners.mlir");
         assert!(!verified.has_errors());

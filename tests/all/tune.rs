@@ -283,6 +283,12 @@ fn a_killed_tune_resumes_from_its_journal_and_finds_a_winner_or_says_none_won() 
             .collect()
     };
     assert_eq!(verdicts(&again), verdicts(&document));
+    // The default order is the CPU's cost model; a run in another order is another search,
+    // whose journal this one is not (refused, never mixed in).
+    assert_eq!(document["order"], "model", "{document:#}");
+    let reordered = output_with_timeout(tune(&venv, &out).args(["--order", "random"]));
+    assert_eq!(reordered.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&reordered.stderr).contains("journal of another tune"));
     // A tune elsewhere with the same store, device and IREE skips the dispatches whose winner
     // the store holds, and says so (nothing of them is searched; the budget is spent at once).
     let winners = document["dispatches"]
@@ -337,6 +343,31 @@ fn tune_refuses_a_gpu_target_another_tunes_journal_and_a_bad_payload_and_says_wh
         stderr.contains("is a GPU target") && stderr.contains("--compile-only"),
         "{stderr}"
     );
+    // `nearest` is a grid around IREE's own config: llvm-cpu's; a GPU's space is IREE's
+    // constraints. An order tunespec does not know is clap's usage error.
+    for (order, expected) in [
+        ("nearest", "--order nearest is llvm-cpu's"),
+        ("fastest", "model, nearest or random"),
+    ] {
+        let output = output_with_timeout(
+            with_iree(&venv)
+                .current_dir(repo_root())
+                .args([
+                    "tune",
+                    MODEL,
+                    "-t",
+                    "gfx942",
+                    "--compile-only",
+                    "--order",
+                    order,
+                    "-o",
+                ])
+                .arg(dir.path().join("gpu")),
+        );
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{stderr}");
+    }
     std::fs::write(
         dir.path().join("journal.jsonl"),
         "{\"journal\":\"tunespec tune\",\"version\":1,\"payload\":\"other\",\"target\":\"host\",\"flags\":[],\"device\":\"local-task\",\"iree\":\"x\",\"timing\":\"x\"}\n",

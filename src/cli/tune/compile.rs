@@ -75,8 +75,8 @@ pub fn table(report: &CompileReport) -> String {
         out.push_str(&format!("skipped {op} in {function}: {why}\n"));
     }
     out.push_str(&format!(
-        "time: generate {:.1}s, compile {:.1}s\n",
-        report.generate_s, report.compile_s
+        "candidates in the {} order; time: generate {:.1}s, compile {:.1}s\n",
+        report.order, report.generate_s, report.compile_s
     ));
     out
 }

@@ -17,10 +17,12 @@ use super::common::{emit, emit_stderr, quiet, tool_error, ExitStatus, Format, Li
 const AFTER_HELP: &str = "\
 For each contraction dispatch of the model (deduplicated by the key a matcher would match),
 candidate 0 is IREE's own config and candidate 1 the linked library's, when another. On a CPU
-target (llvm-cpu) the rest are #iree_cpu.lowering_config tile levels around IREE's own (nearest
-first). On a GPU target (hip, cuda) the rest are IREE's own space: the pipeline constraints
-IREE emits for the dispatch, solved by z3 (at most --solutions per pipeline), ordered by a
-cheap model (occupancy, arithmetic intensity, MMA fit: docs/tune.md) and materialized by IREE.
+target (llvm-cpu) the rest are #iree_cpu.lowering_config tile levels around IREE's own, those
+IREE's vector-size check accepts, ordered by a cheap model of the CPU (register kernel, cache,
+tasks over threads: docs/tune.md). On a GPU target (hip, cuda) the rest are IREE's own space:
+the pipeline constraints IREE emits for the dispatch, solved by z3 (at most --solutions per
+pipeline), ordered by a cheap model (occupancy, arithmetic intensity, MMA fit) and materialized
+by IREE. --order nearest (llvm-cpu) or random takes them in another order.
 
 Every candidate is compiled (a failure is reported, never timed), its outputs checked against
 IREE's own config's, and screened with --screen-rounds rounds; the best of the screen (ratio
@@ -136,10 +138,25 @@ pub struct Opts {
     /// (the report and DIR/library)
     #[arg(long, conflicts_with_all = ["compile_only", "shard", "budget"])]
     pub plan: bool,
+    /// The order candidates are taken in (--max-candidates and --budget take the first):
+    /// model (the target's cheap model, docs/tune.md), nearest (llvm-cpu only: the tile grid
+    /// nearest IREE's own config first) or random (the same on every machine: the model's
+    /// baseline)
+    #[arg(long, value_name = "ORDER", default_value = "model", value_parser = parse_order)]
+    pub order: tune::order::Order,
     /// GPU targets: the most solutions of each pipeline's constraints (IREE's space)
     /// enumerated before the model orders them
     #[arg(long, value_name = "N", default_value_t = tune::gpu::POOL, value_parser = parse_solutions)]
     pub solutions: usize,
+}
+
+/// `model`, `nearest` or `random`.
+fn parse_order(text: &str) -> Result<tune::order::Order, String> {
+    use tune::order::Order;
+    [Order::Model, Order::Nearest, Order::Random]
+        .into_iter()
+        .find(|order| order.name() == text)
+        .ok_or_else(|| "an order is model, nearest or random".to_string())
 }
 
 /// A count of solutions, at least 1.
@@ -211,6 +228,13 @@ impl Opts {
         let cpu = flags
             .iter()
             .any(|flag| flag == "--iree-hal-local-target-device-backends=llvm-cpu");
+        if !cpu && self.order == tune::order::Order::Nearest {
+            tool_error(format!(
+                "--order nearest is llvm-cpu's (a grid around IREE's own config); target '{}' is a GPU target, whose space is IREE's constraints: give --order model or random",
+                self.target
+            ));
+            return ExitStatus::Usage;
+        }
         let local = self
             .devices
             .first()
@@ -290,6 +314,7 @@ impl Opts {
             options: timing.options(flags, jobs, settings),
             screen_rounds: self.screen_rounds,
             max_candidates: usize::from(self.max_candidates),
+            order: self.order,
             solutions: self.solutions,
             budget: self.budget,
             output: self.output.clone(),
@@ -485,6 +510,9 @@ pub fn table(report: &Report) -> String {
         out.push_str(&format!("skipped {op} in {function}: {why}\n"));
     }
     let phases = &report.phases;
+    if !report.order.is_empty() {
+        out.push_str(&format!("candidates in the {} order\n", report.order));
+    }
     out.push_str(&format!(
         "time: generate {:.1}s, compile {:.1}s, screen {:.1}s, confirm {:.1}s, model {:.1}s, write {:.1}s{}{}\n",
         phases.generate_s,

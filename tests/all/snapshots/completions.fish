@@ -339,6 +339,8 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -l iree 
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l store -d 'Check the best entries a shared store holds too, every target/'s (pulled read-only beside the cache, where the report/'s paths point; redis://HOST[:PORT][/DB] or file:///PATH; docs/store.md); with --bench, re-measure them. A store that fails is exit 2' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l measured-on -d 'With --store: only the entries whose device identity contains these words (H100, local-task), as link/'s --measured-on' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s t -l target -d 'The architecture to compile for (e.g. gfx942); default: each spec/'s library target' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s j -l jobs -d 'IREE compiles at once (default: the number of CPUs)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s d -l device -d 'The runtime/'s device: local-task, local-sync, cuda, hip, vulkan (or a URI, cuda://1); repeated (cuda://0 --device cuda://1): devices of one driver timing at once, one worker each, every case on one of them' -r
@@ -456,6 +458,7 @@ json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are J
 short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'
 github/t'The human report; diagnostics as GitHub Actions workflow commands'
 sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when there are none)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l order -d 'The order candidates are taken in (--max-candidates and --budget take the first): model (the target/'s cheap model, docs/tune.md), nearest (llvm-cpu only: the tile grid nearest IREE/'s own config first) or random (the same on every machine: the model/'s baseline)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l solutions -d 'GPU targets: the most solutions of each pipeline/'s constraints (IREE/'s space) enumerated before the model orders them' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
