@@ -506,6 +506,70 @@ pub fn layer(
     }
 }
 
+/// `check --store URL`: the store's best entries (every target; those measured on `device`,
+/// as `--measured-on`, when given) pulled, read-only, into a measured library for `check` to
+/// read as any library (defining the user-defined targets the configs or `libraries` define): beside the cache as `layer` pulls (the files the report names stay
+/// there to open), or a temporary directory when there is no cache directory (held by the
+/// returned guard). `Ok(None)`: the store holds no such entry (said as a warning). A store that fails
+/// is exit 2: a CI job that checks the store must not pass without having read it.
+pub fn pull_for_check(
+    (settings, libraries): (&Settings, &[PathBuf]),
+    url: &str,
+    device: Option<&str>,
+) -> Result<Option<(PathBuf, Option<tempfile::TempDir>)>, ExitStatus> {
+    let store = Store::open(url, &Options::from_env(true, &settings.env)).map_err(|e| fail(&e))?;
+    let (dir, guard) = match layer_dir(settings, url, "", device) {
+        Some(dir) => (dir, None),
+        None => {
+            let temporary = tempfile::Builder::new()
+                .prefix("tunespec-check-store-")
+                .tempdir()
+                .map_err(|error| {
+                    super::common::tool_error(format!(
+                        "cannot create a directory to pull {url} into: {error}"
+                    ));
+                    ExitStatus::Usage
+                })?;
+            (temporary.path().join("library"), Some(temporary))
+        }
+    };
+    // A user-defined target's definition (its backend) from the configs or the libraries
+    // checked beside the store: the pulled library then compiles alone.
+    let registry = settings
+        .registry()
+        .ok()
+        .map(|registry| registry.with_command_line(libraries).unwrap_or(registry));
+    let definitions = |target: &str| {
+        registry
+            .as_ref()
+            .map(|registry| registry.library_definitions(target))
+            .unwrap_or_default()
+    };
+    match store::pull_to(&store, (None, device), &definitions, &dir) {
+        Ok(pulled) => {
+            for skipped in &pulled.skipped {
+                warning(store::codes::UNAVAILABLE, skipped);
+            }
+            if pulled.library.entries.is_empty() {
+                warning(
+                    store::codes::UNAVAILABLE,
+                    format!(
+                        "{url} holds no entry measured on {}: nothing of the store to check",
+                        device.unwrap_or("any device")
+                    ),
+                );
+                return Ok(None);
+            }
+            Ok(Some((dir, guard)))
+        }
+        Err(store::PullError::Store(error)) => Err(fail(&error)),
+        Err(store::PullError::Output(message)) => {
+            super::common::tool_error(message);
+            Err(ExitStatus::Usage)
+        }
+    }
+}
+
 /// Where `layer` pulls: `<cache dir>-store/<BLAKE3 of store, target, device>` (beside the
 /// cache, not in it: the cache's directory holds only its own files).
 fn layer_dir(

@@ -757,3 +757,98 @@ fn the_key_tune_asks_for_is_the_key_bench_writes() {
     );
     assert_eq!(store.best_of("host", &key, &asked).unwrap(), None);
 }
+
+/// `check --store`: CI checks what a store holds as it checks a library. Each best entry pulled
+/// read-only beside the cache (the report names those files), checked against the installed
+/// IREE; a user-defined target compiles with the definition of the libraries checked beside
+/// it, and without one the check fails rather than passing unchecked. An empty selection is a
+/// warning, a store never reached exit 2.
+#[test]
+fn check_store_checks_the_stores_entries_against_iree() {
+    let Some(venv) = crate::iree_library::venv() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", dir.path().join("store").display());
+    let (status, _, stderr) = run(&["store", "push", TWO_DEVICES, "--store", &url], &[]);
+    assert_eq!(status, Some(0), "{stderr}");
+    let cache = dir.path().join("cache");
+    let check = |args: &[&str]| {
+        let output = crate::iree_library::with_iree(&venv)
+            .current_dir(repo_root())
+            .args(["check", "--format", "json", "--store", &url])
+            .args(args)
+            .env("TUNESPEC_CACHE_DIR", &cache)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        (
+            output.status.code(),
+            stdout,
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    // Beside the library that defines the target: both checked, every matcher passes, and
+    // the store's two entries are files of the pulled copy.
+    let (status, stdout, stderr) = check(&[TWO_DEVICES]);
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    let document: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let results = document["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4, "{document:#}");
+    let pulled: Vec<&str> = results
+        .iter()
+        .map(|result| result["file"].as_str().unwrap())
+        .filter(|file| !file.starts_with(TWO_DEVICES))
+        .collect();
+    assert_eq!(pulled.len(), 2, "{document:#}");
+    for file in &pulled {
+        assert!(Path::new(file).starts_with(dir.path()), "{file}");
+        assert!(
+            Path::new(file).is_file(),
+            "{file}: the report names a file that is there"
+        );
+    }
+    assert!(
+        results.iter().all(|r| r["compile"]["status"] == "ok"),
+        "{document:#}"
+    );
+    // Only the entries measured on one device.
+    let (status, stdout, stderr) = check(&[TWO_DEVICES, "--measured-on", "local-task"]);
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
+    let document: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let results = document["results"].as_array().unwrap();
+    assert_eq!(
+        results.len(),
+        3,
+        "one entry measured on local-task: {document:#}"
+    );
+    // Alone, no config defines the store's target: failed, never passed unchecked.
+    let (status, stdout, _) = check(&[]);
+    assert_eq!(status, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("bench_cpu is not an architecture"),
+        "{stdout}"
+    );
+    // No entry measured on that device: said, nothing to check.
+    let (status, _, stderr) = check(&["--measured-on", "MI300X"]);
+    assert_eq!(status, Some(0));
+    assert!(
+        stderr.contains("holds no entry measured on MI300X"),
+        "{stderr}"
+    );
+    // A store never reached is exit 2; so are --fix (a pulled copy is not the user's file)
+    // and a check of nothing.
+    let output = crate::iree_library::with_iree(&venv)
+        .args(["check", "--store", "redis://127.0.0.1:1/0"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot connect"));
+    for args in [
+        &["check", "--store", url.as_str(), "--fix"][..],
+        &["check"][..],
+    ] {
+        let (status, _, _) = run(args, &[]);
+        assert_eq!(status, Some(2), "{args:?}");
+    }
+}

@@ -29,8 +29,18 @@ pub const FIXABLE: &str = "tunespec::check::fixable";
 #[command(after_help = super::help::CHECK)]
 pub struct Opts {
     /// Spec files, directories of specs, or spec libraries
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(required_unless_present = "store", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    /// Check the best entries a shared store holds too, every target's (pulled read-only
+    /// beside the cache, where the report's paths point; redis://HOST[:PORT][/DB] or
+    /// file:///PATH; docs/store.md); with --bench, re-measure them. A store that fails is
+    /// exit 2
+    #[arg(long, value_name = "URL", conflicts_with = "fix")]
+    pub store: Option<String>,
+    /// With --store: only the entries whose device identity contains these words (H100,
+    /// local-task), as link's --measured-on
+    #[arg(long, value_name = "DEVICE", requires = "store")]
+    pub measured_on: Option<String>,
     /// The architecture to compile for (e.g. gfx942); default: each spec's library target
     #[arg(long, short)]
     pub target: Option<String>,
@@ -68,14 +78,38 @@ struct Fix {
 
 impl Opts {
     pub fn run(self, settings: &Settings) -> ExitStatus {
-        let mut files = match spec_check::collect(&self.paths) {
+        // The store's entries are a measured library like any other from here on; the guard
+        // keeps a temporary copy (the cache off) until the check is done.
+        let (pulled, _guard) = match &self.store {
+            Some(url) => {
+                let device = self.measured_on.as_deref();
+                match crate::cli::store::pull_for_check((settings, &self.paths), url, device) {
+                    Ok(Some((dir, guard))) => (Some(dir), guard),
+                    Ok(None) if self.paths.is_empty() => return ExitStatus::Ok,
+                    Ok(None) => (None, None),
+                    Err(status) => return status,
+                }
+            }
+            None => (None, None),
+        };
+        let all: Vec<PathBuf> = self.paths.iter().chain(&pulled).cloned().collect();
+        let mut files = match spec_check::collect(&all) {
             Ok(files) => files,
             Err(message) => {
                 tool_error(message);
                 return ExitStatus::Usage;
             }
         };
-        let flags_for = |target: &str| super::model::target_flags(settings, target, &self.paths).1;
+        // The user's libraries define targets first; the store's pulled library (which may
+        // define the same target again: two definitions do not load together) after them.
+        let flags_for = |target: &str| {
+            super::model::target_flags(settings, target, &self.paths)
+                .1
+                .or_else(|| {
+                    let pulled = pulled.as_ref()?;
+                    super::model::target_flags(settings, target, std::slice::from_ref(pulled)).1
+                })
+        };
         if let Some(target) = &self.target {
             if flags_for(target).is_none() {
                 tool_error(format!(

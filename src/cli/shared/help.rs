@@ -332,10 +332,15 @@ pre-3.13 GPU pipelines (`pipeline = LLVMGPUVectorDistribute`) become attributes
 file:line:col: before -> after. Without --fix no file is written; a file with nothing to fix is
 never rewritten.
 
+--store URL checks the best entries a shared store holds (every target's; --measured-on D: those
+measured on D) as one more library, pulled read-only beside the cache (docs/store.md); a store
+that fails is exit 2.
+
 Examples:
   tunespec check team-specs/
   tunespec check --target gfx942 tuning_spec.mlir
   tunespec check --fix --target gfx942 old-specs/ --format json
+  tunespec check --store redis://cache.local --measured-on H100 --bench --device cuda
 
 Environment:
 ",
