@@ -372,6 +372,13 @@ pub const CODES: &[CodeInfo] = &[
         summary: "`bench`: the rounds can never call a difference at `--alpha`, the machine is loaded, or a comparison's rounds spread widely",
     },
     CodeInfo {
+        code: "tunespec::tune::keys",
+        severity: Warning,
+        severity_note: "",
+        section: Reports,
+        summary: "`tune --keys`: a matcher of the library left out of the model built from its keys (attention, no fixed sizes, a key an earlier matcher has)",
+    },
+    CodeInfo {
         code: "tunespec::iree::runtime",
         severity: Error,
         severity_note: "some cases a warning",

@@ -109,3 +109,28 @@ def test_a_gpu_target_without_compile_only_on_the_cpu_raises_a_usage_error(
     assert caught.value.status == 2
     message = str(caught.value)
     assert "is a GPU target" in message and "--compile-only" in message
+
+
+def test_compile_only_on_the_cpu_takes_the_order_and_the_dispatches_asked_for(
+    schemas: Schemas, iree: Path, tmp_path: Path
+) -> None:
+    model = FIXTURES / "tune" / "two_matmuls_model.mlir"
+    report = tunespec.tune(
+        model,
+        "host",
+        tmp_path / "out",
+        compile_only=True,
+        max_candidates=3,
+        order="random",
+        dispatches=["512x512"],
+        iree=iree,
+    )
+    schemas.validate("tune-compile", report.to_json())
+    assert report.order == "random"
+    assert [d.key for d in report.dispatches] == ["matmul 512x512x512 f32*f32->f32"]
+    assert [c.status for c in report.compiled] == ["compiled"] * 3
+    # A pattern that selects no dispatch is the CLI's usage error.
+    with pytest.raises(tunespec.UsageError, match="selects no dispatch"):
+        tunespec.tune(
+            model, "host", tmp_path / "none", compile_only=True, dispatches="999x", iree=iree
+        )

@@ -439,6 +439,7 @@ def tune(
     jobs: Optional[int] = ...,
     solutions: Optional[int] = ...,
     order: Optional[str] = ...,
+    dispatches: Iterable[str] = ...,
     iree_flags: Iterable[str] = ...,
     compile_only: Literal[False] = ...,
     iree: Optional[PathArg] = ...,
@@ -466,6 +467,7 @@ def tune(
     jobs: Optional[int] = ...,
     solutions: Optional[int] = ...,
     order: Optional[str] = ...,
+    dispatches: Iterable[str] = ...,
     iree_flags: Iterable[str] = ...,
     compile_only: Literal[True],
     iree: Optional[PathArg] = ...,
@@ -492,6 +494,7 @@ def tune(
     jobs: Optional[int] = None,
     solutions: Optional[int] = None,
     order: Optional[str] = None,
+    dispatches: Iterable[str] = (),
     iree_flags: Iterable[str] = (),
     compile_only: bool = False,
     iree: Optional[PathArg] = None,
@@ -507,7 +510,8 @@ def tune(
     searches the dispatches of share K of N, `jobs` caps the compiles at once, `iree_flags` are
     extra iree-compile flags, `solutions` the most solutions of a GPU pipeline's constraints,
     `order` the order candidates are taken in (`model`, the default; `nearest`, llvm-cpu only;
-    `random`).
+    `random`), `dispatches` patterns selecting the dispatches to search (their key or
+    function name contains one; all by default).
 
     `compile_only=True` (`--compile-only`, a GPU target on a machine without its GPU) generates
     and compiles every candidate, times none, and returns a `TuneCompileReport`.
@@ -537,6 +541,9 @@ def tune(
             args.append(f"--solutions={solutions}")
         if order is not None:
             args.append(f"--order={order}")
+        if isinstance(dispatches, str):
+            dispatches = [dispatches]
+        args += [f"--dispatch={pattern}" for pattern in dispatches]
         if isinstance(iree_flags, str):
             iree_flags = [iree_flags]
         args += [f"--iree-flag={flag}" for flag in iree_flags]

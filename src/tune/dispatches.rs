@@ -13,8 +13,10 @@
 use super::contraction::{self, Shape};
 use crate::iree::configs;
 
-/// The contractions llvm-cpu keeps named that its space tiles.
-const CPU_NAMED: [&str; 2] = ["linalg.matmul", "linalg.batch_matmul"];
+/// The ops whose contractions llvm-cpu's space tiles: the named matmuls llvm-cpu keeps, and a
+/// `linalg.generic` contraction (a model's own, or `tune --keys`'s payload of a matcher), which
+/// llvm-cpu configures with the same tile levels.
+const CPU_NAMED: [&str; 3] = ["linalg.matmul", "linalg.batch_matmul", "linalg.generic"];
 
 /// One contraction to tune.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,7 +82,7 @@ pub fn read(text: &str, gpu: bool) -> (Vec<Dispatch>, Vec<Skipped>) {
             }
             Err(_) => {
                 skipped.push(skip(
-                    "on llvm-cpu, only linalg.matmul and linalg.batch_matmul are tuned so far",
+                    "on llvm-cpu, only contractions (linalg.matmul, linalg.batch_matmul, a linalg.generic contraction) are tuned so far",
                 ));
                 continue;
             }
@@ -90,7 +92,7 @@ pub fn read(text: &str, gpu: bool) -> (Vec<Dispatch>, Vec<Skipped>) {
         // configured.
         if !gpu && !CPU_NAMED.contains(&op) {
             skipped.push(skip(
-                "on llvm-cpu, only linalg.matmul and linalg.batch_matmul are tuned so far",
+                "on llvm-cpu, only contractions (linalg.matmul, linalg.batch_matmul, a linalg.generic contraction) are tuned so far",
             ));
             continue;
         }

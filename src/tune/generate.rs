@@ -24,7 +24,8 @@ pub(super) fn generate(
         Err(error) if gpu => (configure(tools, request, &source, false)?, Some(error)),
         Err(error) => return Err(error),
     };
-    let (found, skipped) = dispatches::read(&text, gpu);
+    let (mut found, skipped) = dispatches::read(&text, gpu);
+    select(&mut found, &request.only)?;
     let iree_opt = if gpu {
         Some(iree.iree_opt().map_err(|error| {
             format!("the GPU space is IREE's constraints, read with iree-opt: {error}")
@@ -113,6 +114,35 @@ fn cpu_ordering(request: &Request, text: &str, gpu: bool) -> space::Ordering {
         // A GPU's model is IREE's constraints' ([`gpu::candidates`]), not the CPU's.
         machine: machine.flatten(),
     }
+}
+
+/// Keeps the dispatches `only` selects (`--dispatch`: a pattern each, contained in the key or
+/// one of the dispatch functions' names; every dispatch when empty). A pattern that selects
+/// nothing is an error naming the dispatches there are: a mistyped pattern must not turn into
+/// a run that tunes nothing, or everything.
+fn select(found: &mut Vec<dispatches::Dispatch>, only: &[String]) -> Result<(), String> {
+    if only.is_empty() {
+        return Ok(());
+    }
+    let selects = |pattern: &str, dispatch: &dispatches::Dispatch| {
+        dispatch.key.contains(pattern) || dispatch.functions.iter().any(|f| f.contains(pattern))
+    };
+    if let Some(unmatched) = only
+        .iter()
+        .find(|pattern| !found.iter().any(|dispatch| selects(pattern, dispatch)))
+    {
+        let there: Vec<&str> = found.iter().map(|dispatch| dispatch.key.as_str()).collect();
+        return Err(format!(
+            "--dispatch '{unmatched}' selects no dispatch; the model's tunable dispatches: {}",
+            if there.is_empty() {
+                "none".to_string()
+            } else {
+                there.join("; ")
+            }
+        ));
+    }
+    found.retain(|dispatch| only.iter().any(|pattern| selects(pattern, dispatch)));
+    Ok(())
 }
 
 /// A dispatch's GPU candidates: IREE's constraints in the model's `text`, else in the

@@ -23,6 +23,7 @@ pub mod dispatches;
 mod generate;
 pub mod gpu;
 pub mod journal;
+pub mod keys;
 mod library;
 pub mod model;
 pub mod order;
@@ -71,6 +72,9 @@ pub struct Request {
     pub screen_rounds: u32,
     /// The most candidates per dispatch (IREE's own included).
     pub max_candidates: usize,
+    /// Only the dispatches these patterns select (`--dispatch`: contained in the key or a
+    /// dispatch function's name); every one when empty.
+    pub only: Vec<String>,
     /// The order candidates are taken in (the cheap model by default; `nearest` is llvm-cpu's
     /// only).
     pub order: order::Order,
@@ -312,8 +316,8 @@ fn write_report(output: &Path, report: &Report) -> Result<(), String> {
     }
 }
 
-/// `text` as `output/name`, staged beside it and renamed.
-fn write_whole(output: &Path, name: &str, text: &str) -> Result<(), String> {
+/// `text` as `output/name`, staged beside it and renamed (never half-written).
+pub fn write_whole(output: &Path, name: &str, text: &str) -> Result<(), String> {
     let path = output.join(name);
     let staged = output.join(format!(".{name}.partial"));
     std::fs::write(&staged, text)

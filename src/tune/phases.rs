@@ -271,6 +271,7 @@ pub fn decide(plan: &Plan, tune: &TunePlan, root: &Path, date: &str) -> Result<R
         options: settings.options(device, plan.flags.clone()),
         screen_rounds: tune.screen_rounds,
         max_candidates: 0,
+        only: Vec::new(),
         order: Default::default(),
         solutions: 0,
         budget: None,

@@ -368,6 +368,128 @@ fn tune_refuses_a_gpu_target_another_tunes_journal_and_a_bad_payload_and_says_wh
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(expected), "{stderr}");
     }
+    // `--dispatch` scopes the search to one dispatch of the model; a pattern that selects none
+    // is refused with the dispatches there are.
+    let scoped = dir.path().join("scoped");
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .current_dir(repo_root())
+            .args([
+                "tune",
+                MODEL,
+                "-t",
+                "host",
+                "--compile-only",
+                "--max-candidates",
+                "2",
+            ])
+            .args(["--dispatch", "1024x1024", "--format", "json", "-o"])
+            .arg(&scoped),
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let compiled: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let keys: Vec<&str> = compiled["dispatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["matmul 1024x1024x1024 f32*f32->f32"]);
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .current_dir(repo_root())
+            .args([
+                "tune",
+                MODEL,
+                "-t",
+                "host",
+                "--compile-only",
+                "--dispatch",
+                "999x",
+                "-o",
+            ])
+            .arg(dir.path().join("unscoped")),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("'999x' selects no dispatch") && stderr.contains("matmul 512x512x512"),
+        "{stderr}"
+    );
+    // `--keys`: a library's keys as the model, each matcher an op of its shape, every
+    // candidate compiled with its config; the model kept beside the results.
+    let keyed = dir.path().join("keyed");
+    let output = output_with_timeout(
+        with_iree(&venv)
+            .current_dir(repo_root())
+            .args([
+                "tune",
+                "--keys",
+                "tests/fixtures/bench/cpu_lib",
+                "-t",
+                "host",
+            ])
+            .args([
+                "--compile-only",
+                "--max-candidates",
+                "2",
+                "--format",
+                "json",
+                "-o",
+            ])
+            .arg(&keyed),
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let compiled: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let keys: Vec<&str> = compiled["dispatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "matmul 128x128x128 f32*f32->f32",
+            "matmul 96x96x96 f32*f32->f32"
+        ]
+    );
+    let statuses: Vec<&str> = compiled["dispatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|d| d["candidates"].as_array().unwrap())
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["compiled"; 4]);
+    let model = std::fs::read_to_string(keyed.join("keys-model.mlir")).unwrap();
+    assert_eq!(model.matches("linalg.generic").count(), 2, "{model}");
+    // A library without a root matcher, a missing one, and a model with --keys: exit 2.
+    let empty = dir.path().join("no-keys.mlir");
+    std::fs::write(
+        &empty,
+        "module attributes {transform.with_named_sequence} {}\n",
+    )
+    .unwrap();
+    for args in [
+        vec!["--keys", empty.to_str().unwrap()],
+        vec!["--keys", "tests/fixtures/no/such/lib"],
+        vec![MODEL, "--keys", "tests/fixtures/bench/cpu_lib"],
+    ] {
+        let output = output_with_timeout(
+            with_iree(&venv)
+                .current_dir(repo_root())
+                .args(["tune", "-t", "host", "--compile-only", "-o"])
+                .arg(dir.path().join("keyless"))
+                .args(&args),
+        );
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+    }
     std::fs::write(
         dir.path().join("journal.jsonl"),
         "{\"journal\":\"tunespec tune\",\"version\":1,\"payload\":\"other\",\"target\":\"host\",\"flags\":[],\"device\":\"local-task\",\"iree\":\"x\",\"timing\":\"x\"}\n",

@@ -39,6 +39,7 @@ candidates/<matcher>/<N>_spec.mlir and compile-report.json.
 Examples:
   tunespec tune model.mlir -t host -o tuned --budget 10m
   tunespec tune model.mlir -t host -o tuned --max-candidates 16 --format json
+  tunespec tune --keys tuner-specs/ -t host -o retuned --dispatch 4096x
   tunespec tune model.mlir -t gfx942 -o candidates --compile-only
   tunespec link --target host --spec tuned/library -o lib.mlir
 
@@ -50,12 +51,24 @@ Exit status:
   2  usage or tool error: IREE or its runtime missing, a GPU target without its device or
      --compile-only, DIR holding the journal of another tune";
 
+/// A matcher of `--keys`'s library left out of the model built from its keys.
+pub const KEYS_LEFT_OUT: &str = "tunespec::tune::keys";
+
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct Opts {
     /// The model to tune (MLIR text or bytecode)
-    #[arg(value_name = "PAYLOAD")]
-    pub payload: PathBuf,
+    #[arg(
+        value_name = "PAYLOAD",
+        required_unless_present = "keys",
+        conflicts_with = "keys"
+    )]
+    pub payload: Option<PathBuf>,
+    /// Tune a spec library's keys instead of a model (repeatable: spec files, directories,
+    /// libraries): each root matcher becomes an op of its own shape, types and layout, and
+    /// those ops are the model (written to DIR/keys-model.mlir)
+    #[arg(long = "keys", value_name = "LIB")]
+    pub keys: Vec<PathBuf>,
     /// The target: `host` (IREE's llvm-cpu for this machine's CPU), a CPU target a spec
     /// library defines, or a GPU target (`gfx942`, `sm_90`, ...)
     #[arg(long, short)]
@@ -138,6 +151,11 @@ pub struct Opts {
     /// (the report and DIR/library)
     #[arg(long, conflicts_with_all = ["compile_only", "shard", "budget"])]
     pub plan: bool,
+    /// Only the dispatches whose key (`matmul 512x512x512`) or dispatch function's name
+    /// contains PATTERN (repeatable: any of them); a pattern that selects none is an error
+    /// listing the model's dispatches
+    #[arg(long = "dispatch", value_name = "PATTERN")]
+    pub dispatches: Vec<String>,
     /// The order candidates are taken in (--max-candidates and --budget take the first):
     /// model (the target's cheap model, docs/tune.md), nearest (llvm-cpu only: the tile grid
     /// nearest IREE's own config first) or random (the same on every machine: the model's
@@ -191,6 +209,26 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 impl Opts {
+    /// The model's bytes and name: PAYLOAD's, or (`--keys`) the model of the libraries' keys,
+    /// with its text to keep beside the results; the matchers left out are said.
+    fn payload_and_name(&self) -> Result<(Vec<u8>, String, Option<String>), ExitStatus> {
+        if let Some(path) = &self.payload {
+            let payload = super::common::read(path)?;
+            return Ok((payload, super::common::input_name(path), None));
+        }
+        let mlir = tunespec::mlir::Mlir::new();
+        let model = tune::keys::model(&mlir, &self.keys).map_err(|message| {
+            tool_error(message);
+            ExitStatus::Usage
+        })?;
+        for left_out in &model.left_out {
+            super::common::warning(KEYS_LEFT_OUT, format!("--keys: {left_out}: not tuned"));
+        }
+        let names: Vec<String> = self.keys.iter().map(|p| p.display().to_string()).collect();
+        let name = format!("the keys of {}", names.join(", "));
+        Ok((model.text.clone().into_bytes(), name, Some(model.text)))
+    }
+
     fn timing(&self) -> TimingArgs {
         TimingArgs {
             devices: self.devices.clone(),
@@ -269,8 +307,8 @@ impl Opts {
         // each flag once, in the records too.
         let mut seen = std::collections::HashSet::new();
         flags.retain(|flag| seen.insert(flag.clone()));
-        let payload = match super::common::read(&self.payload) {
-            Ok(payload) => payload,
+        let (payload, name, keys_model) = match self.payload_and_name() {
+            Ok(found) => found,
             Err(status) => return status,
         };
         // The library `link` would give the target (the user's specs and the target's measured
@@ -307,13 +345,14 @@ impl Opts {
         };
         let request = Request {
             payload,
-            name: super::common::input_name(&self.payload),
+            name,
             target: self.target.clone(),
             specs: self.specs.clone(),
             definitions,
             options: timing.options(flags, jobs, settings),
             screen_rounds: self.screen_rounds,
             max_candidates: usize::from(self.max_candidates),
+            only: self.dispatches.clone(),
             order: self.order,
             solutions: self.solutions,
             budget: self.budget,
@@ -339,6 +378,12 @@ impl Opts {
         if let Err(error) = std::fs::create_dir_all(&self.output) {
             tool_error(format!("cannot create {}: {error}", self.output.display()));
             return ExitStatus::Usage;
+        }
+        if let Some(text) = &keys_model {
+            if let Err(error) = tune::write_whole(&self.output, "keys-model.mlir", text) {
+                tool_error(error);
+                return ExitStatus::Usage;
+            }
         }
         if self.compile_only {
             return self.compile_only(iree, &tools, &request);

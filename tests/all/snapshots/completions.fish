@@ -436,6 +436,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand decide" -l iree -d 'IR
 complete -c tunespec -n "__fish_tunespec_using_subcommand decide" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand decide" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand decide" -s h -l help -d 'Print help (see more with /'--help/')'
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l keys -d 'Tune a spec library/'s keys instead of a model (repeatable: spec files, directories, libraries): each root matcher becomes an op of its own shape, types and layout, and those ops are the model (written to DIR/keys-model.mlir)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s t -l target -d 'The target: `host` (IREE/'s llvm-cpu for this machine/'s CPU), a CPU target a spec library defines, or a GPU target (`gfx942`, `sm_90`, ...)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s s -l spec -d 'A spec library (repeatable): one may define the target; the config the linked library gives a dispatch, when another than IREE/'s, is candidate 1' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s o -l output -d 'The output directory: journal, report and the winners/' library' -r -F
@@ -458,6 +459,7 @@ json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are J
 short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'
 github/t'The human report; diagnostics as GitHub Actions workflow commands'
 sarif/t'One SARIF 2.1.0 log of the command/'s diagnostics (results empty when there are none)'"
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l dispatch -d 'Only the dispatches whose key (`matmul 512x512x512`) or dispatch function/'s name contains PATTERN (repeatable: any of them); a pattern that selects none is an error listing the model/'s dispatches' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l order -d 'The order candidates are taken in (--max-candidates and --budget take the first): model (the target/'s cheap model, docs/tune.md), nearest (llvm-cpu only: the tile grid nearest IREE/'s own config first) or random (the same on every machine: the model/'s baseline)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l solutions -d 'GPU targets: the most solutions of each pipeline/'s constraints (IREE/'s space) enumerated before the model orders them' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
