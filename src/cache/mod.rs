@@ -74,6 +74,8 @@
 //!   too; anything else is an error the CLI exits 2 on): `off` links every time and touches nothing;
 //!   `readonly` uses entries but writes nothing (no stores, counters, removals); `recache` relinks
 //!   and stores the result.
+//! - `TUNESPEC_CACHE_STORE`, `TUNESPEC_CACHE_STORE_SECRET`: a shared store as a second level
+//!   below the disk, its entries checked with the team's secret ([`remote`]).
 //! - `TUNESPEC_CACHE_DIR`: the directory (default `$XDG_CACHE_HOME/tunespec`, else
 //!   `~/.cache/tunespec`).
 //! - `TUNESPEC_CACHE_MAX_BYTES`: the byte cap (default 256 MiB; suffixes `K`, `M`, `G`, `KiB`,
@@ -152,6 +154,7 @@ mod entry;
 mod iree_store;
 mod key;
 mod memory;
+pub mod remote;
 mod settings;
 
 pub use disk::*;
@@ -211,6 +214,10 @@ pub struct ProcessStats {
     pub corrupt: u64,
     /// Entries written to disk.
     pub stores: u64,
+    /// Requests answered by the second level ([`remote`]: `TUNESPEC_CACHE_STORE`).
+    pub remote_hits: u64,
+    /// Links this process offered to the second level and it took.
+    pub remote_stores: u64,
 }
 
 #[derive(Default)]
@@ -221,6 +228,8 @@ struct Counters {
     links: AtomicU64,
     corrupt: AtomicU64,
     stores: AtomicU64,
+    remote_hits: AtomicU64,
+    remote_stores: AtomicU64,
 }
 
 /// The cache: settings, the in-process LRU, single-flight bookkeeping and the disk store.
@@ -233,13 +242,15 @@ pub struct Cache {
     counters: Counters,
     /// IREE's answers asked in this process while the cache is off (see `iree_store`).
     pub(super) answered: Mutex<HashMap<[u8; 32], Arc<Vec<u8>>>>,
+    /// The second level below the disk ([`remote`]), when configured.
+    remote: Option<remote::Remote>,
 }
 
 impl Cache {
     /// A cache configured from `env` (see the module documentation).
     pub fn from_env(env: &crate::config::Environment) -> Cache {
         let (settings, warnings) = Settings::from_env(env);
-        let cache = Cache::new(settings);
+        let cache = Cache::new(settings).with_remote_from(env);
         for mut warning in warnings {
             if warning.is_error() {
                 warning.severity = Severity::Warning;
@@ -257,11 +268,24 @@ impl Cache {
         if let Some(error) = warnings.iter().find(|warning| warning.is_error()) {
             return Err(Box::new(error.clone()));
         }
-        let cache = Cache::new(settings);
+        let cache = Cache::new(settings).with_remote_from(env);
         for warning in warnings {
             cache.warn(warning);
         }
         Ok(cache)
+    }
+
+    /// This cache with the second level `env` configures (`TUNESPEC_CACHE_STORE`), unless the
+    /// cache is off; a second level that cannot be used is a warning.
+    fn with_remote_from(mut self, env: &crate::config::Environment) -> Cache {
+        if self.settings.mode == Mode::Off {
+            return self;
+        }
+        match remote::Remote::from_env(env) {
+            Ok(remote) => self.remote = remote,
+            Err(message) => self.warn(Problem::warning(codes::UNAVAILABLE, message, None)),
+        }
+        self
     }
 
     /// A cache with these settings (the disk cache only if its directory can be trusted).
@@ -293,6 +317,7 @@ impl Cache {
             warnings: Mutex::default(),
             counters: Counters::default(),
             answered: Mutex::default(),
+            remote: None,
         };
         if let Some(message) = refused {
             cache.warn(Problem::warning(codes::UNAVAILABLE, message, None));
@@ -328,6 +353,8 @@ impl Cache {
             links: c.links.load(Ordering::Relaxed),
             corrupt: c.corrupt.load(Ordering::Relaxed),
             stores: c.stores.load(Ordering::Relaxed),
+            remote_hits: c.remote_hits.load(Ordering::Relaxed),
+            remote_stores: c.remote_stores.load(Ordering::Relaxed),
         }
     }
 
@@ -568,11 +595,23 @@ impl Cache {
                 Lookup::Unreadable(error) => self.unavailable(disk, "cannot be read", &error),
             }
         }
-        self.counters.links.fetch_add(1, Ordering::Relaxed);
-        if let Some(disk) = &self.disk {
-            disk.record(Event::Miss);
+        let remote = (mode != Mode::Recache)
+            .then(|| self.remote_load(key))
+            .flatten();
+        let hit = remote.is_some();
+        if !hit {
+            self.counters.links.fetch_add(1, Ordering::Relaxed);
+            if let Some(disk) = &self.disk {
+                disk.record(Event::Miss);
+            }
         }
-        let artifact = Arc::new(build()?);
+        let artifact = Arc::new(match remote {
+            Some(artifact) => artifact,
+            None => build()?,
+        });
+        if !hit {
+            self.remote_save(key, &artifact);
+        }
         if let Some(disk) = &self.disk {
             if disk.writable {
                 match tracing::info_span!("cache.store").in_scope(|| disk.store(key, &artifact)) {
@@ -587,7 +626,7 @@ impl Cache {
             }
         }
         lock(&self.memory).insert(key, artifact.clone());
-        Ok((artifact, false))
+        Ok((artifact, hit))
     }
 
     fn unavailable(&self, disk: &Disk, what: &str, error: &io::Error) {

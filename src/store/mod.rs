@@ -185,6 +185,20 @@ impl Store {
         format!("{}best/", self.prefix())
     }
 
+    /// An opaque blob of the store's `linked/` space (the linked-library cache's second level,
+    /// `crate::cache::remote`), `None` when absent. Blobs are named by their cache key and
+    /// never replaced: one name, one content.
+    pub fn get_blob(&self, name: &str) -> Result<Option<Vec<u8>>, Error> {
+        self.backend.get(&format!("{}linked/{name}", self.prefix()))
+    }
+
+    /// Writes a blob unless one of that name is there; whether it wrote. Refused read-only.
+    pub fn put_blob(&self, name: &str, bytes: &[u8]) -> Result<bool, Error> {
+        self.refuse_writes("a cache write")?;
+        self.backend
+            .put_if_absent(&format!("{}linked/{name}", self.prefix()), bytes)
+    }
+
     fn refuse_writes(&self, what: &str) -> Result<(), Error> {
         if self.read_only {
             return Err(Error::ReadOnly(format!(

@@ -11,6 +11,7 @@ mod directories;
 mod entries;
 mod key;
 mod library;
+mod remote;
 mod writes;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,145 @@
+//! The cache's second level (`TUNESPEC_CACHE_STORE`): a link made on one machine is taken by
+//! another from the shared store instead of linked again, byte for byte; an entry written
+//! without the team's secret is never used; a store that stops is a warning and the link goes
+//! on locally; read-only stores are read, never written. File and Redis stores, the Redis one
+//! a real server.
+
+use super::*;
+use tunespec::settings::Environment;
+
+const SECRET: &str = "5ea1ed0c0ffee5ea1ed0c0ffee5ea1ed0c0ffee5ea1ed0c0ffee5ea1ed0c0ffe";
+const OTHER_SECRET: &str = "0000000000000000000000000000000000000000000000000000000000000001";
+
+/// A cache of its own directory (another machine) on the store `url` with `secret`.
+fn machine(dir: &Path, url: &str, secret: &str, read_only: bool) -> Cache {
+    let mut vars = vec![
+        ("TUNESPEC_CACHE_DIR", dir.to_str().unwrap().to_string()),
+        ("TUNESPEC_CACHE_STORE", url.to_string()),
+        ("TUNESPEC_CACHE_STORE_SECRET", secret.to_string()),
+    ];
+    if read_only {
+        vars.push(("TUNESPEC_STORE_READ_ONLY", "1".to_string()));
+    }
+    Cache::from_env(&Environment::from_vars(vars))
+}
+
+fn link_on(cache: &Cache, options: LinkOptions) -> (Vec<u8>, bool) {
+    let mlir = Mlir::new();
+    let library = cache
+        .link(&mlir, &gfx942_target(), &gfx942_inputs(), options)
+        .unwrap();
+    (library.bytecode.to_vec(), library.hit)
+}
+
+fn second_level_shares_links_between_machines(url: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let mlir = Mlir::new();
+    let direct = link::link(&mlir, &gfx942_inputs(), LinkOptions::default())
+        .unwrap()
+        .module
+        .to_bytecode()
+        .unwrap();
+    // The first machine links and offers its link to the store.
+    let first = machine(&dir.path().join("a"), url, SECRET, false);
+    assert_eq!(
+        link_on(&first, LinkOptions::default()),
+        (direct.clone(), false)
+    );
+    let stats = first.process_stats();
+    assert_eq!((stats.links, stats.remote_stores), (1, 1), "{stats:?}");
+    assert!(first.take_warnings().is_empty());
+    // Another machine with the team's secret takes it from the store: no link, the same bytes,
+    // and its own disk holds it afterwards.
+    let second = machine(&dir.path().join("b"), url, SECRET, false);
+    assert_eq!(
+        link_on(&second, LinkOptions::default()),
+        (direct.clone(), true)
+    );
+    let stats = second.process_stats();
+    assert_eq!(
+        (stats.links, stats.remote_hits, stats.stores),
+        (0, 1, 1),
+        "{stats:?}"
+    );
+    let again = machine(&dir.path().join("b"), url, SECRET, false);
+    assert!(link_on(&again, LinkOptions::default()).1);
+    assert_eq!(again.process_stats().disk_hits, 1);
+    // A machine with another secret rejects the store's entry, says so and links itself.
+    let stranger = machine(&dir.path().join("c"), url, OTHER_SECRET, false);
+    assert_eq!(link_on(&stranger, LinkOptions::default()), (direct, false));
+    assert_eq!(stranger.process_stats().links, 1);
+    let warnings = stranger.take_warnings();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.message.contains("fails the team secret's check")),
+        "{warnings:?}"
+    );
+    // Read-only: a new link (other options, another key) is not offered.
+    let reader = machine(&dir.path().join("d"), url, SECRET, true);
+    let options = LinkOptions {
+        dedupe: !LinkOptions::default().dedupe,
+        ..LinkOptions::default()
+    };
+    let _ = link_on(&reader, options.clone());
+    assert_eq!(reader.process_stats().remote_stores, 0);
+    let later = machine(&dir.path().join("e"), url, SECRET, false);
+    assert!(!link_on(&later, options).1, "nothing was written read-only");
+}
+
+#[test]
+fn a_file_store_shares_links_and_rejects_entries_without_the_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    second_level_shares_links_between_machines(&format!(
+        "file://{}",
+        dir.path().join("store").display()
+    ));
+}
+
+#[test]
+fn a_redis_store_shares_links_and_a_stopped_one_is_a_warning() {
+    let Some(mut redis) = crate::store::Redis::start(&[]) else {
+        return;
+    };
+    second_level_shares_links_between_machines(&redis.url());
+    // The server stops after the cache opened it: the link goes on here, said once.
+    let dir = tempfile::tempdir().unwrap();
+    let cache = machine(dir.path(), &redis.url(), SECRET, false);
+    redis.kill();
+    let (_, hit) = link_on(&cache, LinkOptions::default());
+    assert!(!hit);
+    assert_eq!(cache.process_stats().links, 1);
+    let warnings = cache.take_warnings();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.message.contains("the cache's store failed")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn the_second_level_needs_the_teams_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", dir.path().join("store").display());
+    let cache = Cache::from_env(&Environment::from_vars([
+        (
+            "TUNESPEC_CACHE_DIR",
+            dir.path().join("cache").to_str().unwrap(),
+        ),
+        ("TUNESPEC_CACHE_STORE", url.as_str()),
+    ]));
+    let warnings = cache.take_warnings();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.message.contains("TUNESPEC_CACHE_STORE_SECRET")),
+        "{warnings:?}"
+    );
+    let (_, hit) = link_on(&cache, LinkOptions::default());
+    assert!(!hit);
+    assert!(
+        !dir.path().join("store").exists(),
+        "nothing written without the secret"
+    );
+}
