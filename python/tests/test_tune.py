@@ -134,3 +134,25 @@ def test_compile_only_on_the_cpu_takes_the_order_and_the_dispatches_asked_for(
         tunespec.tune(
             model, "host", tmp_path / "none", compile_only=True, dispatches="999x", iree=iree
         )
+
+
+def test_a_librarys_keys_are_tuned_without_a_model(
+    schemas: Schemas, iree: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "keys"
+    report = tunespec.tune(
+        None,
+        "host",
+        out,
+        keys=FIXTURES / "bench" / "cpu_lib",
+        compile_only=True,
+        max_candidates=2,
+        iree=iree,
+    )
+    schemas.validate("tune-compile", report.to_json())
+    assert [d.key for d in report.dispatches] == [
+        "matmul 128x128x128 f32*f32->f32",
+        "matmul 96x96x96 f32*f32->f32",
+    ]
+    assert len(report.compiled) == 4
+    assert (out / "keys-model.mlir").read_text().count("linalg.generic") == 2

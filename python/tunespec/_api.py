@@ -420,7 +420,7 @@ def bench(
 
 @overload
 def tune(
-    payload: Input,
+    payload: Optional[Input],
     target: str,
     output: PathArg,
     *,
@@ -440,6 +440,7 @@ def tune(
     solutions: Optional[int] = ...,
     order: Optional[str] = ...,
     dispatches: Iterable[str] = ...,
+    keys: Iterable[PathArg] = ...,
     iree_flags: Iterable[str] = ...,
     compile_only: Literal[False] = ...,
     iree: Optional[PathArg] = ...,
@@ -448,7 +449,7 @@ def tune(
 
 @overload
 def tune(
-    payload: Input,
+    payload: Optional[Input],
     target: str,
     output: PathArg,
     *,
@@ -468,6 +469,7 @@ def tune(
     solutions: Optional[int] = ...,
     order: Optional[str] = ...,
     dispatches: Iterable[str] = ...,
+    keys: Iterable[PathArg] = ...,
     iree_flags: Iterable[str] = ...,
     compile_only: Literal[True],
     iree: Optional[PathArg] = ...,
@@ -475,7 +477,7 @@ def tune(
 
 
 def tune(
-    payload: Input,
+    payload: Optional[Input],
     target: str,
     output: PathArg,
     *,
@@ -495,6 +497,7 @@ def tune(
     solutions: Optional[int] = None,
     order: Optional[str] = None,
     dispatches: Iterable[str] = (),
+    keys: Iterable[PathArg] = (),
     iree_flags: Iterable[str] = (),
     compile_only: bool = False,
     iree: Optional[PathArg] = None,
@@ -511,7 +514,9 @@ def tune(
     extra iree-compile flags, `solutions` the most solutions of a GPU pipeline's constraints,
     `order` the order candidates are taken in (`model`, the default; `nearest`, llvm-cpu only;
     `random`), `dispatches` patterns selecting the dispatches to search (their key or
-    function name contains one; all by default).
+    function name contains one; all by default). With `payload=None`, `keys` (spec files,
+    directories, libraries) are tuned instead of a model (`--keys`: each root matcher an op of
+    its shape, the ops together the model, written to `output`/keys-model.mlir).
 
     `compile_only=True` (`--compile-only`, a GPU target on a machine without its GPU) generates
     and compiles every candidate, times none, and returns a `TuneCompileReport`.
@@ -549,7 +554,11 @@ def tune(
         args += [f"--iree-flag={flag}" for flag in iree_flags]
         if compile_only:
             args.append("--compile-only")
-        args += ["--", staging.arg(payload)]
+        if isinstance(keys, (str, os.PathLike)):
+            keys = [keys]
+        args += [f"--keys={os.fspath(library)}" for library in keys]
+        if payload is not None:
+            args += ["--", staging.arg(payload)]
         result = _run(args, staging.stdin, iree)
     if result.status not in (0, 1) or not result.stdout.strip():
         _raise(result)

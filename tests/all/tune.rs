@@ -343,153 +343,6 @@ fn tune_refuses_a_gpu_target_another_tunes_journal_and_a_bad_payload_and_says_wh
         stderr.contains("is a GPU target") && stderr.contains("--compile-only"),
         "{stderr}"
     );
-    // `nearest` is a grid around IREE's own config: llvm-cpu's; a GPU's space is IREE's
-    // constraints. An order tunespec does not know is clap's usage error.
-    for (order, expected) in [
-        ("nearest", "--order nearest is llvm-cpu's"),
-        ("fastest", "model, nearest or random"),
-    ] {
-        let output = output_with_timeout(
-            with_iree(&venv)
-                .current_dir(repo_root())
-                .args([
-                    "tune",
-                    MODEL,
-                    "-t",
-                    "gfx942",
-                    "--compile-only",
-                    "--order",
-                    order,
-                    "-o",
-                ])
-                .arg(dir.path().join("gpu")),
-        );
-        assert_eq!(output.status.code(), Some(2));
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains(expected), "{stderr}");
-    }
-    // `--dispatch` scopes the search to one dispatch of the model; a pattern that selects none
-    // is refused with the dispatches there are.
-    let scoped = dir.path().join("scoped");
-    let output = output_with_timeout(
-        with_iree(&venv)
-            .current_dir(repo_root())
-            .args([
-                "tune",
-                MODEL,
-                "-t",
-                "host",
-                "--compile-only",
-                "--max-candidates",
-                "2",
-            ])
-            .args(["--dispatch", "1024x1024", "--format", "json", "-o"])
-            .arg(&scoped),
-    );
-    assert_eq!(output.status.code(), Some(0));
-    let compiled: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let keys: Vec<&str> = compiled["dispatches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["key"].as_str().unwrap())
-        .collect();
-    assert_eq!(keys, ["matmul 1024x1024x1024 f32*f32->f32"]);
-    let output = output_with_timeout(
-        with_iree(&venv)
-            .current_dir(repo_root())
-            .args([
-                "tune",
-                MODEL,
-                "-t",
-                "host",
-                "--compile-only",
-                "--dispatch",
-                "999x",
-                "-o",
-            ])
-            .arg(dir.path().join("unscoped")),
-    );
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("'999x' selects no dispatch") && stderr.contains("matmul 512x512x512"),
-        "{stderr}"
-    );
-    // `--keys`: a library's keys as the model, each matcher an op of its shape, every
-    // candidate compiled with its config; the model kept beside the results.
-    let keyed = dir.path().join("keyed");
-    let output = output_with_timeout(
-        with_iree(&venv)
-            .current_dir(repo_root())
-            .args([
-                "tune",
-                "--keys",
-                "tests/fixtures/bench/cpu_lib",
-                "-t",
-                "host",
-            ])
-            .args([
-                "--compile-only",
-                "--max-candidates",
-                "2",
-                "--format",
-                "json",
-                "-o",
-            ])
-            .arg(&keyed),
-    );
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let compiled: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let keys: Vec<&str> = compiled["dispatches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["key"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        keys,
-        [
-            "matmul 128x128x128 f32*f32->f32",
-            "matmul 96x96x96 f32*f32->f32"
-        ]
-    );
-    let statuses: Vec<&str> = compiled["dispatches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|d| d["candidates"].as_array().unwrap())
-        .map(|c| c["status"].as_str().unwrap())
-        .collect();
-    assert_eq!(statuses, ["compiled"; 4]);
-    let model = std::fs::read_to_string(keyed.join("keys-model.mlir")).unwrap();
-    assert_eq!(model.matches("linalg.generic").count(), 2, "{model}");
-    // A library without a root matcher, a missing one, and a model with --keys: exit 2.
-    let empty = dir.path().join("no-keys.mlir");
-    std::fs::write(
-        &empty,
-        "module attributes {transform.with_named_sequence} {}\n",
-    )
-    .unwrap();
-    for args in [
-        vec!["--keys", empty.to_str().unwrap()],
-        vec!["--keys", "tests/fixtures/no/such/lib"],
-        vec![MODEL, "--keys", "tests/fixtures/bench/cpu_lib"],
-    ] {
-        let output = output_with_timeout(
-            with_iree(&venv)
-                .current_dir(repo_root())
-                .args(["tune", "-t", "host", "--compile-only", "-o"])
-                .arg(dir.path().join("keyless"))
-                .args(&args),
-        );
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-    }
     std::fs::write(
         dir.path().join("journal.jsonl"),
         "{\"journal\":\"tunespec tune\",\"version\":1,\"payload\":\"other\",\"target\":\"host\",\"flags\":[],\"device\":\"local-task\",\"iree\":\"x\",\"timing\":\"x\"}\n",
@@ -531,6 +384,113 @@ fn tune_refuses_a_gpu_target_another_tunes_journal_and_a_bad_payload_and_says_wh
     let document = report(&output);
     assert!(document["dispatches"].as_array().unwrap().is_empty());
     assert!(!out.join("library").exists());
+}
+
+/// `tunespec tune ARGS` in the repository with the reference IREE, compile-only runs and usage
+/// errors: (exit status, stdout, stderr).
+fn tune_cli(venv: &Path, args: &[&str], out: &Path) -> (Option<i32>, Vec<u8>, String) {
+    let output = output_with_timeout(
+        with_iree(venv)
+            .current_dir(repo_root())
+            .arg("tune")
+            .args(args)
+            .arg("-o")
+            .arg(out),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.code(), output.stdout, stderr)
+}
+
+/// The keys of a compile-only report's dispatches, and every candidate's compile status.
+fn keys_and_statuses(stdout: &[u8]) -> (Vec<String>, Vec<String>) {
+    let compiled: serde_json::Value = serde_json::from_slice(stdout).unwrap();
+    assert_valid("tune-compile.schema.json", [compiled.to_string().as_str()]);
+    let dispatches = compiled["dispatches"].as_array().unwrap();
+    let keys = dispatches
+        .iter()
+        .map(|d| d["key"].as_str().unwrap().to_string())
+        .collect();
+    let statuses = dispatches
+        .iter()
+        .flat_map(|d| d["candidates"].as_array().unwrap())
+        .map(|c| c["status"].as_str().unwrap().to_string())
+        .collect();
+    (keys, statuses)
+}
+
+#[test]
+fn tune_scopes_one_dispatch_or_a_librarys_keys_and_refuses_orders_it_cannot_take() {
+    let Some(venv) = venv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let quick = [
+        "-t",
+        "host",
+        "--compile-only",
+        "--max-candidates",
+        "2",
+        "--format",
+        "json",
+    ];
+    // `--order nearest` is a grid around IREE's own config: llvm-cpu's; a GPU's space is
+    // IREE's constraints. An order tunespec does not know is clap's usage error.
+    for (order, expected) in [
+        ("nearest", "--order nearest is llvm-cpu's"),
+        ("fastest", "model, nearest or random"),
+    ] {
+        let args = [MODEL, "-t", "gfx942", "--compile-only", "--order", order];
+        let (status, _, stderr) = tune_cli(&venv, &args, &dir.path().join("gpu"));
+        assert_eq!(status, Some(2));
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+    // `--dispatch`: one dispatch of the model; a pattern that selects none is refused with the
+    // dispatches there are.
+    let args = [&[MODEL, "--dispatch", "1024x1024"][..], &quick].concat();
+    let (status, stdout, stderr) = tune_cli(&venv, &args, &dir.path().join("scoped"));
+    assert_eq!(status, Some(0), "{stderr}");
+    let (keys, statuses) = keys_and_statuses(&stdout);
+    assert_eq!(keys, ["matmul 1024x1024x1024 f32*f32->f32"]);
+    assert_eq!(statuses, ["compiled"; 2]);
+    let args = [MODEL, "-t", "host", "--compile-only", "--dispatch", "999x"];
+    let (status, _, stderr) = tune_cli(&venv, &args, &dir.path().join("unscoped"));
+    assert_eq!(status, Some(2));
+    assert!(
+        stderr.contains("'999x' selects no dispatch") && stderr.contains("matmul 512x512x512"),
+        "{stderr}"
+    );
+    // `--keys`: a library's keys as the model, each matcher an op of its shape (a
+    // `linalg.generic`, which llvm-cpu configures as the named matmul), every candidate
+    // compiled with its config; the model kept beside the results.
+    let keyed = dir.path().join("keyed");
+    let args = [&["--keys", "tests/fixtures/bench/cpu_lib"][..], &quick].concat();
+    let (status, stdout, stderr) = tune_cli(&venv, &args, &keyed);
+    assert_eq!(status, Some(0), "{stderr}");
+    let (keys, statuses) = keys_and_statuses(&stdout);
+    assert_eq!(
+        keys,
+        [
+            "matmul 128x128x128 f32*f32->f32",
+            "matmul 96x96x96 f32*f32->f32"
+        ]
+    );
+    assert_eq!(statuses, ["compiled"; 4]);
+    let model = std::fs::read_to_string(keyed.join("keys-model.mlir")).unwrap();
+    assert_eq!(model.matches("linalg.generic").count(), 2, "{model}");
+    // A library without a root matcher, a missing one, and a model with --keys: exit 2.
+    let empty = dir.path().join("no-keys.mlir");
+    std::fs::write(
+        &empty,
+        "module attributes {transform.with_named_sequence} {}\n",
+    )
+    .unwrap();
+    for args in [
+        vec!["--keys", empty.to_str().unwrap()],
+        vec!["--keys", "tests/fixtures/no/such/lib"],
+        vec![MODEL, "--keys", "tests/fixtures/bench/cpu_lib"],
+    ] {
+        let args = [&args[..], &["-t", "host", "--compile-only"]].concat();
+        let (status, _, stderr) = tune_cli(&venv, &args, &dir.path().join("keyless"));
+        assert_eq!(status, Some(2), "{args:?}: {stderr}");
+    }
 }
 
 #[test]
