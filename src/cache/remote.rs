@@ -131,9 +131,13 @@ impl super::Cache {
         }
     }
 
-    /// Offers a link made here to the second level.
+    /// Offers a link made here to the second level (not with `TUNESPEC_CACHE=readonly`, which
+    /// writes nothing anywhere).
     pub(super) fn remote_save(&self, key: &Key, artifact: &Artifact) {
         let Some(remote) = &self.remote else { return };
+        if self.settings.mode == super::Mode::ReadOnly {
+            return;
+        }
         match remote.save(key, artifact) {
             Ok(true) => {
                 self.counters

@@ -83,6 +83,15 @@ fn second_level_shares_links_between_machines(url: &str) {
     };
     let _ = link_on(&reader, options.clone());
     assert_eq!(reader.process_stats().remote_stores, 0);
+    // `TUNESPEC_CACHE=readonly` writes nothing anywhere, the store included.
+    let readonly = Cache::from_env(&Environment::from_vars([
+        ("TUNESPEC_CACHE_DIR", dir.path().join("f").to_str().unwrap()),
+        ("TUNESPEC_CACHE", "readonly"),
+        ("TUNESPEC_CACHE_STORE", url),
+        ("TUNESPEC_CACHE_STORE_SECRET", SECRET),
+    ]));
+    let _ = link_on(&readonly, options.clone());
+    assert_eq!(readonly.process_stats().remote_stores, 0);
     let later = machine(&dir.path().join("e"), url, SECRET, false);
     assert!(!link_on(&later, options).1, "nothing was written read-only");
 }
