@@ -57,13 +57,14 @@ pub fn table(report: &CompileReport) -> String {
             continue;
         }
         out.push_str(&format!(
-            "{} {}: {} solutions{} in {:.1}s, {} chosen by the model and materialized by IREE{}\n",
+            "{} {}: {} solutions{} in {:.1}s, {} chosen in the {} order and materialized by IREE{}\n",
             generation.dispatch,
             generation.pipeline,
             generation.solutions,
             if generation.complete { " (all)" } else { "" },
             generation.solve_s,
             generation.materialized,
+            report.order,
             if generation.not_materialized.is_empty() {
                 String::new()
             } else {
