@@ -13,14 +13,31 @@ const OTHER_SECRET: &str = "0000000000000000000000000000000000000000000000000000
 /// A cache of its own directory (another machine) on the store `url` with `secret`.
 fn machine(dir: &Path, url: &str, secret: &str, read_only: bool) -> Cache {
     let mut vars = vec![
-        ("TUNESPEC_CACHE_DIR", dir.to_str().unwrap().to_string()),
-        ("TUNESPEC_CACHE_STORE", url.to_string()),
-        ("TUNESPEC_CACHE_STORE_SECRET", secret.to_string()),
+        ("TUNESPEC_CACHE_STORE", url),
+        ("TUNESPEC_CACHE_STORE_SECRET", secret),
     ];
     if read_only {
-        vars.push(("TUNESPEC_STORE_READ_ONLY", "1".to_string()));
+        vars.push(("TUNESPEC_STORE_READ_ONLY", "1"));
     }
-    Cache::from_env(&Environment::from_vars(vars))
+    machine_with(dir, &vars)
+}
+
+/// A cache of its own directory with these variables.
+fn machine_with(dir: &Path, vars: &[(&str, &str)]) -> Cache {
+    let dir = dir.to_str().unwrap();
+    let all = [("TUNESPEC_CACHE_DIR", dir)]
+        .into_iter()
+        .chain(vars.iter().copied());
+    Cache::from_env(&Environment::from_vars(all))
+}
+
+/// Asserts that `cache` warned with a message containing `text`.
+fn assert_warned(cache: &Cache, text: &str) {
+    let warnings = cache.take_warnings();
+    assert!(
+        warnings.iter().any(|w| w.message.contains(text)),
+        "no warning with {text:?}: {warnings:?}"
+    );
 }
 
 fn link_on(cache: &Cache, options: LinkOptions) -> (Vec<u8>, bool) {
@@ -68,13 +85,7 @@ fn second_level_shares_links_between_machines(url: &str) {
     let stranger = machine(&dir.path().join("c"), url, OTHER_SECRET, false);
     assert_eq!(link_on(&stranger, LinkOptions::default()), (direct, false));
     assert_eq!(stranger.process_stats().links, 1);
-    let warnings = stranger.take_warnings();
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.message.contains("fails the team secret's check")),
-        "{warnings:?}"
-    );
+    assert_warned(&stranger, "fails the team secret's check");
     // Read-only: a new link (other options, another key) is not offered.
     let reader = machine(&dir.path().join("d"), url, SECRET, true);
     let options = LinkOptions {
@@ -84,12 +95,14 @@ fn second_level_shares_links_between_machines(url: &str) {
     let _ = link_on(&reader, options.clone());
     assert_eq!(reader.process_stats().remote_stores, 0);
     // `TUNESPEC_CACHE=readonly` writes nothing anywhere, the store included.
-    let readonly = Cache::from_env(&Environment::from_vars([
-        ("TUNESPEC_CACHE_DIR", dir.path().join("f").to_str().unwrap()),
-        ("TUNESPEC_CACHE", "readonly"),
-        ("TUNESPEC_CACHE_STORE", url),
-        ("TUNESPEC_CACHE_STORE_SECRET", SECRET),
-    ]));
+    let readonly = machine_with(
+        &dir.path().join("f"),
+        &[
+            ("TUNESPEC_CACHE", "readonly"),
+            ("TUNESPEC_CACHE_STORE", url),
+            ("TUNESPEC_CACHE_STORE_SECRET", SECRET),
+        ],
+    );
     let _ = link_on(&readonly, options.clone());
     assert_eq!(readonly.process_stats().remote_stores, 0);
     let later = machine(&dir.path().join("e"), url, SECRET, false);
@@ -118,33 +131,18 @@ fn a_redis_store_shares_links_and_a_stopped_one_is_a_warning() {
     let (_, hit) = link_on(&cache, LinkOptions::default());
     assert!(!hit);
     assert_eq!(cache.process_stats().links, 1);
-    let warnings = cache.take_warnings();
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.message.contains("the cache's store failed")),
-        "{warnings:?}"
-    );
+    assert_warned(&cache, "the cache's store failed");
 }
 
 #[test]
 fn the_second_level_needs_the_teams_secret() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("file://{}", dir.path().join("store").display());
-    let cache = Cache::from_env(&Environment::from_vars([
-        (
-            "TUNESPEC_CACHE_DIR",
-            dir.path().join("cache").to_str().unwrap(),
-        ),
-        ("TUNESPEC_CACHE_STORE", url.as_str()),
-    ]));
-    let warnings = cache.take_warnings();
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.message.contains("TUNESPEC_CACHE_STORE_SECRET")),
-        "{warnings:?}"
+    let cache = machine_with(
+        &dir.path().join("cache"),
+        &[("TUNESPEC_CACHE_STORE", url.as_str())],
     );
+    assert_warned(&cache, "TUNESPEC_CACHE_STORE_SECRET");
     let (_, hit) = link_on(&cache, LinkOptions::default());
     assert!(!hit);
     assert!(
