@@ -24,6 +24,12 @@ packages=(
   # (tests/all/store.rs); it is not run as a service
   redis-server
 )
+# The object-store emulators of the store's tests (tools/store-servers.sh): moto from PyPI (in
+# python3-venv's venv) and Azurite from the npm registry, which needs Node.js and npm; a machine
+# that has them from elsewhere (NodeSource's nodejs bundles npm) keeps its own.
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

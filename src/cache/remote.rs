@@ -1,5 +1,5 @@
 //! The linked-library cache's second level: a shared store (`TUNESPEC_CACHE_STORE`, the URLs of
-//! `--store`: `redis://`, `file://`) below this machine's disk cache, as sccache puts a remote
+//! `--store`: `redis://`, `file://`, object stores) below this machine's disk cache, as sccache puts a remote
 //! cache below its local one. A machine that misses on disk asks the store before it links, and
 //! a link it does make is offered to the store, so a fleet links each library once.
 //!

@@ -60,7 +60,7 @@ pub struct Opts {
     #[arg(long, value_name = "LIBRARY")]
     pub write: Option<PathBuf>,
     /// After --write's library is written, push its entries to this shared store
-    /// (redis://HOST[:PORT][/DB], file:///PATH; docs/store.md). A store that fails is a
+    /// (redis://, file://, s3://, gs://, azblob://; docs/store.md). A store that fails is a
     /// warning: the local library is kept and the exit status is unchanged
     #[arg(long, value_name = "URL", requires = "write")]
     pub store: Option<String>,

@@ -13,8 +13,8 @@ use tunespec::store::{self, Listed, Options, Purge, Store};
 /// `--store URL` and `--read-only`, shared by every store command (and `bench`, `tune`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct StoreArgs {
-    /// The shared store: redis://HOST[:PORT][/DB] or file:///ABSOLUTE/PATH, with
-    /// ?namespace=NAME (docs/store.md)
+    /// The shared store: redis://HOST[:PORT][/DB], file:///ABSOLUTE/PATH, s3://BUCKET[/PREFIX],
+    /// gs://BUCKET[/PREFIX] or azblob://CONTAINER[/PREFIX], with ?namespace=NAME (docs/store.md)
     #[arg(long, value_name = "URL")]
     pub store: String,
     /// Never write to the store (CI); also TUNESPEC_STORE_READ_ONLY=1

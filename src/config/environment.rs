@@ -100,6 +100,17 @@ impl Environment {
         self.get(name).is_some_and(|value| value == "1")
     }
 
+    /// The variables whose names start with `prefix` (an engine's own: `AWS_`), as text,
+    /// sorted by name; a name or value that is not UTF-8 is left out.
+    pub fn prefixed(&self, prefix: &str) -> Vec<(String, String)> {
+        self.vars
+            .iter()
+            .filter_map(|(name, value)| Some((name.to_str()?, value.to_str()?)))
+            .filter(|(name, _)| name.starts_with(prefix))
+            .map(|(name, value)| (name.to_string(), value.to_string()))
+            .collect()
+    }
+
     /// A lookup function over this environment, for the readers that take one
     /// (`Fn(&str) -> Option<OsString>`: the configs' discovery, the cache's settings).
     pub fn lookup(&self) -> impl Fn(&str) -> Option<OsString> + '_ {

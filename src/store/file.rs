@@ -146,8 +146,10 @@ impl Backend for FileBackend {
     }
 
     fn list(&self, prefix: &str) -> Result<Vec<String>, Error> {
+        // Keys are paths: walk the prefix's directory and keep the keys that start with the
+        // prefix itself (`best` lists `best/` and `best-old/` alike, as on every engine).
         let mut keys = Vec::new();
-        let dir = self.path(prefix);
+        let dir = self.path(prefix.rfind('/').map_or("", |end| &prefix[..end]));
         if !dir.exists() {
             return Ok(keys);
         }
@@ -161,7 +163,10 @@ impl Backend for FileBackend {
                 continue;
             }
             if let Ok(relative) = entry.path().strip_prefix(&self.root) {
-                keys.push(relative.to_string_lossy().replace('\\', "/"));
+                let key = relative.to_string_lossy().replace('\\', "/");
+                if key.starts_with(prefix) {
+                    keys.push(key);
+                }
             }
         }
         keys.sort();

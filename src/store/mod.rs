@@ -9,7 +9,8 @@
 //! write their local library first and only then push (`docs/store.md`).
 //!
 //! The backends are behind [`Backend`] (get, put-if-absent, compare-and-swap, list, delete),
-//! so that object stores can come later: `file://` ([`file`]) and `redis://` ([`redis`]) now.
+//! `file://` ([`file`]), `redis://` ([`redis`]) and the object stores `s3://`, `gs://` and
+//! `azblob://` ([`object`]).
 
 use std::path::Path;
 
@@ -17,6 +18,7 @@ use crate::manifest::Definition;
 
 pub mod entry;
 pub mod file;
+pub mod object;
 pub mod redis;
 pub mod url;
 
@@ -42,7 +44,7 @@ pub mod codes {
 pub enum Error {
     /// The URL is malformed.
     Url(String),
-    /// The URL names an engine not supported yet (`s3://`, `gs://`, `azblob://`, `webdav://`).
+    /// The URL names an engine not supported yet (`webdav://`, `rediss://`).
     Unsupported(String),
     /// The store cannot be reached, or failed during the operation.
     Unavailable(String),
@@ -105,17 +107,24 @@ pub struct Options {
     /// The Redis password, from `REDISCLI_AUTH` as `redis-cli` reads it (never from a file
     /// tunespec writes, never from the URL).
     pub redis_password: Option<String>,
+    /// The object stores' own variables (`AWS_*`, `GOOGLE_*`, `AZURE_*`: credentials, region,
+    /// endpoint), as the engines' own tools read them.
+    pub engine_variables: Vec<(String, String)>,
 }
 
 impl Options {
     /// The options of `--read-only` (`read_only_flag`) and `env` (the settings' environment).
-    pub fn from_env(read_only_flag: bool, env: &crate::config::Environment) -> Options {
-        let env = |name: &str| env.text(name).filter(|value| !value.is_empty());
+    pub fn from_env(read_only_flag: bool, environment: &crate::config::Environment) -> Options {
+        let env = |name: &str| environment.text(name).filter(|value| !value.is_empty());
         let read_only_env = env("TUNESPEC_STORE_READ_ONLY")
             .is_some_and(|value| !matches!(value.as_str(), "0" | "false" | "no"));
         Options {
             read_only: read_only_flag || read_only_env,
             redis_password: env("REDISCLI_AUTH"),
+            engine_variables: ["AWS_", "GOOGLE_", "AZURE_"]
+                .iter()
+                .flat_map(|prefix| environment.prefixed(prefix))
+                .collect(),
         }
     }
 }
@@ -133,15 +142,7 @@ impl Store {
     /// [`Error::Unavailable`]).
     pub fn open(text: &str, options: &Options) -> Result<Store, Error> {
         let url = url::parse(text)?;
-        let backend: Box<dyn Backend> = match &url.location {
-            Location::Redis { host, port, db } => Box::new(redis::RedisBackend::connect(
-                host,
-                *port,
-                *db,
-                options.redis_password.as_deref(),
-            )?),
-            Location::File(path) => Box::new(file::FileBackend::open(path, options.read_only)?),
-        };
+        let backend = open_backend(&url, options)?;
         Ok(Store {
             url,
             backend,
@@ -208,6 +209,30 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// The engine `url` names, opened (connecting to a server: an unreachable one is
+/// [`Error::Unavailable`]); the store's operations are built on its five.
+pub fn open_backend(url: &StoreUrl, options: &Options) -> Result<Box<dyn Backend>, Error> {
+    Ok(match &url.location {
+        Location::Redis { host, port, db } => Box::new(redis::RedisBackend::connect(
+            host,
+            *port,
+            *db,
+            options.redis_password.as_deref(),
+        )?),
+        Location::File(path) => Box::new(file::FileBackend::open(path, options.read_only)?),
+        Location::Object {
+            engine,
+            bucket,
+            prefix,
+        } => Box::new(object::ObjectBackend::open(
+            *engine,
+            bucket,
+            prefix,
+            &options.engine_variables,
+        )?),
+    })
 }
 
 /// Pulls the entries of `store` for `target` and `device` into the measured library `output`

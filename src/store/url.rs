@@ -11,9 +11,40 @@ use super::Error;
 /// The namespace of a URL without `?namespace=`.
 pub const DEFAULT_NAMESPACE: &str = "default";
 
-/// Schemes of engines a later version reaches (object stores, WebDAV): refused with a clear
-/// message rather than taken for a path.
-const NOT_YET: &[&str] = &["s3", "gs", "azblob", "webdav", "webdavs", "http", "https"];
+/// Schemes of engines a later version reaches (WebDAV): refused with a clear message rather
+/// than taken for a path.
+const NOT_YET: &[&str] = &["webdav", "webdavs", "http", "https"];
+
+/// An object store's engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Amazon S3 and S3-compatible stores (MinIO, Ceph, R2: `AWS_ENDPOINT_URL`): `s3://`.
+    S3,
+    /// Google Cloud Storage: `gs://`.
+    Gcs,
+    /// Azure Blob Storage: `azblob://`.
+    Azure,
+}
+
+impl Engine {
+    /// The URL scheme.
+    pub fn scheme(self) -> &'static str {
+        match self {
+            Engine::S3 => "s3",
+            Engine::Gcs => "gs",
+            Engine::Azure => "azblob",
+        }
+    }
+
+    /// The prefix of the engine's own environment variables (its credentials and settings).
+    pub fn variables(self) -> &'static str {
+        match self {
+            Engine::S3 => "AWS_",
+            Engine::Gcs => "GOOGLE_",
+            Engine::Azure => "AZURE_",
+        }
+    }
+}
 
 /// Where a store is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +60,15 @@ pub enum Location {
     },
     /// `file:///abs/path`: a directory on a local or shared file system.
     File(PathBuf),
+    /// `s3://bucket[/prefix]`, `gs://bucket[/prefix]`, `azblob://container[/prefix]`.
+    Object {
+        /// Which engine.
+        engine: Engine,
+        /// The bucket (the container on Azure).
+        bucket: String,
+        /// The prefix inside it, without slashes at either end (empty: the bucket's root).
+        prefix: String,
+    },
 }
 
 /// A parsed `--store` URL.
@@ -47,6 +87,16 @@ impl std::fmt::Display for StoreUrl {
         match &self.location {
             Location::Redis { host, port, db } => write!(f, "redis://{host}:{port}/{db}")?,
             Location::File(path) => write!(f, "file://{}", path.display())?,
+            Location::Object {
+                engine,
+                bucket,
+                prefix,
+            } => {
+                write!(f, "{}://{bucket}", engine.scheme())?;
+                if !prefix.is_empty() {
+                    write!(f, "/{prefix}")?;
+                }
+            }
         }
         if self.namespace != DEFAULT_NAMESPACE {
             write!(f, "?namespace={}", self.namespace)?;
@@ -73,7 +123,7 @@ pub fn parse(text: &str) -> Result<StoreUrl, Error> {
     let bad = |why: &str| Error::Url(format!("--store {shown:?}: {why}"));
     let Some((scheme, rest)) = text.split_once("://") else {
         return Err(bad(
-            "not a URL; give redis://HOST[:PORT][/DB] or file:///ABSOLUTE/PATH",
+            "not a URL; give redis://HOST[:PORT][/DB], file:///ABSOLUTE/PATH, s3://BUCKET[/PREFIX], gs://BUCKET[/PREFIX] or azblob://CONTAINER[/PREFIX]",
         ));
     };
     let (address, query) = match rest.split_once('?') {
@@ -101,6 +151,9 @@ pub fn parse(text: &str) -> Result<StoreUrl, Error> {
             }
             Location::File(path)
         }
+        "s3" => object_location(Engine::S3, address).map_err(|why| bad(&why))?,
+        "gs" => object_location(Engine::Gcs, address).map_err(|why| bad(&why))?,
+        "azblob" => object_location(Engine::Azure, address).map_err(|why| bad(&why))?,
         "rediss" => {
             return Err(Error::Unsupported(format!(
                 "--store {shown:?}: Redis over TLS (rediss://) is not supported yet; use redis:// on a trusted network or a tunnel"
@@ -108,10 +161,10 @@ pub fn parse(text: &str) -> Result<StoreUrl, Error> {
         }
         scheme if NOT_YET.contains(&scheme) => {
             return Err(Error::Unsupported(format!(
-                "--store {shown:?}: {scheme}:// stores are not supported yet; use redis:// or file:// (docs/store.md)"
+                "--store {shown:?}: {scheme}:// stores are not supported yet; use redis://, file://, s3://, gs:// or azblob:// (docs/store.md)"
             )))
         }
-        _ => return Err(bad("unknown scheme; give redis:// or file://")),
+        _ => return Err(bad("unknown scheme; give redis://, file://, s3://, gs:// or azblob://")),
     };
     Ok(StoreUrl {
         location,
@@ -128,6 +181,46 @@ fn redacted(text: &str) -> String {
         }
         _ => text.to_string(),
     }
+}
+
+/// `bucket[/prefix]`: a bucket name as the engines allow them (letters, digits, `.`, `_`,
+/// `-`) and a prefix of path segments (no empty, `.` or `..` segment: a key must mean one
+/// object on every engine).
+fn object_location(engine: Engine, address: &str) -> Result<Location, String> {
+    if address.contains('@') {
+        return Err(
+            "credentials in a store URL are refused (they end in logs and reports); the engine's own variables give them (docs/store.md)"
+                .to_string(),
+        );
+    }
+    let address = address.trim_end_matches('/');
+    let (bucket, prefix) = address.split_once('/').unwrap_or((address, ""));
+    let name_ok = |name: &str| {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    };
+    if !name_ok(bucket) {
+        return Err(format!(
+            "{}:// names a bucket first: letters, digits, '.', '_' and '-', not {bucket:?}",
+            engine.scheme()
+        ));
+    }
+    if !prefix.is_empty()
+        && !prefix
+            .split('/')
+            .all(|segment| name_ok(segment) && segment != "." && segment != "..")
+    {
+        return Err(format!(
+            "the prefix {prefix:?} is '/'-separated names of letters, digits, '.', '_' and '-'"
+        ));
+    }
+    Ok(Location::Object {
+        engine,
+        bucket: bucket.to_string(),
+        prefix: prefix.to_string(),
+    })
 }
 
 /// `host[:port][/db]`. Credentials in the URL are refused: they would end up in shell history,
@@ -200,11 +293,30 @@ mod tests {
     }
 
     #[test]
+    fn object_store_urls_name_a_bucket_and_a_prefix() {
+        let url = parse("s3://tuning-farm/team/a/?namespace=mi300").unwrap();
+        assert_eq!(
+            url.location,
+            Location::Object {
+                engine: Engine::S3,
+                bucket: "tuning-farm".into(),
+                prefix: "team/a".into()
+            }
+        );
+        assert_eq!(url.to_string(), "s3://tuning-farm/team/a?namespace=mi300");
+        assert_eq!(parse("gs://b").unwrap().to_string(), "gs://b");
+        assert_eq!(parse("azblob://c/p").unwrap().to_string(), "azblob://c/p");
+    }
+
+    #[test]
     fn bad_and_unsupported_urls_are_told_apart() {
-        assert!(matches!(parse("s3://bucket/x"), Err(Error::Unsupported(_))));
-        assert!(matches!(parse("gs://bucket"), Err(Error::Unsupported(_))));
-        assert!(matches!(parse("azblob://c"), Err(Error::Unsupported(_))));
         assert!(matches!(parse("webdav://h/p"), Err(Error::Unsupported(_))));
+        assert!(matches!(parse("rediss://h"), Err(Error::Unsupported(_))));
+        assert!(matches!(parse("s3://"), Err(Error::Url(_))));
+        assert!(matches!(parse("s3://b/a//c"), Err(Error::Url(_))));
+        assert!(matches!(parse("gs://b/../c"), Err(Error::Url(_))));
+        let error = parse("s3://key:secret@bucket").unwrap_err();
+        assert!(!error.to_string().contains("secret"), "{error}");
         assert!(matches!(parse("/just/a/path"), Err(Error::Url(_))));
         assert!(matches!(parse("redis://h:notaport"), Err(Error::Url(_))));
         let error = parse("redis://user:hunter2@h").unwrap_err();

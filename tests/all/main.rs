@@ -56,6 +56,8 @@ mod sm90;
 mod startup;
 mod stdin_specs;
 mod store;
+mod store_engines;
+mod store_servers;
 mod streams;
 mod support;
 mod swaps;

@@ -1,103 +1,23 @@
-//! The shared store (`--store`, `tunespec store`): against a real Redis server (Debian's
-//! `redis-server`, installed by tools/setup.sh, started here on a free loopback port with a
-//! private directory and killed after) and the `file://` backend. A missing `redis-server` FAILS
-//! the Redis tests under `CI=true`; elsewhere they say so and return.
+//! The shared store (`--store`, `tunespec store`): against real servers (Redis, moto's S3,
+//! Azurite's Blob storage: tests/all/store_servers.rs) and the `file://` backend.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Child, Stdio};
+use std::time::Duration;
 
 use tunespec::measured::library::Entry;
 use tunespec::mlir::Mlir;
 use tunespec::store::{Options, Purge, Store};
 
-use crate::reference::{in_ci, repo_root};
+use crate::reference::repo_root;
+use crate::store_servers::{engines, Redis};
 use crate::support::tunespec_command;
 
 /// A measured library of one matcher measured on two devices (local-task and local-sync).
 const TWO_DEVICES: &str = "tests/fixtures/bench/two_devices";
 
-/// A Redis server of this test's own, killed when dropped.
-pub struct Redis {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Redis {
-    /// Starts `redis-server` with `extra` arguments; `None` (after a note) when it is not
-    /// installed outside CI.
-    pub fn start(extra: &[&str]) -> Option<Redis> {
-        let binary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
-            .into_iter()
-            .map(PathBuf::from)
-            .find(|path| path.is_file());
-        let Some(binary) = binary else {
-            assert!(
-                !in_ci(),
-                "redis-server is required when CI=true (tools/setup.sh installs it)"
-            );
-            eprintln!("note: redis-server not found; this store test did not run");
-            return None;
-        };
-        let dir = tempfile::tempdir().unwrap();
-        // A port the kernel just handed out and took back: free unless another process takes
-        // it in between (then the server fails to start and the test says so).
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(binary)
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(dir.path())
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server starts");
-        let redis = Redis {
-            child,
-            port,
-            _dir: dir,
-        };
-        redis.wait_ready();
-        Some(redis)
-    }
-
-    /// Waits until the server answers on its port.
-    fn wait_ready(&self) {
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(20) {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!("redis-server did not listen on port {} in 20 s", self.port);
-    }
-
-    pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-
-    /// Stops the server at once (SIGKILL): a store that dies.
-    pub fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
 /// `tunespec ARGS`: (exit status, stdout, stderr).
-fn run(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String) {
+pub fn run(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String) {
     let output = tunespec_command()
         .args(args)
         .envs(env.iter().copied())
@@ -145,7 +65,16 @@ fn timed(tuned_us: f64, name: &str) -> Entry {
 }
 
 fn open(url: &str) -> Store {
-    Store::open(url, &Options::default()).unwrap()
+    open_with(url, &[])
+}
+
+/// The store at `url` with its engine's variables `vars`.
+fn open_with(url: &str, vars: &[(String, String)]) -> Store {
+    let options = Options {
+        engine_variables: vars.to_vec(),
+        ..Options::default()
+    };
+    Store::open(url, &options).unwrap()
 }
 
 /// The best times of the store, in key order.
@@ -159,39 +88,40 @@ fn best_times(store: &Store) -> Vec<f64> {
 }
 
 #[test]
-fn pushed_libraries_pull_byte_identical_from_redis_and_from_a_directory() {
-    let Some(redis) = Redis::start(&[]) else {
+fn pushed_libraries_pull_byte_identical_from_every_engine() {
+    let work = tempfile::tempdir().unwrap();
+    let Some(engines) = engines(work.path()) else {
         return;
     };
-    let work = tempfile::tempdir().unwrap();
-    let file_url = format!("file://{}", work.path().join("store").display());
     let mut pulled = Vec::new();
-    for url in [redis.url(), file_url] {
-        let (status, stdout, stderr) = run(&["store", "push", TWO_DEVICES, "--store", &url], &[]);
-        assert_eq!(status, Some(0), "{stdout}{stderr}");
+    for engine in &engines {
+        let (url, env) = (&engine.url, engine.env());
+        let (status, stdout, stderr) = run(&["store", "push", TWO_DEVICES, "--store", url], &env);
+        assert_eq!(status, Some(0), "{}: {stdout}{stderr}", engine.name);
         assert!(stdout.contains("pushed 2 entries"), "{stdout}");
         // Pushed again: nothing new, nothing replaced.
-        let (status, stdout, _) = run(&["store", "push", TWO_DEVICES, "--store", &url], &[]);
+        let (status, stdout, _) = run(&["store", "push", TWO_DEVICES, "--store", url], &env);
         assert_eq!(status, Some(0));
         assert!(stdout.contains("0 new, 0 now the best"), "{stdout}");
         for round in 0..2 {
             let out = work.path().join(format!("pulled-{}-{round}", pulled.len()));
             let out_text = out.to_str().unwrap();
-            let args = ["store", "pull", "--store", &url, "--target", "bench_cpu"];
-            let (status, stdout, stderr) = run(&[&args[..], &["-o", out_text]].concat(), &[]);
+            let args = ["store", "pull", "--store", url, "--target", "bench_cpu"];
+            let (status, stdout, stderr) = run(&[&args[..], &["-o", out_text]].concat(), &env);
             assert_eq!(status, Some(0), "{stdout}{stderr}");
             assert!(stdout.contains("pulled 2 entries"), "{stdout}");
             pulled.push(tree(&out));
         }
-        let (status, stdout, _) = run(&["store", "ls", "--store", &url, "--format", "json"], &[]);
-        assert_eq!(status, Some(0));
+        let ls = ["store", "ls", "--store", url, "--format", "json"];
+        let (status, stdout, _) = run(&ls, &env);
+        assert_eq!(status, Some(0), "{}", engine.name);
         crate::cli_formats::assert_valid("store-ls.schema.json", [stdout.as_str()]);
         let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
         let entries = listed["entries"].as_array().unwrap();
         assert_eq!(entries.len(), 2, "{listed:#}");
         assert!(entries.iter().all(|entry| entry["target"] == "bench_cpu"));
     }
-    // The same content gives the same bytes, whichever backend and however often.
+    // The same content gives the same bytes, whichever engine and however often.
     assert!(pulled.windows(2).all(|pair| pair[0] == pair[1]));
     // The specs are the pushed library's, byte for byte; the manifest names `store pull`.
     let original = tree(&repo_root().join(TWO_DEVICES));
@@ -213,12 +143,12 @@ fn pushed_libraries_pull_byte_identical_from_redis_and_from_a_directory() {
     assert!(String::from_utf8_lossy(manifest).starts_with("# Written by `tunespec store`"));
     // A device's entries alone: what `--device` names, never the other device's.
     let out = work.path().join("sync-only");
-    let url = redis.url();
+    let url = &engines[0].url;
     let args = [
         "store",
         "pull",
         "--store",
-        &url,
+        url,
         "--device",
         "local-sync",
         "-o",
@@ -238,17 +168,17 @@ fn pushed_libraries_pull_byte_identical_from_redis_and_from_a_directory() {
     );
 }
 
-/// Of racing writers on one key the fastest ends as the best, whatever the order, on both
-/// backends; a slower result pushed after a faster one never replaces it.
+/// Of racing writers on one key the fastest ends as the best, whatever the order, on every
+/// engine; a slower result pushed after a faster one never replaces it.
 #[test]
 fn a_slower_result_never_replaces_a_faster_one_even_racing() {
-    let Some(redis) = Redis::start(&[]) else {
+    let work = tempfile::tempdir().unwrap();
+    let Some(engines) = engines(work.path()) else {
         return;
     };
-    let work = tempfile::tempdir().unwrap();
-    let file_url = format!("file://{}", work.path().display());
-    for url in [redis.url(), file_url] {
-        let store = open(&url);
+    for engine in &engines {
+        let (url, vars) = (&engine.url, &engine.vars);
+        let store = engine.open();
         store.push(&[timed(20.0, "CPU race")]).unwrap();
         let pushed = store.push(&[timed(30.0, "CPU race")]).unwrap();
         assert_eq!((pushed.stored, pushed.best, pushed.kept), (1, 0, 1));
@@ -260,12 +190,12 @@ fn a_slower_result_never_replaces_a_faster_one_even_racing() {
             let name = format!("CPU race {round}");
             let threads: Vec<_> = (0..8)
                 .map(|i| {
-                    let url = url.clone();
+                    let (url, vars) = (url.clone(), vars.clone());
                     let name = name.clone();
                     // Times in a scrambled order: 40, 33, 26, ... wrapping.
                     let time = 5.0 + f64::from((i * 5 + round * 3) % 8) * 7.0;
                     std::thread::spawn(move || {
-                        let store = open(&url);
+                        let store = open_with(&url, &vars);
                         for _ in 0..3 {
                             store.push(&[timed(time, &name)]).unwrap();
                         }
@@ -287,10 +217,10 @@ fn a_slower_result_never_replaces_a_faster_one_even_racing() {
 /// and on a directory alike.
 #[test]
 fn four_shards_one_killed_and_rerun_pull_what_a_single_run_pulls() {
-    let Some(redis) = Redis::start(&[]) else {
+    let work = tempfile::tempdir().unwrap();
+    let Some(engines) = engines(work.path()) else {
         return;
     };
-    let work = tempfile::tempdir().unwrap();
     // Four shards' libraries: the fixture measured on four machines.
     let shards: Vec<PathBuf> = (0..4)
         .map(|k| {
@@ -308,17 +238,18 @@ fn four_shards_one_killed_and_rerun_pull_what_a_single_run_pulls() {
             shard
         })
         .collect();
-    let push = |shard: &Path, url: &str| {
+    let push = |shard: &Path, url: &str, env: &[(&str, &str)]| {
         let mut command = tunespec_command();
         command
             .args(["store", "push"])
             .arg(shard)
             .args(["--store", url])
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         command
     };
-    let pull = |url: &str, name: &str| {
+    let pull = |url: &str, env: &[(&str, &str)], name: &str| {
         let out = work.path().join(name);
         let args = [
             "store",
@@ -329,33 +260,34 @@ fn four_shards_one_killed_and_rerun_pull_what_a_single_run_pulls() {
             "bench_cpu",
             "-o",
         ];
-        let (status, stdout, stderr) = run(&[&args[..], &[out.to_str().unwrap()]].concat(), &[]);
+        let (status, stdout, stderr) = run(&[&args[..], &[out.to_str().unwrap()]].concat(), env);
         assert_eq!(status, Some(0), "{stdout}{stderr}");
         assert!(stdout.contains("pulled 8 entries"), "{stdout}");
         tree(&out)
     };
-    let file_url = format!("file://{}", work.path().join("store").display());
     let mut pulled = Vec::new();
-    for (index, base) in [redis.url(), file_url].into_iter().enumerate() {
-        let shared = format!("{base}?namespace=shards");
-        let single = format!("{base}?namespace=single");
+    for (index, engine) in engines.iter().enumerate() {
+        let env = engine.env();
+        let shared = engine.in_namespace("shards");
+        let single = engine.in_namespace("single");
         let mut children: Vec<Child> = shards
             .iter()
-            .map(|shard| push(shard, &shared).spawn().unwrap())
+            .map(|shard| push(shard, &shared, &env).spawn().unwrap())
             .collect();
-        let killed = 2 - index;
+        let killed = index % shards.len();
         let _ = children[killed].kill();
         for child in &mut children {
             let _ = child.wait();
         }
-        assert!(push(&shards[killed], &shared).status().unwrap().success());
+        let rerun = push(&shards[killed], &shared, &env).status().unwrap();
+        assert!(rerun.success(), "{}", engine.name);
         for shard in &shards {
-            assert!(push(shard, &single).status().unwrap().success());
+            assert!(push(shard, &single, &env).status().unwrap().success());
         }
-        pulled.push(pull(&shared, &format!("from-shards-{index}")));
-        pulled.push(pull(&single, &format!("from-single-{index}")));
+        pulled.push(pull(&shared, &env, &format!("from-shards-{index}")));
+        pulled.push(pull(&single, &env, &format!("from-single-{index}")));
     }
-    // One library, whichever backend, however the shards ran.
+    // One library, whichever engine, however the shards ran.
     assert!(pulled.windows(2).all(|pair| pair[0] == pair[1]));
 }
 
@@ -364,66 +296,25 @@ fn four_shards_one_killed_and_rerun_pull_what_a_single_run_pulls() {
 /// local library (tests/all/bench.rs).
 #[test]
 fn a_store_that_stops_fails_clearly_and_keeps_what_it_had() {
-    let Some(mut redis) = Redis::start(&[]) else {
+    let work = tempfile::tempdir().unwrap();
+    let Some(engines) = engines(work.path()) else {
         return;
     };
-    let url = redis.url();
-    let store = open(&url);
-    store.push(&[timed(10.0, "CPU stop")]).unwrap();
-    redis.kill();
-    let error = store.push(&[timed(5.0, "CPU stop")]).unwrap_err();
-    assert_eq!(error.code(), "tunespec::store::unavailable", "{error}");
-    let (status, _, stderr) = run(&["store", "push", TWO_DEVICES, "--store", &url], &[]);
-    assert_eq!(status, Some(2), "{stderr}");
-    assert!(
-        stderr.contains("cannot connect to redis://127.0.0.1"),
-        "{stderr}"
-    );
-}
-
-#[test]
-fn bad_urls_unsupported_engines_and_refused_credentials_are_exit_2() {
-    let cases: [(&str, &str); 5] = [
-        ("s3://bucket/tuning", "s3:// stores are not supported yet"),
-        ("gs://bucket", "gs:// stores are not supported yet"),
-        (
-            "azblob://container",
-            "azblob:// stores are not supported yet",
-        ),
-        ("tuning/store", "not a URL"),
-        (
-            "redis://user:secret@host",
-            "credentials in a store URL are refused",
-        ),
-    ];
-    for (url, words) in cases {
-        let (status, stdout, stderr) = run(&["store", "ls", "--store", url], &[]);
-        assert_eq!(status, Some(2), "{url}: {stdout}{stderr}");
-        assert!(stderr.contains(words), "{url}: {stderr}");
-        assert!(!stderr.contains("secret"), "{stderr}");
+    for mut engine in engines.into_iter().filter(|engine| engine.server.is_some()) {
+        let store = engine.open();
+        store.push(&[timed(10.0, "CPU stop")]).unwrap();
+        engine.server.as_mut().unwrap().kill();
+        let error = store.push(&[timed(5.0, "CPU stop")]).unwrap_err();
+        assert_eq!(error.code(), "tunespec::store::unavailable", "{error}");
+        let push = ["store", "push", TWO_DEVICES, "--store", &engine.url];
+        let (status, _, stderr) = run(&push, &engine.env());
+        assert_eq!(status, Some(2), "{}: {stderr}", engine.name);
+        let words = match engine.name {
+            "redis" => "cannot connect to redis://127.0.0.1".to_string(),
+            _ => engine.url.clone(),
+        };
+        assert!(stderr.contains(&words), "{stderr}");
     }
-    let (status, _, stderr) = run(
-        &["store", "ls", "--store", "webdav://h/p", "--format", "json"],
-        &[],
-    );
-    assert_eq!(status, Some(2));
-    let line: serde_json::Value = serde_json::from_str(stderr.lines().next().unwrap()).unwrap();
-    assert_eq!(line["code"], "tunespec::store::url", "{line:#}");
-    let Some(redis) = Redis::start(&["--requirepass", "right-password"]) else {
-        return;
-    };
-    let url = redis.url();
-    for env in [&[][..], &[("REDISCLI_AUTH", "wrong-password")][..]] {
-        let (status, _, stderr) = run(&["store", "ls", "--store", &url], env);
-        assert_eq!(status, Some(2), "{stderr}");
-        assert!(stderr.contains("refused the credentials"), "{stderr}");
-    }
-    let (status, stdout, stderr) = run(
-        &["store", "ls", "--store", &url],
-        &[("REDISCLI_AUTH", "right-password")],
-    );
-    assert_eq!(status, Some(0), "{stderr}");
-    assert!(stdout.contains("0 key(s)"), "{stdout}");
 }
 
 #[test]

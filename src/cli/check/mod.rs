@@ -32,8 +32,8 @@ pub struct Opts {
     #[arg(required_unless_present = "store", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Check the best entries a shared store holds too, every target's (pulled read-only
-    /// beside the cache, where the report's paths point; redis://HOST[:PORT][/DB] or
-    /// file:///PATH; docs/store.md); with --bench, re-measure them. A store that fails is
+    /// beside the cache, where the report's paths point; redis://, file://, s3://, gs://,
+    /// azblob://; docs/store.md); with --bench, re-measure them. A store that fails is
     /// exit 2
     #[arg(long, value_name = "URL", conflicts_with = "fix")]
     pub store: Option<String>,

@@ -30,7 +30,7 @@ pub struct Opts {
     #[command(flatten)]
     pub library: LibraryArgs,
     /// A shared store whose best entries for the target are linked below the user's own specs
-    /// (read-only; redis://HOST[:PORT][/DB] or file:///PATH; docs/store.md)
+    /// (read-only; redis://, file://, s3://, gs://, azblob://; docs/store.md)
     #[arg(long, value_name = "URL", requires = "target")]
     pub store: Option<String>,
     /// The payload (MLIR text or bytecode), `-` for stdin

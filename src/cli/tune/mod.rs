@@ -81,7 +81,7 @@ pub struct Opts {
     #[arg(long, short, value_name = "DIR")]
     pub output: PathBuf,
     /// After the winners' library is written, push its entries to this shared store
-    /// (redis://HOST[:PORT][/DB], file:///PATH; docs/store.md). A store that fails is a
+    /// (redis://, file://, s3://, gs://, azblob://; docs/store.md). A store that fails is a
     /// warning: the local library is kept and the exit status is unchanged
     #[arg(long, value_name = "URL", conflicts_with_all = ["compile_only", "plan"])]
     pub store: Option<String>,

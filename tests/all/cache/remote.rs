@@ -120,7 +120,7 @@ fn a_file_store_shares_links_and_rejects_entries_without_the_secret() {
 
 #[test]
 fn a_redis_store_shares_links_and_a_stopped_one_is_a_warning() {
-    let Some(mut redis) = crate::store::Redis::start(&[]) else {
+    let Some(mut redis) = crate::store_servers::Redis::start(&[]) else {
         return;
     };
     second_level_shares_links_between_machines(&redis.url());

@@ -81,7 +81,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand verify" -s h -l help -
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l store -d 'A shared store whose best entries for the target are linked below the user/'s own specs (read-only; redis://HOST[:PORT][/DB] or file:///PATH; docs/store.md)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l store -d 'A shared store whose best entries for the target are linked below the user/'s own specs (read-only; redis://, file://, s3://, gs://, azblob://; docs/store.md)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand link" -l emit -d 'Output form' -r -f -a "mlir/t'MLIR text'
 mlirbc/t'MLIR bytecode (emit version 6; 4 when matcher bodies hold payload ops)'"
@@ -107,7 +107,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand link" -s h -l help -d 
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l store -d 'A shared store whose best entries for the target are linked below the user/'s own specs (read-only; redis://HOST[:PORT][/DB] or file:///PATH; docs/store.md)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l store -d 'A shared store whose best entries for the target are linked below the user/'s own specs (read-only; redis://, file://, s3://, gs://, azblob://; docs/store.md)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -s o -l output -d 'Output file, or `-` for stdout (written atomically)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l attr -d 'Attribute that carries the library' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand attach" -l blob -d 'How the bytes are stored' -r -f -a "dense/t'`dense<"0x..."> : vector<N x i8>` (IREE/'s default)'
@@ -171,7 +171,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand apply" -s h -l help -d
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s t -l target -d 'Target (architecture, SKU or alias) whose default specs are linked after the user/'s' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -s s -l spec -d 'User spec file or directory, `-` for stdin (repeatable; highest priority first)' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l measured-on -d 'Where a library holds measurements of one op on several devices, take the one measured on DEVICE (words of its record: `local-task`, `H100`, `IREE 3.13.0`; default: the first listed)' -r
-complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l store -d 'A shared store whose best entries for the target are linked below the user/'s own specs (read-only; redis://HOST[:PORT][/DB] or file:///PATH; docs/store.md)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l store -d 'A shared store whose best entries for the target are linked below the user/'s own specs (read-only; redis://, file://, s3://, gs://, azblob://; docs/store.md)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l attr -d 'Attribute that carries the library' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand explain" -l format -d 'Output format: a table (human; github, with a notice per unmatched op), one line per candidate op (short), one JSON document (json), or a SARIF log with a note per unmatched op (sarif)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
 json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
@@ -339,7 +339,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -l iree 
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand import-tuner" -s h -l help -d 'Print help (see more with /'--help/')'
-complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l store -d 'Check the best entries a shared store holds too, every target/'s (pulled read-only beside the cache, where the report/'s paths point; redis://HOST[:PORT][/DB] or file:///PATH; docs/store.md); with --bench, re-measure them. A store that fails is exit 2' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l store -d 'Check the best entries a shared store holds too, every target/'s (pulled read-only beside the cache, where the report/'s paths point; redis://, file://, s3://, gs://, azblob://; docs/store.md); with --bench, re-measure them. A store that fails is exit 2' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -l measured-on -d 'With --store: only the entries whose device identity contains these words (H100, local-task), as link/'s --measured-on' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s t -l target -d 'The architecture to compile for (e.g. gfx942); default: each spec/'s library target' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand check" -s j -l jobs -d 'IREE compiles at once (default: the number of CPUs)' -r
@@ -384,7 +384,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l rtol -d 'Rel
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l function -d 'The function to time (default: every exported function, a row each)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l shard -d 'Take the deterministic share K of N of the cases (1-based), e.g. 2/8; auto (or auto/N): K and N from the scheduler (a Slurm array, a Kubernetes Indexed Job, RANK/WORLD_SIZE)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l write -d 'Write the matchers that won (faster, outputs equal) as measured entries into this library (created, or merged into by matcher key and device: faster wins); with a PAYLOAD and --dispatches, the matcher of each dispatch that measured faster alone' -r -F
-complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l store -d 'After --write/'s library is written, push its entries to this shared store (redis://HOST[:PORT][/DB], file:///PATH; docs/store.md). A store that fails is a warning: the local library is kept and the exit status is unchanged' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l store -d 'After --write/'s library is written, push its entries to this shared store (redis://, file://, s3://, gs://, azblob://; docs/store.md). A store that fails is a warning: the local library is kept and the exit status is unchanged' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l keep -d 'Keep the artifacts (payloads, vmfbs, inputs, outputs, dispatch dumps) in this directory: a plan with its results, which `tunespec decide DIR` decides again' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l plan -d 'Only compile: write the plan (modules, hashes, what to time) into this new directory, for `tunespec time DIR` on the device/'s machine (IREE/'s runtime alone) and `tunespec decide DIR` anywhere' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand bench" -l iree-flag -d 'An extra iree-compile flag (repeatable), e.g. --iree-flag=--iree-llvmcpu-target-cpu=znver4' -r
@@ -440,7 +440,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l keys -d 'Tune
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s t -l target -d 'The target: `host` (IREE/'s llvm-cpu for this machine/'s CPU), a CPU target a spec library defines, or a GPU target (`gfx942`, `sm_90`, ...)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s s -l spec -d 'A spec library (repeatable): one may define the target; the config the linked library gives a dispatch, when another than IREE/'s, is candidate 1' -r -F
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -s o -l output -d 'The output directory: journal, report and the winners/' library' -r -F
-complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l store -d 'After the winners/' library is written, push its entries to this shared store (redis://HOST[:PORT][/DB], file:///PATH; docs/store.md). A store that fails is a warning: the local library is kept and the exit status is unchanged' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l store -d 'After the winners/' library is written, push its entries to this shared store (redis://, file://, s3://, gs://, azblob://; docs/store.md). A store that fails is a warning: the local library is kept and the exit status is unchanged' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l budget -d 'The time this run may take (`90s`, `10m`, `1h`, or seconds); the screen takes at most 60% of it. Default: no limit' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l max-candidates -d 'The most candidates per dispatch, IREE/'s own config included' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand tune" -l screen-rounds -d 'Rounds of the screen (every candidate)' -r
@@ -484,7 +484,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand store; and not __fish_
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and not __fish_seen_subcommand_from push pull ls purge help" -f -a "ls" -d 'List the best entry of every key in the store'
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and not __fish_seen_subcommand_from push pull ls purge help" -f -a "purge" -d 'Remove the entries measured with an IREE version, on a device, before a date, or a whole namespace'
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and not __fish_seen_subcommand_from push pull ls purge help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from push" -l store -d 'The shared store: redis://HOST[:PORT][/DB] or file:///ABSOLUTE/PATH, with ?namespace=NAME (docs/store.md)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from push" -l store -d 'The shared store: redis://HOST[:PORT][/DB], file:///ABSOLUTE/PATH, s3://BUCKET[/PREFIX], gs://BUCKET[/PREFIX] or azblob://CONTAINER[/PREFIX], with ?namespace=NAME (docs/store.md)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from push" -l color -d 'When to colour reports: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; CLICOLOR_FORCE=1 forces it), always, never' -r -f -a "auto/t''
 always/t''
 never/t''"
@@ -493,7 +493,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from push" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from push" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from push" -s h -l help -d 'Print help (see more with /'--help/')'
-complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -l store -d 'The shared store: redis://HOST[:PORT][/DB] or file:///ABSOLUTE/PATH, with ?namespace=NAME (docs/store.md)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -l store -d 'The shared store: redis://HOST[:PORT][/DB], file:///ABSOLUTE/PATH, s3://BUCKET[/PREFIX], gs://BUCKET[/PREFIX] or azblob://CONTAINER[/PREFIX], with ?namespace=NAME (docs/store.md)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -l target -d 'Only entries for this target (gfx942, sm_90); default: every target' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -l device -d 'Only entries whose device identity contains these words (MI300X, local-task), as link/'s --measured-on; default: every device' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -s o -l output -d 'The library to write (replaced whole; a directory that is not a measured library is refused)' -r -F
@@ -506,7 +506,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from pull" -s h -l help -d 'Print help (see more with /'--help/')'
-complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from ls" -l store -d 'The shared store: redis://HOST[:PORT][/DB] or file:///ABSOLUTE/PATH, with ?namespace=NAME (docs/store.md)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from ls" -l store -d 'The shared store: redis://HOST[:PORT][/DB], file:///ABSOLUTE/PATH, s3://BUCKET[/PREFIX], gs://BUCKET[/PREFIX] or azblob://CONTAINER[/PREFIX], with ?namespace=NAME (docs/store.md)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from ls" -l format -d 'Output format: a table (human, github), one line per key (short), one JSON object (json), or a SARIF log of the run/'s diagnostics (sarif)' -r -f -a "human/t'For people: tables and text; diagnostics with a snippet of the source'
 json/t'One JSON document (schemas in docs/schema/); diagnostics and errors are JSON lines on stderr'
 short/t'One line per row (greppable) and per diagnostic (`file:line:col: severity[code]: message`)'
@@ -520,7 +520,7 @@ complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from ls" -s v -l verbose -d 'Print what tunespec does and how long each phase takes, to stderr (-vv: more detail; TUNESPEC_LOG sets the filter instead)'
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from ls" -s q -l quiet -d 'Print only problems and outputs: no progress bars, no summaries'
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from ls" -s h -l help -d 'Print help (see more with /'--help/')'
-complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from purge" -l store -d 'The shared store: redis://HOST[:PORT][/DB] or file:///ABSOLUTE/PATH, with ?namespace=NAME (docs/store.md)' -r
+complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from purge" -l store -d 'The shared store: redis://HOST[:PORT][/DB], file:///ABSOLUTE/PATH, s3://BUCKET[/PREFIX], gs://BUCKET[/PREFIX] or azblob://CONTAINER[/PREFIX], with ?namespace=NAME (docs/store.md)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from purge" -l iree-version -d 'Entries measured with this IREE version (3.12.0)' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from purge" -l device -d 'Entries whose device identity contains these words' -r
 complete -c tunespec -n "__fish_tunespec_using_subcommand store; and __fish_seen_subcommand_from purge" -l older-than -d 'Entries measured more than DAYS days ago (and undated ones)' -r
