@@ -495,7 +495,7 @@ pub const CODES: &[CodeInfo] = &[
         severity: Error,
         severity_note: "exit 2",
         section: Cache,
-        summary: "`--store`'s URL is malformed, or names an engine not supported yet (`s3://`, `gs://`, `azblob://`, `webdav://`)",
+        summary: "`--store`'s URL is malformed, or names an engine not supported (`webdav://`: docs/store.md says why)",
     },
     CodeInfo {
         code: store::codes::UNAVAILABLE,

@@ -23,6 +23,8 @@ packages=(
   # the shared store's tests start a Redis server of their own on a loopback port
   # (tests/all/store.rs); it is not run as a service
   redis-server
+  # the TLS store's test (rediss://) makes its server's certificate
+  openssl
 )
 # The object-store emulators of the store's tests (tools/store-servers.sh): moto from PyPI (in
 # python3-venv's venv) and Azurite from the npm registry, which needs Node.js and npm; a machine

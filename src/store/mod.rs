@@ -29,7 +29,7 @@ pub use url::{Location, StoreUrl};
 
 /// The diagnostic codes of the store.
 pub mod codes {
-    /// `--store`'s URL is malformed or names an engine not supported yet (exit 2).
+    /// `--store`'s URL is malformed or names an engine not supported (exit 2).
     pub const URL: &str = "tunespec::store::url";
     /// The store cannot be reached or failed; a command that measured keeps its local result.
     pub const UNAVAILABLE: &str = "tunespec::store::unavailable";
@@ -44,7 +44,7 @@ pub mod codes {
 pub enum Error {
     /// The URL is malformed.
     Url(String),
-    /// The URL names an engine not supported yet (`webdav://`, `rediss://`).
+    /// The URL names an engine not supported (`webdav://`: docs/store.md says why).
     Unsupported(String),
     /// The store cannot be reached, or failed during the operation.
     Unavailable(String),
@@ -215,10 +215,14 @@ impl Store {
 /// [`Error::Unavailable`]); the store's operations are built on its five.
 pub fn open_backend(url: &StoreUrl, options: &Options) -> Result<Box<dyn Backend>, Error> {
     Ok(match &url.location {
-        Location::Redis { host, port, db } => Box::new(redis::RedisBackend::connect(
+        Location::Redis {
             host,
-            *port,
-            *db,
+            port,
+            db,
+            tls,
+        } => Box::new(redis::RedisBackend::connect(
+            (host, *port, *db),
+            *tls,
             options.redis_password.as_deref(),
         )?),
         Location::File(path) => Box::new(file::FileBackend::open(path, options.read_only)?),
@@ -233,6 +237,13 @@ pub fn open_backend(url: &StoreUrl, options: &Options) -> Result<Box<dyn Backend
             &options.engine_variables,
         )?),
     })
+}
+
+/// Makes rustls with `ring` the process's TLS provider, for the engines that speak TLS
+/// (`rediss://`, the object stores' HTTPS): one provider, no C build of another crypto library.
+/// Idempotent; a provider an embedding program installed first is kept.
+fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 /// Pulls the entries of `store` for `target` and `device` into the measured library `output`

@@ -87,10 +87,8 @@ impl ObjectBackend {
         config: &[(String, String)],
     ) -> Result<ObjectBackend, Error> {
         let shown = format!("{}://{bucket}{}", engine.scheme(), slash_prefixed(prefix));
-        // reqwest's TLS is rustls with the `ring` provider (no C build of another crypto
-        // library); installing it as the process default is idempotent, and a provider some
-        // embedding program installed first is kept.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        // reqwest's TLS is rustls with the `ring` provider.
+        super::install_tls_provider();
         let options = ClientOptions::new()
             .with_timeout(TIMEOUT)
             .with_connect_timeout(TIMEOUT);

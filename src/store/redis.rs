@@ -1,6 +1,7 @@
 //! The `redis://` backend: keys and values as Redis strings, on one synchronous connection.
 //!
-//! The one module that speaks to Redis (the `redis` crate, without its async runtime or TLS).
+//! The one module that speaks to Redis (the `redis` crate, without its async runtime; TLS for
+//! `rediss://` through rustls with `ring`, the server checked against the system's roots).
 //! Why Redis's own atomics: a put-if-absent is `SET NX`, and a compare-and-swap is a short Lua
 //! script Redis runs atomically (no other client's command runs between its `GET` and `SET`), so
 //! writers on many machines need no lock of their own.
@@ -63,9 +64,8 @@ impl RedisBackend {
     /// Connects to `host:port`, database `db`, authenticating with `password` (from
     /// `REDISCLI_AUTH`, as `redis-cli` does) when given.
     pub fn connect(
-        host: &str,
-        port: u16,
-        db: u32,
+        (host, port, db): (&str, u16, u32),
+        tls: bool,
         password: Option<&str>,
     ) -> Result<RedisBackend, Error> {
         let host_text = if host.contains(':') {
@@ -73,8 +73,14 @@ impl RedisBackend {
         } else {
             host.to_string()
         };
-        let what = format!("redis://{host_text}:{port}/{db}");
-        let client = redis::Client::open(format!("redis://{host_text}:{port}/"))
+        let scheme = if tls {
+            super::install_tls_provider();
+            "rediss"
+        } else {
+            "redis"
+        };
+        let what = format!("{scheme}://{host_text}:{port}/{db}");
+        let client = redis::Client::open(format!("{scheme}://{host_text}:{port}/"))
             .map_err(|e| Error::Url(format!("{what}: {e}")))?;
         let mut connection = client
             .get_connection_with_timeout(TIMEOUT)

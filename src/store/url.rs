@@ -1,6 +1,6 @@
 //! A store's URL (`--store`): which backend, where, and the namespace its keys live under.
 //!
-//! Why parsed here and not by each backend: the refusals (an object store not supported yet, a
+//! Why parsed here and not by each backend: the refusals (an engine not supported, a
 //! relative path, a bad namespace) are the same words and exit status for every command, and the
 //! namespace is the store's, not the backend's.
 
@@ -11,8 +11,8 @@ use super::Error;
 /// The namespace of a URL without `?namespace=`.
 pub const DEFAULT_NAMESPACE: &str = "default";
 
-/// Schemes of engines a later version reaches (WebDAV): refused with a clear message rather
-/// than taken for a path.
+/// Schemes of engines refused (WebDAV: no compare-and-swap its servers agree on), with a clear
+/// message rather than taken for a path.
 const NOT_YET: &[&str] = &["webdav", "webdavs", "http", "https"];
 
 /// An object store's engine.
@@ -57,6 +57,9 @@ pub enum Location {
         port: u16,
         /// The database number.
         db: u32,
+        /// `rediss://`: TLS, the server's certificate checked against the system's roots
+        /// (`SSL_CERT_FILE`, `SSL_CERT_DIR` as OpenSSL reads them).
+        tls: bool,
     },
     /// `file:///abs/path`: a directory on a local or shared file system.
     File(PathBuf),
@@ -85,7 +88,15 @@ impl std::fmt::Display for StoreUrl {
     /// The URL as reports name the store (no credentials are ever part of it).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.location {
-            Location::Redis { host, port, db } => write!(f, "redis://{host}:{port}/{db}")?,
+            Location::Redis {
+                host,
+                port,
+                db,
+                tls,
+            } => {
+                let scheme = if *tls { "rediss" } else { "redis" };
+                write!(f, "{scheme}://{host}:{port}/{db}")?;
+            }
             Location::File(path) => write!(f, "file://{}", path.display())?,
             Location::Object {
                 engine,
@@ -123,7 +134,7 @@ pub fn parse(text: &str) -> Result<StoreUrl, Error> {
     let bad = |why: &str| Error::Url(format!("--store {shown:?}: {why}"));
     let Some((scheme, rest)) = text.split_once("://") else {
         return Err(bad(
-            "not a URL; give redis://HOST[:PORT][/DB], file:///ABSOLUTE/PATH, s3://BUCKET[/PREFIX], gs://BUCKET[/PREFIX] or azblob://CONTAINER[/PREFIX]",
+            "not a URL; give redis[s]://HOST[:PORT][/DB], file:///ABSOLUTE/PATH, s3://BUCKET[/PREFIX], gs://BUCKET[/PREFIX] or azblob://CONTAINER[/PREFIX]",
         ));
     };
     let (address, query) = match rest.split_once('?') {
@@ -143,7 +154,8 @@ pub fn parse(text: &str) -> Result<StoreUrl, Error> {
         }
     }
     let location = match scheme {
-        "redis" => redis_location(address).map_err(|why| bad(&why))?,
+        "redis" => redis_location(address, false).map_err(|why| bad(&why))?,
+        "rediss" => redis_location(address, true).map_err(|why| bad(&why))?,
         "file" => {
             let path = PathBuf::from(address);
             if !path.is_absolute() {
@@ -154,14 +166,9 @@ pub fn parse(text: &str) -> Result<StoreUrl, Error> {
         "s3" => object_location(Engine::S3, address).map_err(|why| bad(&why))?,
         "gs" => object_location(Engine::Gcs, address).map_err(|why| bad(&why))?,
         "azblob" => object_location(Engine::Azure, address).map_err(|why| bad(&why))?,
-        "rediss" => {
-            return Err(Error::Unsupported(format!(
-                "--store {shown:?}: Redis over TLS (rediss://) is not supported yet; use redis:// on a trusted network or a tunnel"
-            )))
-        }
         scheme if NOT_YET.contains(&scheme) => {
             return Err(Error::Unsupported(format!(
-                "--store {shown:?}: {scheme}:// stores are not supported yet; use redis://, file://, s3://, gs:// or azblob:// (docs/store.md)"
+                "--store {shown:?}: {scheme}:// stores are not supported: WebDAV servers agree on no compare-and-swap, so racing writers could lose results (docs/store.md); use redis://, rediss://, file://, s3://, gs:// or azblob://"
             )))
         }
         _ => return Err(bad("unknown scheme; give redis://, file://, s3://, gs:// or azblob://")),
@@ -225,7 +232,7 @@ fn object_location(engine: Engine, address: &str) -> Result<Location, String> {
 
 /// `host[:port][/db]`. Credentials in the URL are refused: they would end up in shell history,
 /// CI logs and reports (Redis's own ACL files and a local tunnel are the way).
-fn redis_location(address: &str) -> Result<Location, String> {
+fn redis_location(address: &str, tls: bool) -> Result<Location, String> {
     if address.contains('@') {
         return Err(
             "credentials in a store URL are refused (they end in logs and reports); use a server on a trusted network"
@@ -259,6 +266,7 @@ fn redis_location(address: &str) -> Result<Location, String> {
             .to_string(),
         port,
         db,
+        tls,
     })
 }
 
@@ -274,7 +282,8 @@ mod tests {
             Location::Redis {
                 host: "127.0.0.1".into(),
                 port: 6379,
-                db: 0
+                db: 0,
+                tls: false
             }
         );
         assert_eq!(url.namespace, "default");
@@ -311,7 +320,10 @@ mod tests {
     #[test]
     fn bad_and_unsupported_urls_are_told_apart() {
         assert!(matches!(parse("webdav://h/p"), Err(Error::Unsupported(_))));
-        assert!(matches!(parse("rediss://h"), Err(Error::Unsupported(_))));
+        assert_eq!(
+            parse("rediss://h:6380/2").unwrap().to_string(),
+            "rediss://h:6380/2"
+        );
         assert!(matches!(parse("s3://"), Err(Error::Url(_))));
         assert!(matches!(parse("s3://b/a//c"), Err(Error::Url(_))));
         assert!(matches!(parse("gs://b/../c"), Err(Error::Url(_))));

@@ -121,10 +121,7 @@ fn bad_urls_unsupported_engines_and_refused_credentials_are_exit_2() {
     let cases: [(&str, &str); 6] = [
         ("s3://", "names a bucket first"),
         ("gs://bucket/a//b", "the prefix"),
-        (
-            "webdav://host/dav",
-            "webdav:// stores are not supported yet",
-        ),
+        ("webdav://host/dav", "webdav:// stores are not supported"),
         ("tuning/store", "not a URL"),
         (
             "redis://user:secret@host",
@@ -181,4 +178,37 @@ fn bad_urls_unsupported_engines_and_refused_credentials_are_exit_2() {
             "{stderr}"
         );
     }
+}
+
+/// `rediss://`: the store over TLS, the server's certificate checked against the roots the
+/// client trusts (`SSL_CERT_FILE`, as OpenSSL reads it); a certificate nobody vouched for is a
+/// connection refused with the TLS error's words (exit 2), never a silent plain-text fallback.
+#[test]
+fn rediss_checks_the_servers_certificate_and_carries_the_store() {
+    let Some((redis, trusted)) = Redis::start_tls() else {
+        return;
+    };
+    let url = format!("rediss://127.0.0.1:{}", redis.0.port());
+    let trust = [("SSL_CERT_FILE", trusted.to_str().unwrap())];
+    let push = [
+        "store",
+        "push",
+        "tests/fixtures/bench/two_devices",
+        "--store",
+        &url,
+    ];
+    let (status, stdout, stderr) = run(&push, &trust);
+    assert_eq!(status, Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("pushed 2 entries"), "{stdout}");
+    let (status, stdout, _) = run(&["store", "ls", "--store", &url], &trust);
+    assert_eq!(status, Some(0));
+    assert!(stdout.contains("2 key(s)"), "{stdout}");
+    let untrusted = [("SSL_CERT_FILE", "/dev/null")];
+    let (status, _, stderr) = run(&["store", "ls", "--store", &url], &untrusted);
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(stderr.contains(&url), "{stderr}");
+    assert!(stderr.to_lowercase().contains("certificate"), "{stderr}");
+    let plain = format!("redis://127.0.0.1:{}", redis.0.port());
+    let (status, _, stderr) = run(&["store", "ls", "--store", &plain], &[]);
+    assert_eq!(status, Some(2), "{stderr}");
 }

@@ -98,6 +98,21 @@ impl Drop for Server {
     }
 }
 
+/// Debian's `redis-server`.
+fn redis_binary() -> Option<PathBuf> {
+    ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|path| path.is_file())
+        .or_else(|| {
+            installed(
+                PathBuf::from("/usr/bin/redis-server"),
+                "redis-server",
+                "tools/setup.sh",
+            )
+        })
+}
+
 /// A Redis server of the test's own.
 pub struct Redis(pub Server);
 
@@ -105,17 +120,7 @@ impl Redis {
     /// Starts `redis-server` with `extra` arguments; `None` (after a note) when it is not
     /// installed outside CI.
     pub fn start(extra: &[&str]) -> Option<Redis> {
-        let binary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
-            .into_iter()
-            .map(PathBuf::from)
-            .find(|path| path.is_file())
-            .or_else(|| {
-                installed(
-                    PathBuf::from("/usr/bin/redis-server"),
-                    "redis-server",
-                    "tools/setup.sh",
-                )
-            })?;
+        let binary = redis_binary()?;
         let dir = tempfile::tempdir().unwrap();
         let port = free_port();
         let mut command = Command::new(binary);
@@ -131,6 +136,94 @@ impl Redis {
             port,
             dir,
         )))
+    }
+
+    /// Starts `redis-server` speaking TLS only, with a certificate for 127.0.0.1 made here by
+    /// `openssl` (tools/setup.sh); the file of the CA that signed it, which a client trusts
+    /// through `SSL_CERT_FILE`.
+    pub fn start_tls() -> Option<(Redis, PathBuf)> {
+        let binary = redis_binary()?;
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str| dir.path().join(name);
+        std::fs::write(
+            file("leaf.ext"),
+            "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+        )
+        .unwrap();
+        // A CA of the test's own, and the server's certificate it signs (a client refuses a
+        // CA's certificate as a server's).
+        let steps: [&[&str]; 3] = [
+            &[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=tunespec test CA",
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem",
+            ],
+            &[
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=127.0.0.1",
+                "-keyout",
+                "key.pem",
+                "-out",
+                "leaf.csr",
+            ],
+            &[
+                "x509",
+                "-req",
+                "-in",
+                "leaf.csr",
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-days",
+                "2",
+                "-extfile",
+                "leaf.ext",
+                "-out",
+                "cert.pem",
+            ],
+        ];
+        for step in steps {
+            let made = Command::new("openssl")
+                .args(step)
+                .current_dir(dir.path())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("openssl runs (tools/setup.sh installs it)");
+            assert!(made.success(), "openssl {step:?} failed");
+        }
+        let (cert, key) = (file("cert.pem"), file("key.pem"));
+        let port = free_port();
+        let mut command = Command::new(binary);
+        command
+            .args(["--port", "0", "--tls-port", &port.to_string()])
+            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .arg("--tls-cert-file")
+            .arg(&cert)
+            .arg("--tls-key-file")
+            .arg(&key)
+            .args(["--tls-auth-clients", "no"])
+            .arg("--dir")
+            .arg(dir.path());
+        let ca = file("ca.pem");
+        let server = Server::spawn("redis-server (TLS)", &mut command, port, dir);
+        Some((Redis(server), ca))
     }
 
     pub fn url(&self) -> String {
