@@ -75,6 +75,26 @@ fn error(what: &str, error: &object_store::Error) -> Error {
     }
 }
 
+/// An engine's builder configured and built: the client options and retries first (the
+/// engine's variables may set some of them, `*_ALLOW_HTTP`, which a later
+/// `with_client_options` would undo), then every variable the builder knows as a configuration
+/// key (others are ignored, as `object_store`'s own `from_env` does), then the bucket. A macro
+/// because the three builders share these methods but no trait.
+macro_rules! configured {
+    ($builder:expr, ($options:expr, $retry:expr, $variables:expr), $bucket:ident($name:expr)) => {{
+        let mut builder = $builder.with_client_options($options).with_retry($retry);
+        for (name, value) in $variables {
+            if let Ok(key) = name.parse() {
+                builder = builder.with_config(key, value);
+            }
+        }
+        builder
+            .$bucket($name)
+            .build()
+            .map(|store| Box::new(store) as Box<dyn ObjectStore>)
+    }};
+}
+
 impl ObjectBackend {
     /// The store of `engine` at `bucket` under `prefix`, configured by `config`: the engine's
     /// variables (`AWS_*`, `GOOGLE_*`, `AZURE_*`) as the environment gives them. Opening
@@ -97,61 +117,27 @@ impl ObjectBackend {
             retry_timeout: RETRY_FOR,
             ..RetryConfig::default()
         };
-        let variables = |prefix: &'static str| {
-            config
-                .iter()
-                .filter(move |(name, _)| name.starts_with(prefix))
-                .map(|(name, value)| (name.to_ascii_lowercase(), value.clone()))
-        };
-        let built: Result<Box<dyn ObjectStore>, object_store::Error> = match engine {
-            Engine::S3 => {
-                // Client options first: the variables may set some of them
-                // (`*_ALLOW_HTTP`), which a later `with_client_options` would undo.
-                let mut builder = object_store::aws::AmazonS3Builder::new()
-                    .with_client_options(options)
-                    .with_retry(retry);
-                for (name, value) in variables("AWS_") {
-                    if let Ok(key) = name.parse() {
-                        builder = builder.with_config(key, value);
-                    }
-                }
-                builder
-                    .with_bucket_name(bucket)
-                    .build()
-                    .map(|store| Box::new(store) as Box<dyn ObjectStore>)
-            }
-            Engine::Gcs => {
-                // Client options first: the variables may set some of them
-                // (`*_ALLOW_HTTP`), which a later `with_client_options` would undo.
-                let mut builder = object_store::gcp::GoogleCloudStorageBuilder::new()
-                    .with_client_options(options)
-                    .with_retry(retry);
-                for (name, value) in variables("GOOGLE_") {
-                    if let Ok(key) = name.parse() {
-                        builder = builder.with_config(key, value);
-                    }
-                }
-                builder
-                    .with_bucket_name(bucket)
-                    .build()
-                    .map(|store| Box::new(store) as Box<dyn ObjectStore>)
-            }
-            Engine::Azure => {
-                // Client options first: the variables may set some of them
-                // (`*_ALLOW_HTTP`), which a later `with_client_options` would undo.
-                let mut builder = object_store::azure::MicrosoftAzureBuilder::new()
-                    .with_client_options(options)
-                    .with_retry(retry);
-                for (name, value) in variables("AZURE_") {
-                    if let Ok(key) = name.parse() {
-                        builder = builder.with_config(key, value);
-                    }
-                }
-                builder
-                    .with_container_name(bucket)
-                    .build()
-                    .map(|store| Box::new(store) as Box<dyn ObjectStore>)
-            }
+        let variables: Vec<(String, String)> = config
+            .iter()
+            .filter(|(name, _)| name.starts_with(engine.variables()))
+            .map(|(name, value)| (name.to_ascii_lowercase(), value.clone()))
+            .collect();
+        let built = match engine {
+            Engine::S3 => configured!(
+                object_store::aws::AmazonS3Builder::new(),
+                (options, retry, &variables),
+                with_bucket_name(bucket)
+            ),
+            Engine::Gcs => configured!(
+                object_store::gcp::GoogleCloudStorageBuilder::new(),
+                (options, retry, &variables),
+                with_bucket_name(bucket)
+            ),
+            Engine::Azure => configured!(
+                object_store::azure::MicrosoftAzureBuilder::new(),
+                (options, retry, &variables),
+                with_container_name(bucket)
+            ),
         };
         let store = built.map_err(|e| {
             Error::Url(format!(
