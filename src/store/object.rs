@@ -71,6 +71,14 @@ fn error(what: &str, error: &object_store::Error) -> Error {
         {
             Error::Refused(format!("{what}: the store refused the credentials: {text}"))
         }
+        _ if ["NoSuchBucket", "ContainerNotFound"]
+            .iter()
+            .any(|word| text.contains(word)) =>
+        {
+            Error::Unavailable(format!(
+                "{what}: the bucket does not exist (tunespec creates none: docs/store.md): {text}"
+            ))
+        }
         _ => Error::Unavailable(format!("{what}: {text}")),
     }
 }

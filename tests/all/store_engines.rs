@@ -180,6 +180,24 @@ fn bad_urls_unsupported_engines_and_refused_credentials_are_exit_2() {
     }
 }
 
+/// A bucket that does not exist is named as such (tunespec creates none), exit 2, on S3 and
+/// Azure alike.
+#[test]
+fn a_missing_bucket_is_said_and_is_exit_2() {
+    let work = tempfile::tempdir().unwrap();
+    let Some(engines) = engines(work.path()) else {
+        return;
+    };
+    for engine in engines.iter().filter(|e| matches!(e.name, "s3" | "azblob")) {
+        let url = engine
+            .url
+            .replace(crate::store_servers::BUCKET, "no-such-bucket");
+        let (status, _, stderr) = run(&["store", "ls", "--store", &url], &engine.env());
+        assert_eq!(status, Some(2), "{}: {stderr}", engine.name);
+        assert!(stderr.contains("the bucket does not exist"), "{stderr}");
+    }
+}
+
 /// `rediss://`: the store over TLS, the server's certificate checked against the roots the
 /// client trusts (`SSL_CERT_FILE`, as OpenSSL reads it); a certificate nobody vouched for is a
 /// connection refused with the TLS error's words (exit 2), never a silent plain-text fallback.
