@@ -457,6 +457,7 @@ pub fn layer(
         return registry;
     };
     let pulled = Store::open(url, &Options::from_env(true, &settings.env))
+        .map(|store| with_reads(settings, url, store))
         .map_err(store::PullError::Store)
         .and_then(|store| {
             let definitions = |target: &str| lookup.library_definitions(target);
@@ -517,7 +518,9 @@ pub fn pull_for_check(
     url: &str,
     device: Option<&str>,
 ) -> Result<Option<(PathBuf, Option<tempfile::TempDir>)>, ExitStatus> {
-    let store = Store::open(url, &Options::from_env(true, &settings.env)).map_err(|e| fail(&e))?;
+    let store = Store::open(url, &Options::from_env(true, &settings.env))
+        .map(|store| with_reads(settings, url, store))
+        .map_err(|e| fail(&e))?;
     let (dir, guard) = match layer_dir(settings, url, "", device) {
         Some(dir) => (dir, None),
         None => {
@@ -572,6 +575,25 @@ pub fn pull_for_check(
 
 /// Where `layer` pulls: `<cache dir>-store/<BLAKE3 of store, target, device>` (beside the
 /// cache, not in it: the cache's directory holds only its own files).
+/// `store` keeping copies of what it reads beside the cache of linked libraries, one directory
+/// per URL (`store::reads`: a warm pull then asks the store for its list alone, when the engine
+/// lists versions); as it is when the cache is off.
+fn with_reads(settings: &Settings, url: &str, store: Store) -> Store {
+    let cache = settings.cache.get();
+    let Some(disk) = cache.disk_view() else {
+        return store;
+    };
+    let root = disk.dir();
+    let Some(name) = root.file_name() else {
+        return store;
+    };
+    let dir = root
+        .with_file_name(format!("{}-store", name.to_string_lossy()))
+        .join("reads")
+        .join(&blake3::hash(url.as_bytes()).to_hex()[..32]);
+    store.with_reads(dir)
+}
+
 fn layer_dir(
     settings: &Settings,
     url: &str,

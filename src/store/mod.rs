@@ -19,6 +19,7 @@ use crate::manifest::Definition;
 pub mod entry;
 pub mod file;
 pub mod object;
+pub mod reads;
 pub mod redis;
 pub mod url;
 
@@ -78,6 +79,16 @@ impl std::fmt::Display for Error {
     }
 }
 
+/// A value as an engine read it, with the version the engine gave it (an object store's ETag or
+/// generation; `None` where the engine keeps none), for [`reads::Reads`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Versioned {
+    /// The value.
+    pub bytes: Vec<u8>,
+    /// Its version, as [`Backend::list_versioned`] gives it for the same value.
+    pub version: Option<String>,
+}
+
 /// What a store's engine does: five operations every engine worth using has atomically
 /// (Redis: `SET NX` and a script; a file system: `link` and a lock file; object stores:
 /// conditional writes). Keys are `/`-separated ASCII; values are bytes.
@@ -97,6 +108,31 @@ pub trait Backend: Send + Sync + std::fmt::Debug {
     fn list(&self, prefix: &str) -> Result<Vec<String>, Error>;
     /// Removes `key` (absent is fine).
     fn delete(&self, key: &str) -> Result<(), Error>;
+
+    /// The values of `keys`, in their order (`None`: absent), with their versions. One by one
+    /// here; engines that fetch many at once override it (Redis's `MGET`, an object store's
+    /// concurrent requests), since a pull reads a value per key and a round trip each adds up.
+    fn get_many(&self, keys: &[String]) -> Result<Vec<Option<Versioned>>, Error> {
+        keys.iter()
+            .map(|key| {
+                Ok(self.get(key)?.map(|bytes| Versioned {
+                    bytes,
+                    version: None,
+                }))
+            })
+            .collect()
+    }
+
+    /// [`Backend::list`], each key with the version of its value where the engine's listing
+    /// gives it at no cost (an object store's ETag): what lets a machine skip fetching a value
+    /// it already holds at that version.
+    fn list_versioned(&self, prefix: &str) -> Result<Vec<(String, Option<String>)>, Error> {
+        Ok(self
+            .list(prefix)?
+            .into_iter()
+            .map(|key| (key, None))
+            .collect())
+    }
 }
 
 /// How a store is opened, from the command line and the environment.
@@ -135,6 +171,8 @@ pub struct Store {
     url: StoreUrl,
     backend: Box<dyn Backend>,
     read_only: bool,
+    /// The machine's copies of what it read ([`Store::with_reads`]); `None`: none kept.
+    reads: Option<reads::Reads>,
 }
 
 impl Store {
@@ -147,6 +185,7 @@ impl Store {
             url,
             backend,
             read_only: options.read_only,
+            reads: None,
         })
     }
 
@@ -156,7 +195,16 @@ impl Store {
             url,
             backend,
             read_only,
+            reads: None,
         }
+    }
+
+    /// The store, keeping copies of the entries and pointers it reads in `dir` (one directory
+    /// per store URL: the machine's cache), so that a later pull fetches only what changed
+    /// ([`reads`] says why that is safe).
+    pub fn with_reads(mut self, dir: std::path::PathBuf) -> Store {
+        self.reads = Some(reads::Reads::new(dir));
+        self
     }
 
     /// The URL, as reports name the store.

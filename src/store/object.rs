@@ -30,6 +30,10 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a request is retried (object stores answer 503 under load) before it fails.
 const RETRY_FOR: Duration = Duration::from_secs(20);
 
+/// How many reads [`Backend::get_many`] keeps in flight: a pull's round trips overlap instead of
+/// adding up, without opening a connection per key.
+const CONCURRENT_GETS: usize = 16;
+
 /// An object store's bucket (S3, GCS) or container (Azure), under a prefix.
 pub struct ObjectBackend {
     store: Box<dyn ObjectStore>,
@@ -174,20 +178,29 @@ impl ObjectBackend {
 
     /// The value at `key` with its version, `None` when absent.
     fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, UpdateVersion)>, Error> {
-        let path = self.path(key);
-        self.runtime.block_on(async {
-            let result = match self.store.get(&path).await {
-                Ok(result) => result,
-                Err(object_store::Error::NotFound { .. }) => return Ok(None),
-                Err(e) => return Err(error(&self.shown, &e)),
-            };
-            let version = UpdateVersion {
-                e_tag: result.meta.e_tag.clone(),
-                version: result.meta.version.clone(),
-            };
-            let bytes = result.bytes().await.map_err(|e| error(&self.shown, &e))?;
-            Ok(Some((bytes.to_vec(), version)))
-        })
+        self.runtime
+            .block_on(self.fetch(key))
+            .map(|found| found.map(|(bytes, version, _)| (bytes, version)))
+    }
+
+    /// Reads `key`: its bytes, the version a conditional write names, and the version as
+    /// [`version_text`] gives it; `None` when absent.
+    async fn fetch(
+        &self,
+        key: &str,
+    ) -> Result<Option<(Vec<u8>, UpdateVersion, Option<String>)>, Error> {
+        let result = match self.store.get(&self.path(key)).await {
+            Ok(result) => result,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(error(&self.shown, &e)),
+        };
+        let text = version_text(&result.meta);
+        let version = UpdateVersion {
+            e_tag: result.meta.e_tag.clone(),
+            version: result.meta.version.clone(),
+        };
+        let bytes = result.bytes().await.map_err(|e| error(&self.shown, &e))?;
+        Ok(Some((bytes.to_vec(), version, text)))
     }
 
     /// Writes `value` at `key` in `mode`; whether it wrote (a failed precondition: no).
@@ -241,6 +254,27 @@ impl Backend for ObjectBackend {
     }
 
     fn list(&self, prefix: &str) -> Result<Vec<String>, Error> {
+        Ok(self
+            .list_versioned(prefix)?
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect())
+    }
+
+    fn get_many(&self, keys: &[String]) -> Result<Vec<Option<super::Versioned>>, Error> {
+        use futures_util::StreamExt as _;
+        let reads = futures_util::stream::iter(keys.iter().map(|key| self.fetch(key)))
+            .buffered(CONCURRENT_GETS)
+            .try_collect::<Vec<_>>();
+        Ok(self
+            .runtime
+            .block_on(reads)?
+            .into_iter()
+            .map(|found| found.map(|(bytes, _, version)| super::Versioned { bytes, version }))
+            .collect())
+    }
+
+    fn list_versioned(&self, prefix: &str) -> Result<Vec<(String, Option<String>)>, Error> {
         // Object stores list by whole path segments: list the prefix's directory and keep the
         // keys that start with the prefix itself.
         let directory = match prefix.rfind('/') {
@@ -253,18 +287,16 @@ impl Backend for ObjectBackend {
             .runtime
             .block_on(self.store.list(listed.as_ref()).try_collect())
             .map_err(|e| error(&self.shown, &e))?;
-        let mut keys: Vec<String> = metas
+        let mut keys: Vec<(String, Option<String>)> = metas
             .iter()
             .filter_map(|meta| {
-                meta.location
-                    .as_ref()
-                    .strip_prefix(&self.prefix)
-                    .map(str::to_string)
+                let key = meta.location.as_ref().strip_prefix(&self.prefix)?;
+                key.starts_with(prefix)
+                    .then(|| (key.to_string(), version_text(meta)))
             })
-            .filter(|key| key.starts_with(prefix))
             .collect();
         keys.sort();
-        keys.dedup();
+        keys.dedup_by(|a, b| a.0 == b.0);
         Ok(keys)
     }
 
@@ -275,6 +307,17 @@ impl Backend for ObjectBackend {
             Err(e) => Err(error(&self.shown, &e)),
         }
     }
+}
+
+/// An object's version as one text, the same whether a list or a read gave it: its ETag without
+/// the quotes some answers put around it (Azure's list has none, its reads have them), else its
+/// generation or version id.
+fn version_text(meta: &object_store::ObjectMeta) -> Option<String> {
+    meta.e_tag
+        .as_deref()
+        .map(|tag| tag.trim_start_matches("W/").trim_matches('"').to_string())
+        .filter(|tag| !tag.is_empty())
+        .or_else(|| meta.version.clone())
 }
 
 /// `/prefix`, or nothing for the bucket's root.

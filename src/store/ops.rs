@@ -122,19 +122,60 @@ impl Store {
 
     /// The entry `name`, checked against its name: `Err` (inner) says why it is not usable.
     fn read_entry(&self, name: &str) -> Result<Result<Record, String>, Error> {
-        let Some(bytes) = self.backend.get(&self.entry_key(name))? else {
-            return Ok(Err(format!("entry {name} is missing")));
-        };
-        if entry::digest(&bytes) != name {
-            return Ok(Err(format!(
-                "entry {name} is corrupt (its bytes have another digest)"
-            )));
+        let mut read = self.read_entries(&[name])?;
+        Ok(read
+            .pop()
+            .unwrap_or_else(|| Err(format!("entry {name} is missing"))))
+    }
+
+    /// The entries `names`, in order, each checked against its name: the machine's copies
+    /// first, the rest fetched from the store at once (and kept).
+    fn read_entries(&self, names: &[&str]) -> Result<Vec<Result<Record, String>>, Error> {
+        let mut values: Vec<Option<Vec<u8>>> = names
+            .iter()
+            .map(|name| self.reads.as_ref().and_then(|reads| reads.entry(name)))
+            .collect();
+        let missing: Vec<usize> = (0..names.len()).filter(|&i| values[i].is_none()).collect();
+        let keys: Vec<String> = missing.iter().map(|&i| self.entry_key(names[i])).collect();
+        for (&index, fetched) in missing.iter().zip(self.backend.get_many(&keys)?) {
+            if let (Some(reads), Some(fetched)) = (&self.reads, &fetched) {
+                reads.keep_entry(names[index], &fetched.bytes);
+            }
+            values[index] = fetched.map(|fetched| fetched.bytes);
         }
-        Ok(match serde_json::from_slice::<Record>(&bytes) {
-            Ok(record) if record.format == entry::FORMAT => Ok(record),
-            Ok(record) => Err(format!("entry {name} has format {}", record.format)),
-            Err(error) => Err(format!("entry {name} cannot be read: {error}")),
-        })
+        Ok(names
+            .iter()
+            .zip(values)
+            .map(|(name, bytes)| record_of(name, bytes))
+            .collect())
+    }
+
+    /// The values of the best pointers `listed` (key, version as listed), in order: the
+    /// machine's copy where it was kept at the listed version, the rest fetched at once (and
+    /// kept at the version the fetch returned, never the listed one: the value may have moved
+    /// in between).
+    fn pointer_values(
+        &self,
+        listed: &[(String, Option<String>)],
+    ) -> Result<Vec<Option<Vec<u8>>>, Error> {
+        let mut values: Vec<Option<Vec<u8>>> = listed
+            .iter()
+            .map(|(key, version)| {
+                let reads = self.reads.as_ref()?;
+                reads.pointer(key, version.as_deref()?)
+            })
+            .collect();
+        let missing: Vec<usize> = (0..listed.len()).filter(|&i| values[i].is_none()).collect();
+        let keys: Vec<String> = missing.iter().map(|&i| listed[i].0.clone()).collect();
+        for (&index, fetched) in missing.iter().zip(self.backend.get_many(&keys)?) {
+            if let Some(fetched) = fetched {
+                if let (Some(reads), Some(version)) = (&self.reads, &fetched.version) {
+                    reads.keep_pointer(&listed[index].0, version, &fetched.bytes);
+                }
+                values[index] = Some(fetched.bytes);
+            }
+        }
+        Ok(values)
     }
 
     /// The best entry of the complete key of `target`, `key` and the identity fields of
@@ -156,36 +197,42 @@ impl Store {
     /// Every key's best pointer, in key order (a pointer that cannot be read is left out).
     pub fn list(&self) -> Result<Vec<Listed>, Error> {
         let prefix = self.best_prefix();
-        let mut listed = Vec::new();
-        for key in self.backend.list(&prefix)? {
-            let Some(bytes) = self.backend.get(&key)? else {
-                continue;
-            };
-            if let Some(pointer) = Pointer::read(&bytes) {
-                listed.push(Listed {
-                    key: key[prefix.len()..].to_string(),
-                    pointer,
-                });
-            }
-        }
-        Ok(listed)
+        let keys = self.backend.list_versioned(&prefix)?;
+        let values = self.pointer_values(&keys)?;
+        Ok(keys
+            .iter()
+            .zip(values)
+            .filter_map(|((key, _), bytes)| {
+                Some(Listed {
+                    key: key.get(prefix.len()..)?.to_string(),
+                    pointer: Pointer::read(&bytes?)?,
+                })
+            })
+            .collect())
     }
 
     /// The best entries for `target` (all targets: `None`) measured on `device` (its identity
     /// contains these words, as `--measured-on`; all devices: `None`), as a measured library.
     pub fn pull(&self, target: Option<&str>, device: Option<&str>) -> Result<Pulled, Error> {
+        let selected: Vec<Pointer> = self
+            .list()?
+            .into_iter()
+            .map(|listed| listed.pointer)
+            .filter(|pointer| {
+                target.is_none_or(|target| pointer.target == target)
+                    && device
+                        .is_none_or(|device| crate::link::is_measured_on(&pointer.identity, device))
+            })
+            .collect();
+        let names: Vec<&str> = selected
+            .iter()
+            .map(|pointer| pointer.entry.as_str())
+            .collect();
         let mut pulled = Pulled::default();
-        for listed in self.list()? {
-            let pointer = &listed.pointer;
-            if target.is_some_and(|target| pointer.target != target)
-                || device
-                    .is_some_and(|device| !crate::link::is_measured_on(&pointer.identity, device))
-            {
-                continue;
-            }
-            match self.read_entry(&pointer.entry)? {
+        for (name, read) in names.iter().zip(self.read_entries(&names)?) {
+            match read {
                 Ok(record) => {
-                    let origin = format!("{} entry {}", self.url, pointer.entry);
+                    let origin = format!("{} entry {name}", self.url);
                     pulled.library.entries.push(record.into_entry(origin));
                 }
                 Err(why) => pulled.skipped.push(why),
@@ -240,5 +287,23 @@ impl Store {
             .backend
             .list(&Store::namespace_prefix(namespace))?
             .len())
+    }
+}
+
+/// The record in `bytes`, read as the entry `name` (`None`: absent): `Err` says why it is not
+/// usable (missing, corrupt, another format).
+fn record_of(name: &str, bytes: Option<Vec<u8>>) -> Result<Record, String> {
+    let Some(bytes) = bytes else {
+        return Err(format!("entry {name} is missing"));
+    };
+    if entry::digest(&bytes) != name {
+        return Err(format!(
+            "entry {name} is corrupt (its bytes have another digest)"
+        ));
+    }
+    match serde_json::from_slice::<Record>(&bytes) {
+        Ok(record) if record.format == entry::FORMAT => Ok(record),
+        Ok(record) => Err(format!("entry {name} has format {}", record.format)),
+        Err(error) => Err(format!("entry {name} cannot be read: {error}")),
     }
 }

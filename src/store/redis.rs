@@ -172,6 +172,28 @@ impl Backend for RedisBackend {
     fn delete(&self, key: &str) -> Result<(), Error> {
         self.query::<i64>(redis::cmd("DEL").arg(key)).map(|_| ())
     }
+
+    fn get_many(&self, keys: &[String]) -> Result<Vec<Option<super::Versioned>>, Error> {
+        // MGET: one round trip per thousand keys instead of one per key.
+        let mut values = Vec::with_capacity(keys.len());
+        for chunk in keys.chunks(1000) {
+            let batch: Vec<Option<Vec<u8>>> = self.query(redis::cmd("MGET").arg(chunk))?;
+            if batch.len() != chunk.len() {
+                return Err(Error::Unavailable(format!(
+                    "the Redis store answered MGET of {} keys with {} values",
+                    chunk.len(),
+                    batch.len()
+                )));
+            }
+            values.extend(batch.into_iter().map(|bytes| {
+                bytes.map(|bytes| super::Versioned {
+                    bytes,
+                    version: None,
+                })
+            }));
+        }
+        Ok(values)
+    }
 }
 
 /// `text` with Redis's glob characters escaped, for a `MATCH` pattern.

@@ -57,6 +57,7 @@ mod startup;
 mod stdin_specs;
 mod store;
 mod store_engines;
+mod store_reads;
 mod store_servers;
 mod streams;
 mod support;

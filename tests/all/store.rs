@@ -54,7 +54,7 @@ fn fixture_entries() -> Vec<Entry> {
 }
 
 /// The fixture's local-task entry timed at `tuned_us` and measured on the device `name`.
-fn timed(tuned_us: f64, name: &str) -> Entry {
+pub fn timed(tuned_us: f64, name: &str) -> Entry {
     let mut entry = fixture_entries()
         .into_iter()
         .find(|entry| entry.measurement.device == "local-task")
@@ -69,7 +69,7 @@ fn open(url: &str) -> Store {
 }
 
 /// The store at `url` with its engine's variables `vars`.
-fn open_with(url: &str, vars: &[(String, String)]) -> Store {
+pub fn open_with(url: &str, vars: &[(String, String)]) -> Store {
     let options = Options {
         engine_variables: vars.to_vec(),
         ..Options::default()
