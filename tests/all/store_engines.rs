@@ -114,8 +114,8 @@ fn racing_swaps_lose_no_update_on_any_engine() {
 }
 
 /// Malformed URLs, an engine not supported, credentials in a URL, and a server that refuses
-/// the credentials (Redis's password, Azure's Shared Key): exit 2 with the store's words, the
-/// secret never printed.
+/// the credentials (Redis's password, S3's unknown access key, Azure's Shared Key): exit 2 with
+/// the store's words, the secret never printed.
 #[test]
 fn bad_urls_unsupported_engines_and_refused_credentials_are_exit_2() {
     let cases: [(&str, &str); 6] = [
@@ -160,6 +160,17 @@ fn bad_urls_unsupported_engines_and_refused_credentials_are_exit_2() {
     );
     assert_eq!(status, Some(0), "{stderr}");
     assert!(stdout.contains("0 key(s)"), "{stdout}");
+    // S3 refusing an access key it does not know (moto checking keys as S3 does).
+    let Some(moto) = crate::store_servers::moto_checking_keys() else {
+        return;
+    };
+    let vars = crate::store_servers::s3_env(moto.port());
+    let env: Vec<(&str, &str)> = vars.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let url = format!("s3://{}", crate::store_servers::BUCKET);
+    let (status, _, stderr) = run(&["store", "ls", "--store", &url], &env);
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(stderr.contains("refused the credentials"), "{stderr}");
+    assert!(!stderr.contains("test-secret"), "{stderr}");
     // An object store that refuses the key: Azurite checks every request's signature.
     let Some(azurite) = crate::store_servers::azurite() else {
         return;

@@ -242,6 +242,20 @@ fn servers_dir() -> PathBuf {
 
 /// moto's S3 server (tools/store-servers/moto_s3.py) with the bucket [`BUCKET`] made.
 pub fn moto() -> Option<Server> {
+    let server = moto_server(false)?;
+    // moto takes unsigned requests: the bucket is made with a bare PUT.
+    let status = http(server.port, &format!("PUT /{BUCKET} HTTP/1.1\r\n"), "");
+    assert!(status.contains(" 200 "), "moto: {status}");
+    Some(server)
+}
+
+/// moto's S3 server checking every request's access key as S3 does (moto's IAM mode,
+/// `INITIAL_NO_AUTH_ACTION_COUNT=0`): it knows no key, so every request is refused.
+pub fn moto_checking_keys() -> Option<Server> {
+    moto_server(true)
+}
+
+fn moto_server(check_keys: bool) -> Option<Server> {
     let python = installed(
         servers_dir().join("moto/bin/python"),
         "moto's S3 server",
@@ -252,11 +266,15 @@ pub fn moto() -> Option<Server> {
     command
         .arg(repo_root().join("tools/store-servers/moto_s3.py"))
         .arg(port.to_string());
-    let server = Server::spawn("moto", &mut command, port, tempfile::tempdir().unwrap());
-    // moto takes unsigned requests: the bucket is made with a bare PUT.
-    let status = http(port, &format!("PUT /{BUCKET} HTTP/1.1\r\n"), "");
-    assert!(status.contains(" 200 "), "moto: {status}");
-    Some(server)
+    if check_keys {
+        command.env("INITIAL_NO_AUTH_ACTION_COUNT", "0");
+    }
+    Some(Server::spawn(
+        "moto",
+        &mut command,
+        port,
+        tempfile::tempdir().unwrap(),
+    ))
 }
 
 /// The variables that point the S3 engine at moto on `port` (any key: moto checks none).
