@@ -393,9 +393,10 @@ pub fn expand(path: &Path) -> Result<Vec<PathBuf>, String> {
     if !root.is_dir() {
         return Err(format!("'{}' is not a directory", root.display()));
     }
+    let compiled = manifest::PathPattern::new(&pattern);
     let files: Vec<PathBuf> = manifest::list_spec_entries(&root)?
         .into_iter()
-        .filter(|(relative, _)| manifest::glob_match(&pattern, relative))
+        .filter(|(relative, _)| compiled.is_match(relative))
         .map(|(_, file)| file)
         .collect();
     if files.is_empty() {

@@ -23,6 +23,21 @@ fn spec_globs_keep_their_semantics() {
     assert!(glob_match("{a,b}.mlir", "{a,b}.mlir"));
     assert!(!glob_match("{a,b}.mlir", "a.mlir"));
     assert!(!glob_match("a.mlir", "a.mlirbc"));
+    // A pattern without `*` or `?` (a manifest's usual entry) is its path, compared, with the
+    // same dropped segments; compiled once or each time, the same answers.
+    assert!(glob_match("./gfx942//a.mlir", "gfx942/a.mlir"));
+    assert!(!glob_match("gfx942/a.mlir", "gfx942/a.mlir/b.mlir"));
+    assert!(!glob_match("gfx942/a.mlir", "x/gfx942/a.mlir"));
+    for pattern in ["gfx942/a.mlir", "gfx942/*.mlir", "**/a.mlir", "[ab].mlir"] {
+        let compiled = tunespec::manifest::PathPattern::new(pattern);
+        for path in ["gfx942/a.mlir", "a.mlir", "[ab].mlir", "gfx942/b/a.mlir"] {
+            assert_eq!(
+                compiled.is_match(path),
+                glob_match(pattern, path),
+                "{pattern} {path}"
+            );
+        }
+    }
 }
 
 #[test]

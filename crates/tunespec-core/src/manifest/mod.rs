@@ -26,7 +26,7 @@ mod write;
 pub use names::{check_name, format_feature, parse_feature};
 pub use paths::{
     check_inside, check_relative, glob_match, is_glob, is_spec_file, list_spec_entries,
-    list_spec_files, offset_loc, walk_spec_files,
+    list_spec_files, offset_loc, walk_spec_files, PathPattern,
 };
 use validate::Validator;
 pub use write::{written_by, Definition, Writer};

@@ -10,7 +10,7 @@ use toml::Spanned;
 
 use super::names::{check_name, format_feature, parse_feature};
 use super::paths::{
-    check_inside, check_relative, glob_match, offset_loc, symlink_out, walk_spec_files,
+    check_inside, check_relative, offset_loc, symlink_out, walk_spec_files, PathPattern,
 };
 use super::{
     ExtendEntry, ExternalTarget, Manifest, ResolvedExtension, ResolvedTarget, SpecEntry, SpecFile,
@@ -425,10 +425,11 @@ impl<'a> Validator<'a> {
                 );
                 continue;
             }
+            let compiled = PathPattern::new(pattern);
             let matched: Vec<String> = self
                 .files
                 .iter()
-                .filter(|file| glob_match(pattern, file))
+                .filter(|file| compiled.is_match(file))
                 .cloned()
                 .collect();
             if matched.is_empty() {
