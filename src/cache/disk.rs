@@ -439,6 +439,14 @@ pub struct DiskView<'a> {
 }
 
 impl DiskView<'_> {
+    /// Beside this cache, `<cache dir>-store`: the layers `--store` pulls for a link and the
+    /// copies of what the stores were read (`store::reads`), kept apart from the cache's
+    /// entries, whose directory holds only names the cache writes.
+    pub fn store_dir(&self) -> Option<PathBuf> {
+        let name = self.disk.root.file_name()?.to_string_lossy().into_owned();
+        Some(self.disk.root.with_file_name(format!("{name}-store")))
+    }
+
     /// The cache directory.
     pub fn dir(&self) -> &Path {
         &self.disk.root
@@ -509,6 +517,14 @@ impl DiskView<'_> {
         if counters {
             for name in ["stats.log", "stats.log.fold", "stats.json"] {
                 remove_tolerant(&disk.root.join(name));
+            }
+        }
+        // The copies of what shared stores were read (`store::reads`) are cache too; the
+        // layers pulled for `--store` stay, as the copy a link falls back to when its store is
+        // down. remove_dir_all removes a link in that place, never what it points to.
+        if let Some(reads) = self.store_dir().map(|dir| dir.join("reads")) {
+            if reads.is_dir() {
+                std::fs::remove_dir_all(&reads)?;
             }
         }
         Ok(removed)

@@ -583,15 +583,13 @@ fn with_reads(settings: &Settings, url: &str, store: Store) -> Store {
     let Some(disk) = cache.disk_view() else {
         return store;
     };
-    let root = disk.dir();
-    let Some(name) = root.file_name() else {
+    let Some(dir) = disk.store_dir() else {
         return store;
     };
-    let dir = root
-        .with_file_name(format!("{}-store", name.to_string_lossy()))
-        .join("reads")
-        .join(&blake3::hash(url.as_bytes()).to_hex()[..32]);
-    store.with_reads(dir)
+    store.with_reads(
+        dir.join("reads")
+            .join(&blake3::hash(url.as_bytes()).to_hex()[..32]),
+    )
 }
 
 fn layer_dir(
@@ -601,12 +599,11 @@ fn layer_dir(
     device: Option<&str>,
 ) -> Option<PathBuf> {
     let cache = settings.cache.get();
-    let disk = cache.disk_view()?;
-    let root = disk.dir();
-    let name = root.file_name()?.to_string_lossy().into_owned();
     let key = format!("{url}\n{target}\n{}\n", device.unwrap_or(""));
     Some(
-        root.with_file_name(format!("{name}-store"))
+        cache
+            .disk_view()?
+            .store_dir()?
             .join(&blake3::hash(key.as_bytes()).to_hex()[..32]),
     )
 }

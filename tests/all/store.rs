@@ -509,6 +509,15 @@ fn link_takes_the_stores_entries_below_the_users_specs_and_survives_the_store() 
         "{stderr}"
     );
     assert_eq!(alone, without);
+    // The machine's copies of what the store was read are cache: `cache clean` removes them,
+    // and keeps the pulled layer a link falls back to.
+    let store_dir = home.join("cache/tunespec-store");
+    let reads = store_dir.join("reads");
+    assert!(reads.is_dir(), "no copies kept in {}", store_dir.display());
+    let (status, _, stderr) = run(&["cache", "clean"], &env);
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(!reads.exists());
+    assert!(std::fs::read_dir(&store_dir).unwrap().next().is_some());
 }
 
 /// What a reader gets from a store someone tampered with: an entry whose bytes are not its
