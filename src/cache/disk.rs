@@ -521,11 +521,20 @@ impl DiskView<'_> {
         }
         // The copies of what shared stores were read (`store::reads`) are cache too; the
         // layers pulled for `--store` stay, as the copy a link falls back to when its store is
-        // down. remove_dir_all removes a link in that place, never what it points to.
-        if let Some(reads) = self.store_dir().map(|dir| dir.join("reads")) {
-            if reads.is_dir() {
-                std::fs::remove_dir_all(&reads)?;
+        // down. Only the directories tunespec names there (32 hex digits, one per store) go;
+        // `reads` itself must be a directory, not a link to one; remove_dir_all removes a link
+        // in its place, never what it points to.
+        let reads = self.store_dir().map(|dir| dir.join("reads"));
+        if let Some(reads) =
+            reads.filter(|path| fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()))
+        {
+            for item in read_dir_tolerant(&reads)? {
+                let name = item.file_name().to_string_lossy().into_owned();
+                if name.len() == 32 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    std::fs::remove_dir_all(item.path())?;
+                }
             }
+            let _ = std::fs::remove_dir(&reads);
         }
         Ok(removed)
     }
