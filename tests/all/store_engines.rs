@@ -6,7 +6,7 @@ use tunespec::store::{open_backend, url, Backend, Options};
 use crate::store::run;
 use crate::store_servers::{engines, Engine, Redis};
 
-fn backend(engine: &Engine, namespace: &str) -> Box<dyn Backend> {
+pub fn backend(engine: &Engine, namespace: &str) -> Box<dyn Backend> {
     let url = url::parse(&engine.in_namespace(namespace)).unwrap();
     let options = Options {
         engine_variables: engine.vars.clone(),

@@ -1,9 +1,10 @@
 //! A machine's copies of what it read from a store (`Store::with_reads`): a warm pull asks for
 //! the list alone, and never misses a change another machine made. On every real engine.
 
-use tunespec::store::{entry, open_backend, url, Options};
+use tunespec::store::entry;
 
 use crate::store::{open_with, timed};
+use crate::store_engines::backend;
 use crate::store_servers::engines;
 
 /// The best times a pull gives, and how many entries it skipped.
@@ -40,14 +41,7 @@ fn kept_reads_follow_moved_pointers_and_keep_entries_on_every_engine() {
         assert_eq!(pulled(&reader()).0, vec![50.0], "{name}");
         assert_eq!(pulled(&reader()).0, vec![50.0], "{name}");
         // The entries deleted from the store behind the pointers' backs.
-        let backend = open_backend(
-            &url::parse(&url).unwrap(),
-            &Options {
-                engine_variables: engine.vars.clone(),
-                ..Options::default()
-            },
-        )
-        .unwrap();
+        let backend = backend(engine, "reads");
         let entries = backend
             .list(&format!("tunespec/v{}/reads/entries/", entry::FORMAT))
             .unwrap();
@@ -81,14 +75,7 @@ fn listed_versions_are_the_versions_reads_return() {
     };
     for engine in &engines {
         let name = engine.name;
-        let store = open_backend(
-            &url::parse(&engine.in_namespace("versions")).unwrap(),
-            &Options {
-                engine_variables: engine.vars.clone(),
-                ..Options::default()
-            },
-        )
-        .unwrap();
+        let store = backend(engine, "versions");
         assert!(store.put_if_absent("v/a", b"1").unwrap(), "{name}");
         assert!(store.put_if_absent("v/b", b"2").unwrap(), "{name}");
         let listed = store.list_versioned("v/").unwrap();
