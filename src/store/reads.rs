@@ -40,7 +40,7 @@ impl Reads {
 
     /// The kept entry `name`, if it is here and its bytes still have that digest.
     pub fn entry(&self, name: &str) -> Option<Vec<u8>> {
-        let bytes = std::fs::read(self.entry_path(name)?).ok()?;
+        let bytes = crate::files::read_input(self.entry_path(name)?).ok()?;
         (entry::digest(&bytes) == name).then_some(bytes)
     }
 
@@ -55,7 +55,7 @@ impl Reads {
 
     /// The kept value of the pointer `key` if it was kept at `version`.
     pub fn pointer(&self, key: &str, version: &str) -> Option<Vec<u8>> {
-        let bytes = std::fs::read(self.pointer_path(key)).ok()?;
+        let bytes = crate::files::read_input(self.pointer_path(key)).ok()?;
         let (header, value) = split_header(&bytes)?;
         (header == format!("{key}\n{version}").as_bytes()).then(|| value.to_vec())
     }
